@@ -1,0 +1,46 @@
+"""The CuTe layout algebra in pure Python (``cute_py.layouts``); everything is re-exported at ``cute_py``."""
+
+from . import int_tuple
+from .algebra import (
+    coalesce, complement, composition, domain_distribute, filter, filter_zeros, left_inverse,
+    max_common_layout, max_common_vector, nullspace, right_inverse,
+)
+from .basis import ArithmeticTuple, E, ScaledBasis, make_basis_like
+from .composed import ComposedLayout, get_nonswizzle_portion, get_swizzle_portion
+from .errors import (
+    CoordinateError, DivisibilityError, InjectivityError, LayoutError, ParseError, RankError,
+)
+from .int_tuple import _, Underscore
+from .layout import (
+    Layout, LayoutLeft, LayoutRight, append, coprofile, coshape, cosize, crd2idx, depth, dice,
+    domain_offset, flatten, get, group, is_layout, make_fragment_like, make_identity_layout,
+    make_layout, make_layout_like, make_ordered_layout, prepend, rank, replace, select, shape,
+    size, slice_, slice_and_offset, stride, take, unflatten, zip,
+)
+from .parse import parse
+from .recast import downcast, max_alignment, recast_layout, sizeof_bits, upcast
+from .swizzle import Swizzle, make_swizzle
+from .tiling import (
+    blocked_product, flat_divide, flat_product, layout_ceil_div, logical_divide, logical_product,
+    raked_product, tile_to_shape, tile_unzip, tiled_divide, tiled_product, zipped_divide,
+    zipped_product,
+)
+
+__all__ = [
+    "int_tuple", "_", "Underscore",
+    "Layout", "LayoutLeft", "LayoutRight", "ComposedLayout", "Swizzle", "ScaledBasis",
+    "ArithmeticTuple", "E", "make_basis_like",
+    "make_layout", "make_ordered_layout", "make_layout_like", "make_fragment_like",
+    "make_identity_layout", "make_swizzle", "is_layout",
+    "size", "cosize", "rank", "depth", "shape", "stride", "coshape", "coprofile", "crd2idx",
+    "get", "take", "select", "group", "flatten", "unflatten", "append", "prepend", "replace", "zip",
+    "slice_", "slice_and_offset", "dice", "domain_offset",
+    "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse",
+    "left_inverse", "nullspace", "max_common_layout", "max_common_vector", "domain_distribute",
+    "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
+    "logical_product", "zipped_product", "tiled_product", "flat_product",
+    "blocked_product", "raked_product", "tile_to_shape", "tile_unzip", "layout_ceil_div",
+    "upcast", "downcast", "recast_layout", "max_alignment", "sizeof_bits",
+    "get_swizzle_portion", "get_nonswizzle_portion", "parse",
+    "LayoutError", "RankError", "DivisibilityError", "InjectivityError", "CoordinateError", "ParseError",
+]

@@ -1,0 +1,515 @@
+"""The core layout algebra: coalesce, filter, composition, complement, inverses, nullspace.
+
+Semantics are CuTe C++'s (``layout.hpp``). Where C++ accepts an input but
+returns a layout whose values differ from the mathematical result (its stride
+divisibility check in composition is weaker than the math), cute_py raises
+instead: every result here satisfies the postconditions stated in the
+docstrings, which the test-suite checks by brute force.
+
+Results are memoized on the (immutable, hashable) operands.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from . import int_tuple as it
+from .basis import ScaledBasis
+from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error
+from .int_tuple import _, is_int
+from .layout import Layout, _modes, cosize, coprofile, transform_layout
+
+__all__ = [
+    "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse",
+    "left_inverse", "nullspace", "max_common_layout", "max_common_vector", "domain_distribute",
+]
+
+_CACHE = 1 << 16
+
+
+def _is_composed(x) -> bool:
+    return getattr(x, "_is_composed_layout", False)
+
+
+def _require_layout(op, x, name="layout"):
+    if not isinstance(x, Layout):
+        raise TypeError(f"{op}: expected a Layout for {name}, got {type(x).__name__}: {x!r}")
+
+
+def _unwrap(s, d):
+    if len(s) == 1:
+        return Layout._make(s[0], d[0])
+    return Layout._make(tuple(s), tuple(d))
+
+
+# ---------------------------------------------------------------------------
+# coalesce / filter
+
+
+def _bw_coalesce(flat_s, flat_d, last_s, last_d) -> Layout:
+    """CuTe's back-to-front coalesce of flat modes, starting from the last mode."""
+    new_s, new_d = [last_s], [last_d]
+    for i in range(len(flat_s) - 2, -1, -1):
+        s, d = flat_s[i], flat_d[i]
+        if s == 1:
+            continue
+        if len(new_s) == 1 and new_s[0] == 1:
+            new_s[0], new_d[0] = s, d
+        elif s * d == new_d[0]:
+            new_s[0] *= s
+            new_d[0] = d
+        else:
+            new_s.insert(0, s)
+            new_d.insert(0, d)
+    if len(new_s) == 1 and new_s[0] == 1:
+        return Layout._make(1, 0)
+    return _unwrap(new_s, new_d)
+
+
+@lru_cache(maxsize=_CACHE)
+def _coalesce(layout: Layout) -> Layout:
+    fs, fd = it.flatten_to_tuple(layout.shape), it.flatten_to_tuple(layout.stride)
+    if not fs:
+        return Layout._make(1, 0)
+    return _bw_coalesce(fs, fd, fs[-1], fd[-1])
+
+
+def _coalesce_x(layout: Layout, profile=0) -> Layout:
+    """Coalesce that also keeps the function outside the domain (CuTe's ``detail::coalesce_x``)."""
+    if isinstance(profile, tuple):
+        return transform_layout(layout, profile, _coalesce_x)
+    fs, fd = it.flatten_to_tuple(layout.shape), it.flatten_to_tuple(layout.stride)
+    if not fs:
+        return Layout._make(1, 0)
+    return _bw_coalesce(fs, fd, 2 if fs[-1] == 1 else fs[-1], fd[-1])
+
+
+def coalesce(layout, profile=None):
+    """Merge modes without changing the layout as a function on its domain.
+
+    With a tuple ``profile``, coalesce each of the leading modes separately
+    (trailing modes are kept).
+
+    Postconditions: ``size(result) == size(layout)``, ``depth(result) <= 1``
+    (without profile), and ``result(i) == layout(i)`` for ``0 <= i < size(layout)``.
+
+    >>> print(coalesce(Layout(((2, 2), (2, 2)), ((1, 4), (8, 32)))))
+    (2,4,2):(1,4,32)
+    >>> print(coalesce(Layout((2, (1, 6)), (1, (6, 2))), (1, 1)))
+    (2,6):(1,2)
+    """
+    if _is_composed(layout):
+        return layout._with_inner(coalesce(layout.inner, profile))
+    _require_layout("coalesce", layout)
+    if isinstance(profile, tuple):
+        return transform_layout(layout, profile, coalesce)
+    return _coalesce(layout)
+
+
+def filter_zeros(layout, profile=None):
+    """Replace the size of every stride-0 mode (or mode at a 0 of ``profile``) by 1.
+
+    >>> print(filter_zeros(Layout((4, 2, 3), (0, 1, 8))))
+    (1,2,3):(0,1,8)
+    """
+    _require_layout("filter_zeros", layout)
+    ref = layout.stride if profile is None else profile
+    return Layout._make(it.filter_zeros(ref, layout.shape), layout.stride)
+
+
+def filter(layout, profile=None):  # noqa: A001 - CuTe's name
+    """Remove stride-0 and size-1 modes, then coalesce; ``1:0`` if nothing is left.
+
+    Postcondition: the image of ``result`` equals the image of ``layout`` and
+    ``result`` has no stride-0 mode (unless it is ``1:0``).
+
+    >>> print(filter(Layout((4, 2, 3), (0, 1, 8))))
+    (2,3):(1,8)
+    """
+    if _is_composed(layout):
+        return layout._with_inner(filter(layout.inner, profile))
+    _require_layout("filter", layout)
+    if isinstance(profile, tuple):
+        return transform_layout(layout, profile, filter)
+    return _coalesce(filter_zeros(layout))
+
+
+# ---------------------------------------------------------------------------
+# composition
+
+
+def composition(a, b):
+    """Functional composition ``R = A o B``: ``R(c) == A(B(c))`` for every ``c`` in B's domain.
+
+    ``b`` may be a Layout, a tiler tuple (composed mode by mode; modes of A
+    the tiler does not reach are dropped, as in C++), an int ``n`` (``n:1``)
+    or ``_`` (identity). ``a`` may be a Swizzle (giving a ComposedLayout) or a
+    ComposedLayout (B is composed into its inner layout).
+
+    Preconditions (checked): for each B mode, the coalesced A admits it: the
+    *stride divisibility condition* (B's stride, divided through A's modes,
+    either skips whole modes or starts inside a mode it does not overrun) and
+    the *shape divisibility condition* (B's extent splits evenly over the
+    modes it crosses).
+
+    Postconditions: ``compatible(shape(B), shape(R))`` and ``R(c) == A(B(c))``
+    for all ``c`` in B's domain.
+
+    >>> print(composition(Layout((4, 3), (3, 1)), Layout(6, 2)))
+    (2,3):(6,1)
+    >>> print(composition(Layout((12, 8, 5), (1, 12, 96)), (Layout(3, 4), Layout(4, 2))))
+    (3,4):(4,24)
+    """
+    if _is_composed(a):
+        return a._compose(b)
+    if getattr(a, "_is_swizzle", False):
+        return a._compose(b)
+    _require_layout("composition", a, "A")
+    if _is_composed(b):
+        return b._compose_from_left(a)
+    if getattr(b, "_is_swizzle", False):
+        from .composed import compose_layout_swizzle
+
+        return compose_layout_swizzle(a, b)
+    return _composition(a, b)
+
+
+@lru_cache(maxsize=_CACHE)
+def _composition(a: Layout, b):
+    if isinstance(b, Layout):
+        return _compose_layouts(a, b)
+    if b is _:
+        return a
+    if is_int(b):
+        return _compose_layouts(a, Layout._make(b, 1))
+    if isinstance(b, tuple):
+        return transform_layout(a, b, composition, keep_trailing=False)
+    if _is_composed(b) or getattr(b, "_is_swizzle", False):
+        raise TypeError(f"composition: a composed layout or swizzle inside a tiler is not supported: {b}")
+    raise TypeError(f"composition: B must be a Layout, tiler tuple, int or _, got {type(b).__name__}: {b!r}")
+
+
+def _compose_layouts(a: Layout, b: Layout) -> Layout:
+    flat = _coalesce_x(a, coprofile(b))
+    return _compose_impl(flat.shape, flat.stride, b.shape, b.stride, a, b)
+
+
+def _compose_impl(ls, ld, rs, rd, a, b) -> Layout:
+    if isinstance(rs, tuple):
+        parts = [_compose_impl(ls, ld, s, d, a, b) for s, d in zip(rs, rd)]
+        return Layout._make(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+    if isinstance(rd, ScaledBasis):
+        for m in rd.mode:
+            if not isinstance(ls, tuple) or m >= len(ls):
+                raise layout_error(RankError, "composition", "basis stride selects a mode A does not have",
+                                   f"stride {rd}", A=a, B=b)
+            ls, ld = ls[m], ld[m]
+        sub = _coalesce_x(Layout._make(ls, ld))
+        return _compose_impl(sub.shape, sub.stride, rs, rd.value, a, b)
+    if rd == 0:
+        return Layout._make(rs, 0)
+    if not isinstance(ls, tuple):
+        return Layout._make(rs, rd * ld)
+
+    res_s, res_d = [], []
+    rest_shape, rest_stride = rs, rd
+    n = len(ls)
+    for i in range(n - 1):
+        s, d = ls[i], ld[i]
+        ar = abs(rest_stride)
+        if rest_shape != 1:
+            if not (ar % s == 0 or ar < s) or (ar < s and s % ar != 0 and rest_shape > -(-s // ar)):
+                raise layout_error(
+                    DivisibilityError, "composition", "stride divisibility condition",
+                    f"B's stride {rd} reaches mode {i} of the coalesced A "
+                    f"(shape {s}, stride {d}) with remaining stride {ar} and extent {rest_shape}, "
+                    f"which neither skips the mode ({ar} % {s} != 0) nor stays inside it",
+                    A=a, B=b)
+        next_shape = -(-s // ar)
+        next_stride = -(-ar // s) * (1 if rest_stride > 0 else -1)
+        if next_shape == 1 or rest_shape == 1:
+            rest_stride = next_stride
+            continue
+        new_shape = min(next_shape, rest_shape)
+        if rest_shape % new_shape != 0:
+            raise layout_error(
+                DivisibilityError, "composition", "shape divisibility condition",
+                f"B's extent {rest_shape} does not split over mode {i} of the coalesced A "
+                f"(shape {s}, stride {d}): {rest_shape} % {new_shape} != 0",
+                A=a, B=b)
+        res_s.append(new_shape)
+        res_d.append(rest_stride * d)
+        rest_shape //= new_shape
+        rest_stride = next_stride
+    if not res_s:
+        return Layout._make(rest_shape, rest_stride * ld[-1])
+    if rest_shape != 1:
+        res_s.append(rest_shape)
+        res_d.append(rest_stride * ld[-1])
+    return _unwrap(res_s, res_d)
+
+
+# ---------------------------------------------------------------------------
+# complement
+
+
+def _coalesce_shape(shape):
+    """CuTe's ``coalesce(shape)`` for static extents: the product."""
+    return it.product(shape)
+
+
+def complement(layout, cotarget=None):
+    """The layout of the offsets ``layout`` does not reach, ordered, up to ``cotarget``.
+
+    ``cotarget`` is an int or a shape (default: ``cosize(filter(layout))``).
+    Strides must be non-negative integers.
+
+    Postconditions (CuTe's): ``R(i) != layout(j)`` for ``i >= 1`` and every
+    ``j``; ``R`` is strictly increasing; ``cosize(make_layout(layout, R)) >=
+    size(cotarget)``; ``cosize(R) <= round_up(size(cotarget), cosize(layout))``.
+
+    >>> print(complement(Layout(4, 2), 24))
+    (2,3):(1,8)
+    >>> print(complement(Layout((2, 4), (1, 6))))
+    3:2
+    """
+    if _is_composed(layout):
+        return complement(layout.inner, cotarget)
+    _require_layout("complement", layout)
+    if cotarget is not None and not (is_int(cotarget) or isinstance(cotarget, tuple)):
+        cotarget = getattr(cotarget, "shape", cotarget)
+        if not (is_int(cotarget) or isinstance(cotarget, tuple)):
+            raise TypeError(f"complement: cotarget must be an int or a shape, got {cotarget!r}")
+    return _complement(layout, cotarget)
+
+
+@lru_cache(maxsize=_CACHE)
+def _complement(layout: Layout, cotarget):
+    for d in it.flatten_to_tuple(layout.stride):
+        if not is_int(d) or d < 0:
+            raise layout_error(LayoutError, "complement", "strides must be non-negative integers",
+                               f"found stride {d}", layout=layout)
+    f = _coalesce(filter_zeros(layout))
+    if cotarget is None:
+        cotarget = cosize(f)
+    fs, fd = _modes(f)
+    if fd == (0,):
+        return Layout(_coalesce_shape(cotarget))
+    shapes, strides = list(fs), list(fd)
+    res_s, res_d = [], [1]
+    for _i in range(len(fs) - 1):
+        min_stride = min(strides)
+        k = strides.index(min_stride)
+        new_shape = min_stride // res_d[-1]
+        if new_shape == 0:
+            raise layout_error(InjectivityError, "complement", "non-injective layout in complement",
+                               f"stride {min_stride} overlaps the modes below it (which reach {res_d[-1]})",
+                               layout=layout)
+        res_s.append(new_shape)
+        res_d.append(min_stride * shapes[k])
+        del shapes[k], strides[k]
+    new_shape = strides[0] // res_d[-1]
+    if new_shape == 0:
+        raise layout_error(InjectivityError, "complement", "non-injective layout in complement",
+                           f"stride {strides[0]} overlaps the modes below it (which reach {res_d[-1]})",
+                           layout=layout)
+    res_s.append(new_shape)
+    new_stride = strides[0] * shapes[0]
+    rest_shape = _coalesce_shape(it.ceil_div(cotarget, new_stride))
+    rest_stride = 0 if rest_shape == 1 else new_stride
+    return _coalesce(Layout._make(tuple(res_s) + (rest_shape,), tuple(res_d) + (rest_stride,)))
+
+
+# ---------------------------------------------------------------------------
+# inverses
+
+
+def right_inverse(layout):
+    """A layout ``R`` with ``layout(R(i)) == i`` for all ``i < size(R)``, as large as CuTe finds.
+
+    It follows the strides 1, s0*d0, ... of the coalesced layout (stride-0
+    modes are skipped); ``1:0`` if no stride is 1. ``right_inverse(_)`` is ``_``.
+
+    >>> print(right_inverse(Layout((8, 4), (4, 1))))
+    (4,8):(8,1)
+    >>> print(right_inverse(Layout((4, 2, 3), (2, 1, 0))))
+    (2,4):(4,1)
+    """
+    if layout is _:
+        return _
+    if _is_composed(layout) or getattr(layout, "_is_swizzle", False):
+        return layout._right_inverse()
+    _require_layout("right_inverse", layout)
+    return _right_inverse(layout)
+
+
+@lru_cache(maxsize=_CACHE)
+def _right_inverse(layout: Layout) -> Layout:
+    flat = _coalesce(layout)
+    fs, fd = _modes(flat)
+    for d in fd:
+        if not is_int(d):
+            raise TypeError(f"right_inverse: needs integer strides, got {layout}")
+    astride = [abs(d) for d in fd]
+    rstride = it.compact_col_major(fs)
+    seq = []
+    nxt = 1
+    while True:
+        try:
+            k = astride.index(nxt)
+        except ValueError:
+            break
+        seq.append(k)
+        nxt2 = fs[k] * astride[k]
+        if nxt2 == nxt:
+            break
+        nxt = nxt2
+    if not seq:
+        return Layout._make(1, 0)
+    return _unwrap([fs[k] for k in seq], [it.signum(fd[k]) * rstride[k] for k in seq])
+
+
+def left_inverse(layout):
+    """A layout ``R`` with ``R(layout(i)) == i`` for all ``i < size(layout)``.
+
+    Stride-0 modes are ignored (then ``layout(R(layout(i))) == layout(i)``).
+    Preconditions (checked): non-negative integer strides; the non-zero
+    strides, sorted, are injective and each divides the next (else no layout
+    is a left inverse). ``left_inverse(_)`` is ``_``.
+
+    >>> print(left_inverse(Layout((4, 8), (1, 5))))
+    (5,8):(1,4)
+    >>> print(left_inverse(Layout(4, 2)))
+    (2,4):(0,1)
+    """
+    if layout is _:
+        return _
+    if _is_composed(layout) or getattr(layout, "_is_swizzle", False):
+        return layout._left_inverse()
+    _require_layout("left_inverse", layout)
+    return _left_inverse(layout)
+
+
+@lru_cache(maxsize=_CACHE)
+def _left_inverse(layout: Layout) -> Layout:
+    flat = _coalesce(layout)
+    fs, fd = _modes(flat)
+    for d in fd:
+        if not is_int(d) or d < 0:
+            raise layout_error(LayoutError, "left_inverse", "strides must be non-negative integers",
+                               f"found stride {d}", layout=layout)
+    pre = it.prefix_product(fs)
+    order = sorted((i for i in range(len(fs)) if fd[i] != 0), key=lambda i: fd[i])
+    if not order:
+        return Layout._make(1, 0)
+    res_s, res_d = [], []
+    prev = None
+    for i in order:
+        if prev is None:
+            res_s.append(fd[i])
+            res_d.append(0)
+        else:
+            reach = fd[prev] * fs[prev]
+            if fd[i] < reach:
+                raise layout_error(InjectivityError, "left_inverse", "layout is not injective",
+                                   f"stride {fd[i]} lies inside the mode {fs[prev]}:{fd[prev]}",
+                                   layout=layout)
+            if fd[i] % fd[prev] != 0:
+                raise layout_error(DivisibilityError, "left_inverse", "left inverse divisibility condition",
+                                   f"stride {fd[i]} is not a multiple of stride {fd[prev]}", layout=layout)
+            res_s.append(fd[i] // fd[prev])
+            res_d.append(pre[prev])
+        prev = i
+    res_s.append(fs[prev])
+    res_d.append(pre[prev])
+    return _coalesce(Layout._make(tuple(res_s), tuple(res_d)))
+
+
+# ---------------------------------------------------------------------------
+# nullspace, common layouts
+
+
+def nullspace(layout):
+    """The layout of the coordinates mapped to 0: the stride-0 modes, with compact strides.
+
+    Postconditions: ``size(result) == size(layout) // size(filter(layout))``
+    and ``layout(result(i)) == 0`` for all ``i``.
+
+    >>> print(nullspace(Layout((2, 3, 4), (0, 1, 0))))
+    (2,4):(1,6)
+    """
+    if _is_composed(layout):
+        return Layout._make(1, 0)
+    _require_layout("nullspace", layout)
+    fs, fd = it.flatten_to_tuple(layout.shape), it.flatten_to_tuple(layout.stride)
+    rstride = it.compact_col_major(fs)
+    seq = [i for i, d in enumerate(fd) if d == 0]
+    if not seq:
+        return Layout._make(1, 0)
+    return _unwrap([fs[i] for i in seq], [rstride[i] for i in seq])
+
+
+def max_common_layout(a, b):
+    """The largest contiguous vector on which ``a`` and ``b`` agree, as a layout into their domain.
+
+    Postcondition: for all ``i < size(R)``, ``a(R(i)) == i`` and ``b(R(i)) == i``.
+
+    >>> print(max_common_layout(Layout((8, 64), (64, 1)), Layout((8, 64), (64, 1))))
+    (64,8):(8,1)
+    >>> print(max_common_layout(Layout((4, 8), (8, 1)), Layout((4, 8), (1, 4))))
+    1:0
+    """
+    if _is_composed(a) or _is_composed(b):
+        from .composed import _max_common_composed
+
+        return _max_common_composed(a, b)
+    _require_layout("max_common_layout", a, "a")
+    _require_layout("max_common_layout", b, "b")
+    inv_b = right_inverse(b)
+    common = coalesce(composition(a, inv_b))
+    s0, d0 = (common.shape[0], common.stride[0]) if isinstance(common.shape, tuple) else (common.shape, common.stride)
+    if d0 == 1:
+        return composition(inv_b, Layout._make(s0, d0))
+    return Layout._make(1, 0)
+
+
+def max_common_vector(a, b) -> int:
+    """Number of contiguous elements on which ``a`` and ``b`` agree (at least 1).
+
+    Postcondition: ``a(b.get_1d_coord(n)) == n`` for all ``n < N``.
+
+    >>> max_common_vector(Layout((8, 64), (64, 1)), Layout((8, 64), (64, 1)))
+    512
+    """
+    if _is_composed(a) or _is_composed(b):
+        from .composed import _max_common_composed
+
+        return it.product(_max_common_composed(a, b).shape)
+    _require_layout("max_common_vector", a, "a")
+    _require_layout("max_common_vector", b, "b")
+    common = coalesce(composition(a, right_inverse(b)))
+    s0, d0 = (common.shape[0], common.stride[0]) if isinstance(common.shape, tuple) else (common.shape, common.stride)
+    return s0 if d0 == 1 else 1
+
+
+def domain_distribute(a, n: int) -> Layout:
+    """Distribute ``n`` elements over the modes of shape ``a`` (gcd per mode, left to right).
+
+    Postconditions: ``evenly_divides(n, size(result))``, ``result`` is strictly
+    increasing, and each factor divides its mode of ``a``.
+
+    >>> print(domain_distribute((15, 14), 6))
+    (3,2):(1,15)
+    """
+    a = getattr(a, "shape", a)
+    if not is_int(n):
+        raise TypeError(f"domain_distribute: n must be an int, got {n!r}")
+    flat = it.flatten_to_tuple(a)
+    res = []
+    rest = n
+    for s in flat:
+        g = math.gcd(s, rest)
+        res.append(g)
+        rest //= g
+    return _coalesce(Layout._make(tuple(res), it.compact_col_major(flat)))

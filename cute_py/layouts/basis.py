@@ -1,0 +1,146 @@
+"""Scaled basis elements ``E<i>`` and arithmetic tuples (coordinate-valued strides).
+
+A layout whose strides are basis elements maps a coordinate to a *coordinate*
+instead of an offset: ``make_identity_layout((4, 8))`` is
+``(4,8):(1@0,1@1)`` and maps ``(1, 2)`` to ``(1, 2)``. ``v@i`` is ``v * E<i>``,
+the vector with ``v`` in mode ``i`` and 0 elsewhere; ``E<i,j>`` (mode ``j`` of
+mode ``i``) prints as ``1@j@i``, CuTe's format.
+"""
+
+from __future__ import annotations
+
+from .int_tuple import is_int
+
+__all__ = ["ScaledBasis", "ArithmeticTuple", "E", "make_basis_like", "is_scaled_basis"]
+
+
+class ArithmeticTuple(tuple):
+    """A tuple that adds element-wise (missing trailing elements count as 0).
+
+    >>> ArithmeticTuple((1, 2)) + ArithmeticTuple((3,))
+    (4, 2)
+    """
+
+    __slots__ = ()
+
+    def __add__(self, other):
+        if isinstance(other, ScaledBasis):
+            other = other.to_tuple()
+        if is_int(other) and other == 0:
+            return self
+        if not isinstance(other, tuple):
+            return NotImplemented
+        n = max(len(self), len(other))
+        a = tuple(self) + (0,) * (n - len(self))
+        b = tuple(other) + (0,) * (n - len(other))
+        return ArithmeticTuple(x + y for x, y in zip(a, b))
+
+    __radd__ = __add__
+
+    def __mul__(self, k):
+        if is_int(k):
+            return ArithmeticTuple(x * k for x in self)
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    def __repr__(self) -> str:
+        return "(" + ",".join(str(x) for x in self) + ")"
+
+    __str__ = __repr__
+
+
+class ScaledBasis:
+    """``value * E<mode...>``: a basis element of a coordinate space, scaled.
+
+    ``mode`` is the path of the mode, outermost first: ``E(1, 0)`` is mode 0
+    of mode 1.
+
+    >>> 3 * E(1)
+    3@1
+    >>> E(0) * 2 + E(1) * 5
+    (2,5)
+    """
+
+    __slots__ = ("value", "mode")
+
+    def __init__(self, value, mode):
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "mode", tuple(mode))
+
+    def __setattr__(self, name, v):
+        raise AttributeError("ScaledBasis is immutable")
+
+    def to_tuple(self) -> ArithmeticTuple:
+        """The element as a (nested) arithmetic tuple: ``E(1)`` is ``(0,1)``."""
+        v = self.value
+        for m in reversed(self.mode):
+            v = ArithmeticTuple((0,) * m + (v,))
+        return v
+
+    def __mul__(self, k):
+        if is_int(k):
+            return ScaledBasis(self.value * k, self.mode)
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, k):
+        if is_int(k):
+            return ScaledBasis(self.value // k, self.mode)
+        return NotImplemented
+
+    def __neg__(self):
+        return ScaledBasis(-self.value, self.mode)
+
+    def __abs__(self):
+        return ScaledBasis(abs(self.value), self.mode)
+
+    def __add__(self, other):
+        if is_int(other) and other == 0:
+            return self
+        if isinstance(other, ScaledBasis):
+            if other.mode == self.mode:
+                return ScaledBasis(self.value + other.value, self.mode)
+            return self.to_tuple() + other.to_tuple()
+        if isinstance(other, tuple):
+            return self.to_tuple() + other
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __eq__(self, other):
+        return isinstance(other, ScaledBasis) and self.value == other.value and self.mode == other.mode
+
+    def __hash__(self):
+        return hash(("E", self.value, self.mode))
+
+    def __repr__(self) -> str:
+        return f"{self.value}" + "".join(f"@{m}" for m in reversed(self.mode))
+
+    __str__ = __repr__
+
+
+def E(*mode) -> ScaledBasis:
+    """The unit basis element ``E<mode...>`` (outermost mode first).
+
+    >>> E(0), E(1, 0)
+    (1@0, 1@0@1)
+    """
+    return ScaledBasis(1, mode)
+
+
+def is_scaled_basis(x) -> bool:
+    """True for a :class:`ScaledBasis`."""
+    return isinstance(x, ScaledBasis)
+
+
+def make_basis_like(shape, _path=()):
+    """Basis strides congruent to ``shape``: ``E<i>`` for mode ``i`` (nested paths for nested modes).
+
+    >>> make_basis_like((4, (2, 3)))
+    (1@0, (1@0@1, 1@1@1))
+    """
+    if isinstance(shape, tuple):
+        return tuple(make_basis_like(s, _path + (i,)) for i, s in enumerate(shape))
+    return ScaledBasis(1, _path) if _path else 1

@@ -1,0 +1,792 @@
+"""``Layout``: a function from coordinates to offsets, given by a shape and a stride.
+
+A layout pairs a shape (an IntTuple of extents) with a congruent stride. It
+maps a coordinate ``c`` of the shape to ``inner_product(c, stride)``; a 1-D
+index is first split colexicographically. Default strides are LayoutLeft
+(compact column-major; CuTe gives a size-1 mode stride 0).
+
+>>> L = Layout((4, (2, 2)), (2, (1, 8)))
+>>> str(L), L(5), L(1, (1, 0)), size(L), cosize(L)
+('(4,(2,2)):(2,(1,8))', 3, 3, 16, 16)
+"""
+
+from __future__ import annotations
+
+import builtins
+from numbers import Integral
+
+from . import int_tuple as it
+from .basis import ArithmeticTuple, ScaledBasis, make_basis_like
+from .errors import CoordinateError, LayoutError, RankError, layout_error
+from .int_tuple import _, has_underscore, to_str
+
+__all__ = [
+    "Layout", "LayoutLeft", "LayoutRight", "make_layout", "make_ordered_layout",
+    "make_layout_like", "make_fragment_like", "make_identity_layout", "is_layout",
+    "size", "cosize", "rank", "depth", "shape", "stride", "coshape", "coprofile",
+    "get", "take", "select", "group", "flatten", "unflatten", "append", "prepend",
+    "replace", "zip", "slice_", "slice_and_offset", "dice", "domain_offset",
+    "crd2idx", "transform_layout",
+]
+
+
+class _Tag:
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+LayoutLeft = _Tag("LayoutLeft")
+"""Tag for compact column-major strides (CuTe's ``LayoutLeft`` / ``GenColMajor``)."""
+LayoutRight = _Tag("LayoutRight")
+"""Tag for compact row-major strides (CuTe's ``LayoutRight`` / ``GenRowMajor``)."""
+
+
+def _norm(x, what: str, op: str):
+    """Lists to tuples, numpy ints to int; reject anything that is not an IntTuple leaf."""
+    if isinstance(x, (tuple, list)):
+        return tuple(_norm(e, what, op) for e in x)
+    if isinstance(x, bool) or not (isinstance(x, Integral) or isinstance(x, ScaledBasis)):
+        raise TypeError(f"{op}: {what} leaves must be integers, got {x!r} of type {type(x).__name__}")
+    if isinstance(x, ScaledBasis):
+        if what == "shape":
+            raise TypeError(f"{op}: shape leaves must be integers, got basis element {x}")
+        return x
+    x = int(x)
+    if what == "shape" and x < 1:
+        raise layout_error(LayoutError, op, "shape extents must be positive", f"found {x}")
+    return x
+
+
+class Layout:
+    """A CuTe layout ``shape:stride``; immutable and hashable.
+
+    ``Layout(shape)`` uses compact column-major strides (size-1 modes get
+    stride 0, as in CuTe). Call it with a coordinate to get an offset; with a
+    coordinate containing ``_`` to get the sub-layout of the kept modes.
+
+    Precondition: ``congruent(shape, stride)``; shape extents are positive ints.
+
+    >>> Layout((4, 8))
+    Layout((4, 8), (1, 4))
+    >>> print(Layout((4, 8), (8, 1)))
+    (4,8):(8,1)
+    >>> Layout((4, 8), (8, 1))(_, 3)
+    Layout((4,), (8,))
+    """
+
+    __slots__ = ("shape", "stride", "_hash")
+
+    def __init__(self, shape, stride=None):
+        shape = _norm(shape, "shape", "Layout")
+        if stride is None:
+            stride = it.compact_col_major(shape)
+        else:
+            stride = _norm(stride, "stride", "Layout")
+            if not it.congruent(shape, stride):
+                raise layout_error(RankError, "Layout", "shape and stride must be congruent",
+                                   shape=shape, stride=stride)
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "stride", stride)
+        object.__setattr__(self, "_hash", None)
+
+    @classmethod
+    def _make(cls, shape, stride):
+        """Fast constructor for already-validated shape and stride (internal)."""
+        self = object.__new__(cls)
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "stride", stride)
+        object.__setattr__(self, "_hash", None)
+        return self
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Layout is immutable")
+
+    def __delattr__(self, name):
+        raise AttributeError("Layout is immutable")
+
+    def __reduce__(self):
+        return (Layout, (self.shape, self.stride))
+
+    # -- value semantics ---------------------------------------------------
+    def __eq__(self, other):
+        return (type(other) is Layout and self.shape == other.shape
+                and self.stride == other.stride)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        h = self._hash
+        if h is None:
+            h = hash((Layout, self.shape, self.stride))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __str__(self):
+        return f"{to_str(self.shape)}:{to_str(self.stride)}"
+
+    def __repr__(self):
+        return f"Layout({self.shape!r}, {self.stride!r})"
+
+    # -- evaluation --------------------------------------------------------
+    def __call__(self, *coord):
+        """Offset of a coordinate (1-D, n-D or h-D), or the sub-layout for a coordinate with ``_``."""
+        if len(coord) == 1:
+            coord = coord[0]
+        elif not coord:
+            raise TypeError("Layout.__call__: expected a coordinate")
+        if has_underscore(coord):
+            return slice_(coord, self)
+        _check_coord("Layout.__call__", coord, self)
+        return it.crd2idx(coord, self.shape, self.stride)
+
+    def __getitem__(self, i):
+        """Mode ``i`` (``L[i]`` is CuTe's ``layout<i>(L)``); a tuple indexes nested modes."""
+        if isinstance(i, tuple):
+            return get(self, *i)
+        return get(self, i)
+
+    def __len__(self):
+        return it.rank(self.shape)
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield get(self, i)
+
+    # -- CuTe member functions ---------------------------------------------
+    def size(self) -> int:
+        """Number of coordinates: ``product(shape)``."""
+        return it.product(self.shape)
+
+    def cosize(self) -> int:
+        """Size of the codomain: one past the largest offset (``cosize`` below)."""
+        return cosize(self)
+
+    def rank(self) -> int:
+        """Number of top-level modes."""
+        return it.rank(self.shape)
+
+    def depth(self) -> int:
+        """Nesting depth of the shape."""
+        return it.depth(self.shape)
+
+    def get_hier_coord(self, idx):
+        """The hierarchical coordinate ``c`` with ``self(c) == idx`` (compact layouts).
+
+        Postcondition: ``crd2idx(result, shape, stride) == idx`` and ``congruent(result, shape)``.
+
+        >>> Layout((4, 8), (8, 1)).get_hier_coord(9)
+        (1, 1)
+        """
+        return it.idx2crd(idx, self.shape, self.stride)
+
+    def get_flat_coord(self, idx):
+        """Like :meth:`get_hier_coord`, with each top-level mode as one 1-D coordinate.
+
+        >>> Layout(((2, 2), 8), ((1, 2), 4)).get_flat_coord(7)
+        (3, 1)
+        """
+        return it.crd2crd(self.get_hier_coord(idx), self.shape, it.product_each(self.shape))
+
+    def get_1d_coord(self, idx):
+        """The colexicographic 1-D coordinate ``i`` with ``self(i) == idx`` (compact layouts).
+
+        >>> Layout((4, 8), (8, 1)).get_1d_coord(9)
+        5
+        """
+        return it.crd2idx(self.get_hier_coord(idx), self.shape)
+
+    def compose(self, *tilers):
+        """``composition(self, tilers)`` (one tiler or one per mode)."""
+        from .algebra import composition
+
+        return composition(self, tilers[0] if len(tilers) == 1 else tilers)
+
+    def with_shape(self, *shape):
+        """``composition(self, make_layout(shape))``: view this layout through a new shape."""
+        from .algebra import composition
+
+        shape = shape[0] if len(shape) == 1 else shape
+        return composition(self, Layout(shape) if not isinstance(shape, Layout) else shape)
+
+    def tile(self, *tilers):
+        """``tiled_divide(self, tilers)``."""
+        from .tiling import tiled_divide
+
+        return tiled_divide(self, tilers)
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+
+def _check_coord(op, coord, layout):
+    if isinstance(coord, tuple):
+        if not _coord_fits(coord, layout.shape):
+            raise layout_error(CoordinateError, op, "coordinate is not congruent with the shape",
+                               coord=coord, layout=layout)
+    elif not isinstance(coord, Integral) or isinstance(coord, bool):
+        raise TypeError(f"{op}: a coordinate must be an int or a tuple, got {coord!r}")
+
+
+def _coord_fits(coord, shape) -> bool:
+    if isinstance(coord, tuple):
+        return (isinstance(shape, tuple) and len(coord) == len(shape)
+                and all(_coord_fits(c, s) for c, s in builtins.zip(coord, shape)))
+    return isinstance(coord, Integral) and not isinstance(coord, bool) or coord is _
+
+
+def is_layout(x) -> bool:
+    """True for a :class:`Layout` or a ComposedLayout (anything with layout semantics)."""
+    return isinstance(x, Layout) or getattr(x, "_is_composed_layout", False)
+
+
+# ---------------------------------------------------------------------------
+# Construction
+
+
+def make_layout(*args):
+    """Build a layout, CuTe-style.
+
+    * ``make_layout(shape)``: compact column-major;
+    * ``make_layout(shape, stride)``, ``make_layout(shape, LayoutLeft | LayoutRight)``;
+    * ``make_layout(L0, L1, ...)``: concatenation, one mode per layout
+      (postcondition: ``rank(result) == n`` and ``result[i] == Li``);
+    * ``make_layout(L)``: ``L`` itself.
+
+    >>> print(make_layout((4, 8), LayoutRight))
+    (4,8):(8,1)
+    >>> print(make_layout(Layout(4, 2), Layout((2, 2), (1, 8))))
+    (4,(2,2)):(2,(1,8))
+    """
+    if not args:
+        raise TypeError("make_layout: expected a shape or layouts")
+    if all(isinstance(a, Layout) for a in args):
+        if len(args) == 1:
+            return args[0]
+        return Layout._make(tuple(a.shape for a in args), tuple(a.stride for a in args))
+    if any(is_layout(a) for a in args):
+        raise TypeError("make_layout: cannot mix layouts with shapes, or concatenate composed layouts")
+    if len(args) == 1:
+        return Layout(args[0])
+    if len(args) == 2:
+        shp, order = args
+        if order is LayoutLeft:
+            return Layout(shp)
+        if order is LayoutRight:
+            shp = _norm(shp, "shape", "make_layout")
+            return Layout._make(shp, it.compact_row_major(shp))
+        return Layout(shp, order)
+    raise TypeError(f"make_layout: expected (shape[, stride|tag]) or layouts, got {len(args)} arguments")
+
+
+def make_ordered_layout(shape, order):
+    """Compact layout whose strides increase in the order given by ``order``.
+
+    ``order`` is a tuple weakly congruent with ``shape`` (or ``LayoutLeft`` /
+    ``LayoutRight``); ties go left to right.
+
+    >>> print(make_ordered_layout((2, 2, 2, 2), (0, 2, 3, 1)))
+    (2,2,2,2):(1,4,8,2)
+    """
+    shape = _norm(shape, "shape", "make_ordered_layout")
+    if order is LayoutLeft or order is LayoutRight:
+        return make_layout(shape, order)
+    return Layout._make(shape, it.compact_order(shape, order))
+
+
+def make_layout_like(layout: Layout) -> Layout:
+    """Compact layout with the shape of ``layout`` and the same stride order; stride-0 modes stay 0.
+
+    >>> print(make_layout_like(Layout((4, 3, 2), (6, 0, 1))))
+    (4,3,2):(2,0,1)
+    """
+    _require_layout("make_layout_like", layout)
+    shp, std = layout.shape, layout.stride
+    return Layout._make(shp, it.compact_order(it.filter_zeros(std, shp), std))
+
+
+def make_fragment_like(layout):
+    """Register-fragment layout like ``layout``: mode 0 compact col-major, the rest ordered like ``layout``.
+
+    Accepts a layout or a shape (a shape gives a compact col-major layout).
+
+    >>> print(make_fragment_like(Layout((2, 4, 3), (12, 1, 4))))
+    (2,4,3):(1,2,8)
+    """
+    if getattr(layout, "_is_composed_layout", False):
+        return make_fragment_like(layout.inner)
+    if not isinstance(layout, Layout):
+        return Layout(layout)
+    if not isinstance(layout.shape, tuple) or len(layout.shape) <= 1:
+        return Layout(layout.shape)
+    first = Layout(layout.shape[0])
+    rest_shape = layout.shape[1:]
+    rest_stride = _scale(it.compact_order(rest_shape, layout.stride[1:]), it.product(layout.shape[0]))
+    return Layout._make((first.shape,) + rest_shape, (first.stride,) + rest_stride)
+
+
+def _scale(t, k):
+    if isinstance(t, tuple):
+        return tuple(_scale(x, k) for x in t)
+    return t * k
+
+
+def make_identity_layout(shape) -> Layout:
+    """``shape : make_basis_like(shape)``: maps each coordinate to itself.
+
+    >>> L = make_identity_layout((4, 8))
+    >>> print(L), L(9)
+    (4,8):(1@0,1@1)
+    (None, (1,2))
+    """
+    shape = _norm(shape, "shape", "make_identity_layout")
+    return Layout._make(shape, make_basis_like(shape))
+
+
+def _require_layout(op, x):
+    if not isinstance(x, Layout):
+        raise TypeError(f"{op}: expected a Layout, got {type(x).__name__}: {x!r}")
+
+
+# ---------------------------------------------------------------------------
+# Queries
+
+
+def _sub(op, x, modes):
+    """Sub-layout / sub-tuple at nested mode indices (shared by get/size/shape/...)."""
+    for i in modes:
+        if isinstance(x, Layout):
+            x = get(x, i)
+        elif getattr(x, "_is_composed_layout", False):
+            x = x[i]
+        else:
+            if not isinstance(i, int):
+                raise TypeError(f"{op}: mode index must be an int, got {i!r}")
+            if isinstance(x, tuple):
+                if not -len(x) <= i < len(x):
+                    raise layout_error(RankError, op, "mode index out of range",
+                                       f"mode {i} of a rank-{len(x)} tuple", tuple=x)
+                x = x[i]
+            elif i != 0:
+                raise layout_error(RankError, op, "mode index out of range",
+                                   f"mode {i} of an int", value=x)
+    return x
+
+
+def size(x, *modes) -> int:
+    """Number of elements of a layout (or IntTuple), or of one of its modes.
+
+    >>> size(Layout((4, (2, 3)))), size(Layout((4, (2, 3))), 1), size((2, 5))
+    (24, 6, 10)
+    """
+    x = _sub("size", x, modes)
+    if hasattr(x, "size") and callable(x.size):
+        return x.size()
+    return it.product(x)
+
+
+def rank(x, *modes) -> int:
+    """Number of top-level modes of a layout (or IntTuple).
+
+    >>> rank(Layout((4, (2, 3)))), rank(Layout(8))
+    (2, 1)
+    """
+    x = _sub("rank", x, modes)
+    return len(x) if is_layout(x) else it.rank(x)
+
+
+def depth(x, *modes) -> int:
+    """Nesting depth of a layout's shape (0 for an int shape).
+
+    >>> depth(Layout((4, (2, 3)))), depth(Layout(8))
+    (2, 0)
+    """
+    x = _sub("depth", x, modes)
+    return it.depth(shape(x)) if is_layout(x) else it.depth(x)
+
+
+def shape(x, *modes):
+    """Shape of a layout (or the IntTuple itself), optionally of a mode.
+
+    >>> shape(Layout((4, (2, 3))), 1)
+    (2, 3)
+    """
+    x = _sub("shape", x, modes)
+    return x.shape if is_layout(x) else x
+
+
+def stride(x, *modes):
+    """Stride of a layout, optionally of a mode.
+
+    >>> stride(Layout((4, (2, 3))), 1)
+    (4, 8)
+    """
+    x = _sub("stride", x, modes)
+    if getattr(x, "_is_composed_layout", False):
+        raise TypeError("stride: a ComposedLayout has no stride (CuTe deletes it)")
+    _require_layout("stride", x)
+    return x.stride
+
+
+def coshape(layout, *modes):
+    """Extent of the codomain: the smallest ``C`` with ``layout(c) < C`` element-wise.
+
+    For integer strides this is ``sum((s-1)*|d|) + 1`` (correct for negative
+    strides); for basis strides it is a tuple.
+
+    >>> coshape(Layout((4, 2), (-1, 4))), coshape(make_identity_layout((4, 8)))
+    (8, (4,8))
+    """
+    layout = _sub("coshape", layout, modes)
+    if getattr(layout, "_is_composed_layout", False):
+        return coshape(layout.inner)
+    _require_layout("coshape", layout)
+    last = 0
+    for s, d in builtins.zip(it.flatten_to_tuple(layout.shape), it.flatten_to_tuple(layout.stride)):
+        last = last + (s - 1) * abs(d)
+    if isinstance(last, ScaledBasis):
+        last = last.to_tuple()
+    if isinstance(last, tuple):
+        return ArithmeticTuple(_plus_one(last))
+    return last + 1
+
+
+def _plus_one(t):
+    if isinstance(t, tuple):
+        return tuple(_plus_one(x) for x in t)
+    return t + 1
+
+
+def cosize(layout, *modes) -> int:
+    """Size of the codomain, ``size(coshape(layout))``; one past the largest offset.
+
+    >>> cosize(Layout((4, 2), (1, 16))), cosize(Layout((4, 2), (-1, 4)))
+    (20, 8)
+    """
+    layout = _sub("cosize", layout, modes)
+    if getattr(layout, "_is_composed_layout", False):
+        return layout.cosize()
+    return it.product(coshape(layout))
+
+
+def coprofile(layout):
+    """Profile of the codomain: 0 for integer strides, a tuple of 0s for basis strides.
+
+    >>> coprofile(Layout((4, 8))), coprofile(make_identity_layout((4, 8)))
+    (0, (0, 0))
+    """
+    return it.repeat_like(coshape(layout), 0)
+
+
+def crd2idx(coord, layout):
+    """``layout(coord)`` as a free function (``_`` counts as 0).
+
+    >>> crd2idx((1, 2), Layout((4, 8)))
+    9
+    """
+    _require_layout("crd2idx", layout)
+    return it.crd2idx(coord, layout.shape, layout.stride)
+
+
+# ---------------------------------------------------------------------------
+# Modes
+
+
+def _modes(layout):
+    """(shape modes, stride modes) as tuples; an int-shaped layout has one mode."""
+    if isinstance(layout.shape, tuple):
+        return layout.shape, layout.stride
+    return (layout.shape,), (layout.stride,)
+
+
+def get(layout, *modes):
+    """Sub-layout at (nested) mode indices: ``get(L, 1, 0)`` is CuTe's ``layout<1,0>(L)``.
+
+    An int-shaped layout has one mode, itself.
+
+    >>> print(get(Layout((4, (2, 3))), 1, 0))
+    2:4
+    """
+    if getattr(layout, "_is_composed_layout", False):
+        return layout[modes] if len(modes) != 1 else layout[modes[0]]
+    _require_layout("get", layout)
+    shp, std = layout.shape, layout.stride
+    for i in modes:
+        if not isinstance(i, int):
+            raise TypeError(f"get: mode index must be an int, got {i!r}")
+        if isinstance(shp, tuple):
+            if not -len(shp) <= i < len(shp):
+                raise layout_error(RankError, "get", "mode index out of range",
+                                   f"mode {i} of a rank-{len(shp)} layout", layout=layout)
+            shp, std = shp[i], std[i]
+        elif i != 0:
+            raise layout_error(RankError, "get", "mode index out of range",
+                               f"mode {i} of a rank-1 layout", layout=layout)
+    return Layout._make(shp, std)
+
+
+def take(layout, begin: int, end: int):
+    """Modes ``[begin, end)`` as a layout (CuTe's ``take<B,E>``).
+
+    >>> print(take(Layout((2, 3, 4, 5)), 1, 3))
+    (3,4):(2,6)
+    """
+    _require_layout("take", layout)
+    s, d = _modes(layout)
+    if not (0 <= begin <= end <= len(s)):
+        raise layout_error(RankError, "take", "need 0 <= begin <= end <= rank",
+                           f"begin={begin}, end={end}, rank={len(s)}", layout=layout)
+    return Layout._make(s[begin:end], d[begin:end])
+
+
+def select(layout, *modes):
+    """The layout made of the chosen top-level modes, in the order given.
+
+    >>> print(select(Layout((2, 3, 4)), 2, 0))
+    (4,2):(6,1)
+    """
+    _require_layout("select", layout)
+    s, d = _modes(layout)
+    for i in modes:
+        if not isinstance(i, int) or not -len(s) <= i < len(s):
+            raise layout_error(RankError, "select", "mode index out of range",
+                               f"mode {i!r} of a rank-{len(s)} layout", layout=layout)
+    return Layout._make(tuple(s[i] for i in modes), tuple(d[i] for i in modes))
+
+
+def group(layout, begin: int, end: int):
+    """Group modes ``[begin, end)`` into one mode (CuTe's ``group<B,E>``).
+
+    >>> print(group(Layout((2, 3, 4, 5)), 1, 3))
+    (2,(3,4),5):(1,(2,6),24)
+    """
+    _require_layout("group", layout)
+    s, d = _modes(layout)
+    if not (0 <= begin <= end <= len(s)):
+        raise layout_error(RankError, "group", "need 0 <= begin <= end <= rank",
+                           f"begin={begin}, end={end}, rank={len(s)}", layout=layout)
+    return Layout._make(s[:begin] + (s[begin:end],) + s[end:], d[:begin] + (d[begin:end],) + d[end:])
+
+
+def flatten(layout):
+    """Flatten shape and stride (an int-shaped layout is unchanged).
+
+    Postcondition: ``depth(result) <= 1`` and ``result(i) == layout(i)``.
+
+    >>> print(flatten(Layout((4, (2, 3)))))
+    (4,2,3):(1,4,8)
+    """
+    if getattr(layout, "_is_composed_layout", False):
+        return layout._with_inner(flatten(layout.inner))
+    _require_layout("flatten", layout)
+    return Layout._make(it.flatten(layout.shape), it.flatten(layout.stride))
+
+
+def unflatten(layout, profile):
+    """Re-nest a flat layout like ``profile`` (the inverse of :func:`flatten`).
+
+    >>> print(unflatten(Layout((4, 2, 3)), (0, (0, 0))))
+    (4,(2,3)):(1,(4,8))
+    """
+    _require_layout("unflatten", layout)
+    s, d = _modes(layout)
+    return Layout._make(it.unflatten(s, profile), it.unflatten(d, profile))
+
+
+_ONE = None  # the 1:0 layout, made lazily
+
+
+def _one():
+    global _ONE
+    if _ONE is None:
+        _ONE = Layout._make(1, 0)
+    return _ONE
+
+
+def append(layout, x=None, n=None):
+    """Append mode ``x`` (default ``1:0``); with ``n``, pad with ``x`` up to rank ``n``.
+
+    >>> print(append(Layout(4), Layout(3, 4)))
+    (4,3):(1,4)
+    >>> print(append(Layout((4, 2)), n=4))
+    (4,2,1,1):(1,4,0,0)
+    """
+    _require_layout("append", layout)
+    x = _one() if x is None else x
+    _require_layout("append", x)
+    s, d = _modes(layout)
+    if n is None:
+        return Layout._make(s + (x.shape,), d + (x.stride,))
+    if n <= len(s):
+        return layout
+    return Layout._make(s + (x.shape,) * (n - len(s)), d + (x.stride,) * (n - len(s)))
+
+
+def prepend(layout, x=None, n=None):
+    """Prepend mode ``x`` (default ``1:0``); with ``n``, pad at the front up to rank ``n``.
+
+    >>> print(prepend(Layout(4), Layout(3, 4)))
+    (3,4):(4,1)
+    """
+    _require_layout("prepend", layout)
+    x = _one() if x is None else x
+    _require_layout("prepend", x)
+    s, d = _modes(layout)
+    if n is None:
+        return Layout._make((x.shape,) + s, (x.stride,) + d)
+    if n <= len(s):
+        return layout
+    return Layout._make((x.shape,) * (n - len(s)) + s, (x.stride,) * (n - len(s)) + d)
+
+
+def replace(layout, i: int, x):
+    """Replace top-level mode ``i`` by layout ``x``.
+
+    >>> print(replace(Layout((4, 8)), 1, Layout(2, 32)))
+    (4,2):(1,32)
+    """
+    _require_layout("replace", layout)
+    _require_layout("replace", x)
+    s, d = _modes(layout)
+    if not -len(s) <= i < len(s):
+        raise layout_error(RankError, "replace", "mode index out of range",
+                           f"mode {i} of a rank-{len(s)} layout", layout=layout)
+    i %= len(s)
+    return Layout._make(s[:i] + (x.shape,) + s[i + 1:], d[:i] + (x.stride,) + d[i + 1:])
+
+
+def _zip_tuple(t):
+    if isinstance(t, tuple) and t and isinstance(t[0], tuple):
+        n = len(t[0])
+        if any(not isinstance(e, tuple) or len(e) != n for e in t):
+            raise layout_error(RankError, "zip", "modes to zip must all have the same rank", tuple=t)
+        return tuple(tuple(e[i] for e in t) for i in range(n))
+    return t
+
+
+def zip(layout, other=None):  # noqa: A001 - CuTe's name
+    """Transpose a rank-R-of-rank-K layout into rank-K-of-rank-R; ``zip(A, B)`` zips two layouts.
+
+    >>> print(zip(Layout(((2, 3), (4, 5)))))
+    ((2,4),(3,5)):((1,6),(2,24))
+    """
+    _require_layout("zip", layout)
+    if other is not None:
+        _require_layout("zip", other)
+        return Layout._make(_zip_tuple((layout.shape, other.shape)),
+                            _zip_tuple((layout.stride, other.stride)))
+    return Layout._make(_zip_tuple(layout.shape), _zip_tuple(layout.stride))
+
+
+# ---------------------------------------------------------------------------
+# Slicing
+
+
+def _slice_tuple(c, t, op):
+    if isinstance(c, tuple):
+        if not isinstance(t, tuple) or len(c) != len(t):
+            raise layout_error(CoordinateError, op, "coordinate is not congruent with the shape",
+                               coord=c, shape=t)
+        out = ()
+        for ci, ti in builtins.zip(c, t):
+            if isinstance(ci, tuple):
+                out += _slice_tuple(ci, ti, op)
+            elif ci is _:
+                out += (ti,)
+        return out
+    if c is _:
+        return t
+    return ()
+
+
+def _dice_tuple(c, t, op):
+    if isinstance(c, tuple):
+        if not isinstance(t, tuple) or len(c) != len(t):
+            raise layout_error(CoordinateError, op, "coordinate is not congruent with the shape",
+                               coord=c, shape=t)
+        out = ()
+        for ci, ti in builtins.zip(c, t):
+            if isinstance(ci, tuple):
+                out += _dice_tuple(ci, ti, op)
+            elif ci is not _:
+                out += (ti,)
+        return out
+    if c is _:
+        return ()
+    return t
+
+
+def slice_(coord, layout):
+    """The sub-layout of the modes marked ``_`` in ``coord`` (CuTe's ``slice``).
+
+    Nested kept modes are flattened into the parent level, as in C++;
+    ``slice_(_, L)`` is ``L``.
+
+    >>> print(slice_((_, 2), Layout((4, 8))))
+    (4):(1)
+    >>> print(slice_((1, (_, 0)), Layout((4, (2, 3)))))
+    (2):(4)
+    """
+    if getattr(layout, "_is_composed_layout", False):
+        return layout(coord)
+    _require_layout("slice", layout)
+    return Layout._make(_slice_tuple(coord, layout.shape, "slice"),
+                        _slice_tuple(coord, layout.stride, "slice"))
+
+
+def slice_and_offset(coord, layout):
+    """``(slice_(coord, layout), layout(coord with _ as 0))``.
+
+    >>> L, off = slice_and_offset((_, 2), Layout((4, 8)))
+    >>> print(L, off)
+    (4):(1) 8
+    """
+    if getattr(layout, "_is_composed_layout", False):
+        return layout._slice_and_offset(coord)
+    return slice_(coord, layout), crd2idx(coord, layout)
+
+
+def dice(coord, layout):
+    """The sub-layout of the modes given by integers in ``coord`` (the complement of slice).
+
+    >>> print(dice((_, 2), Layout((4, 8))))
+    (8):(4)
+    """
+    _require_layout("dice", layout)
+    return Layout._make(_dice_tuple(coord, layout.shape, "dice"),
+                        _dice_tuple(coord, layout.stride, "dice"))
+
+
+def domain_offset(coord, layout):
+    """``(layout, layout(coord))``: the layout and the offset of ``coord`` (composed layouts fold it in).
+
+    >>> domain_offset((1, 2), Layout((4, 8)))
+    (Layout((4, 8), (1, 4)), 9)
+    """
+    if getattr(layout, "_is_composed_layout", False):
+        return layout._domain_offset(coord)
+    _require_layout("domain_offset", layout)
+    return layout, layout(coord)
+
+
+def transform_layout(a, b, f, keep_trailing=True):
+    """``make_layout(f(a[i], b[i]) ...)`` over the common modes of ``a`` (a layout) and ``b`` (a tuple).
+
+    With ``keep_trailing`` the unmatched trailing modes of ``a`` are kept (CuTe's
+    2-argument ``transform_layout``), else they are dropped.
+    """
+    s, d = _modes(a)
+    if len(b) > len(s):
+        raise layout_error(RankError, "transform_layout", "more tiler modes than layout modes",
+                           f"{len(b)} > {len(s)}", layout=a, tiler=b)
+    parts = [f(Layout._make(s[i], d[i]), b[i]) for i in range(len(b))]
+    if keep_trailing:
+        parts += [Layout._make(s[i], d[i]) for i in range(len(b), len(s))]
+    if any(not isinstance(p, Layout) for p in parts):
+        raise TypeError("transform_layout: mode results must be plain layouts")
+    return Layout._make(tuple(p.shape for p in parts), tuple(p.stride for p in parts))

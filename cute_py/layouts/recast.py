@@ -1,0 +1,167 @@
+"""Changing the element type under a layout: upcast, downcast, recast_layout, max_alignment.
+
+``upcast(L, n)`` views a layout of elements as a layout of ``n``-element
+vectors (strides shrink by ``n``, a stride-1 mode's extent shrinks by ``n``);
+``downcast(L, n)`` does the reverse. ``recast_layout(L, old, new)`` picks the
+one the bit widths ask for.
+"""
+
+from __future__ import annotations
+
+import math
+
+from . import int_tuple as it
+from .errors import DivisibilityError, LayoutError, layout_error
+from .int_tuple import is_int
+from .layout import Layout, _modes
+from .swizzle import Swizzle
+
+__all__ = ["upcast", "downcast", "recast_layout", "max_alignment", "sizeof_bits"]
+
+_BITS = {
+    "b1": 1, "u1": 1, "i4": 4, "u4": 4, "s4": 4, "e2m1": 4,
+    "u8": 8, "s8": 8, "i8": 8, "int8": 8, "uint8": 8, "e4m3": 8, "e5m2": 8, "fp8": 8,
+    "f16": 16, "fp16": 16, "half": 16, "float16": 16, "bf16": 16, "bfloat16": 16, "u16": 16, "s16": 16, "i16": 16,
+    "f32": 32, "fp32": 32, "float": 32, "float32": 32, "tf32": 32, "u32": 32, "s32": 32, "i32": 32, "int32": 32,
+    "f64": 64, "fp64": 64, "double": 64, "float64": 64, "u64": 64, "s64": 64, "i64": 64, "int64": 64,
+    "u128": 128,
+}
+
+
+def sizeof_bits(t) -> int:
+    """Bit width of a type given as an int (bits) or a name such as ``"bf16"``, ``"f32"``, ``"e4m3"``.
+
+    >>> sizeof_bits("bf16"), sizeof_bits(32)
+    (16, 32)
+    """
+    if is_int(t):
+        if t < 1:
+            raise layout_error(LayoutError, "sizeof_bits", "bit width must be positive", f"got {t}")
+        return int(t)
+    if isinstance(t, str) and t.lower() in _BITS:
+        return _BITS[t.lower()]
+    raise TypeError(f"sizeof_bits: unknown type {t!r}; give a bit width or one of {sorted(_BITS)}")
+
+
+def _check_n(op, n):
+    if not is_int(n) or n < 1:
+        raise layout_error(LayoutError, op, "the factor must be a positive int", f"n={n!r}")
+
+
+def _upcast_leaf(s, d, n, layout):
+    if d == 0:
+        return s, d
+    ad = abs(d)
+    if ad % n != 0 and n % ad != 0:
+        raise layout_error(DivisibilityError, "upcast", "divisibility condition",
+                           f"stride {d} and factor {n}: neither divides the other", layout=layout, n=n)
+    return it.ceil_div(s, it.ceil_div(n, ad)), it.signum(d) * it.ceil_div(ad, n)
+
+
+def _map_leaves(shape, stride, f):
+    if isinstance(shape, tuple):
+        parts = [_map_leaves(s, d, f) for s, d in zip(shape, stride)]
+        return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
+    return f(shape, stride)
+
+
+def upcast(layout, n: int):
+    """View ``layout`` in units of ``n`` elements: strides ``ceil(|d|/n)``, a stride-1 extent ``/ n``.
+
+    Precondition: every non-zero stride ``d`` has ``d % n == 0 or n % d == 0``.
+    Works on Layout, Swizzle (``Sw<B, M-log2 n, S>``) and ComposedLayout.
+
+    >>> print(upcast(Layout((8, 64), (64, 1)), 2))
+    (8,32):(32,1)
+    """
+    _check_n("upcast", n)
+    if isinstance(layout, Swizzle):
+        return layout.upcast(n)
+    if getattr(layout, "_is_composed_layout", False):
+        from .composed import ComposedLayout
+
+        off = layout.offset
+        return ComposedLayout(upcast(layout.outer, n), off // n if is_int(off) else off, upcast(layout.inner, n))
+    if not isinstance(layout, Layout):
+        raise TypeError(f"upcast: expected a layout or swizzle, got {layout!r}")
+    s, d = _map_leaves(layout.shape, layout.stride, lambda s, d: _upcast_leaf(s, d, n, layout))
+    return Layout._make(s, d)
+
+
+def downcast(layout, n: int):
+    """View ``layout`` in units of ``1/n`` element: a stride-±1 extent ``* n``, other strides ``* n``.
+
+    Precondition: some stride is ±1 (the elements are adjacent somewhere).
+
+    >>> print(downcast(Layout((8, 64), (64, 1)), 2))
+    (8,128):(128,1)
+    """
+    _check_n("downcast", n)
+    if isinstance(layout, Swizzle):
+        return layout.downcast(n)
+    if getattr(layout, "_is_composed_layout", False):
+        from .composed import ComposedLayout
+
+        off = layout.offset
+        return ComposedLayout(downcast(layout.outer, n), off * n, downcast(layout.inner, n))
+    if not isinstance(layout, Layout):
+        raise TypeError(f"downcast: expected a layout or swizzle, got {layout!r}")
+    if not any(d in (1, -1) for d in it.flatten_to_tuple(layout.stride)):
+        raise layout_error(LayoutError, "downcast", "downcast requires adjacent elements (a stride-1 mode)",
+                           layout=layout, n=n)
+    s, d = _map_leaves(layout.shape, layout.stride,
+                       lambda s, d: (s * n, d) if d in (1, -1) else (s, d * n))
+    return Layout._make(s, d)
+
+
+def recast_layout(layout, old_type, new_type):
+    """Re-express a layout of ``old_type`` elements in ``new_type`` elements (up- or downcast by the bit ratio).
+
+    >>> print(recast_layout(Layout((8, 64), (64, 1)), "f16", "f32"))
+    (8,32):(32,1)
+    >>> recast_layout(Swizzle(3, 4, 3), 8, 16)
+    Swizzle(3, 3, 3)
+    """
+    ob, nb = sizeof_bits(old_type), sizeof_bits(new_type)
+    g = math.gcd(ob, nb)
+    num, den = nb // g, ob // g
+    if num == 1 and den == 1:
+        return layout
+    if num == 1:
+        return downcast(layout, den)
+    if den == 1:
+        return upcast(layout, num)
+    return downcast(upcast(layout, num), den)
+
+
+def max_alignment(layout) -> int:
+    """Largest ``n`` such that aligned ``n``-element vectors of the domain stay contiguous.
+
+    For a Layout: gcd of the extent of its stride-1 mode (after coalescing) and
+    every other non-zero stride; 1 if there is no stride-1 mode. For a Swizzle:
+    ``2^M``. For a swizzled layout, the gcd of both.
+
+    >>> max_alignment(Layout((8, 64), (64, 1))), max_alignment(Swizzle(3, 4, 3))
+    (64, 16)
+    """
+    if isinstance(layout, Swizzle):
+        return 1 << layout.base
+    if getattr(layout, "_is_composed_layout", False):
+        if isinstance(layout.outer, Swizzle) and is_int(layout.offset):
+            a = math.gcd(max_alignment(layout.outer), max_alignment(layout.inner))
+            return math.gcd(a, layout.offset) if layout.offset else a
+        return 1
+    if not isinstance(layout, Layout):
+        raise TypeError(f"max_alignment: expected a layout, got {layout!r}")
+    from .algebra import coalesce
+
+    s, d = _modes(coalesce(layout))
+    vec = [i for i, x in enumerate(d) if x == 1]
+    if not vec:
+        return 1
+    v = vec[0]
+    g = s[v]
+    for i, x in enumerate(d):
+        if i != v and x != 0:
+            g = math.gcd(g, abs(x))
+    return g

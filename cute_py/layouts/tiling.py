@@ -1,0 +1,306 @@
+"""Divides and products: tiling one layout by another.
+
+``logical_divide(A, T)`` splits A's domain into (tile, rest): mode 0 is the
+tile ``T``'s part of A, mode 1 the repetitions of it. ``logical_product(A, B)``
+repeats A as laid out by B. The zipped/tiled/flat forms only regroup the
+modes of the logical result; blocked and raked products interleave the tile and
+the repetitions per mode. A tiler is a Layout, an int ``n`` (``n:1``), ``_``,
+or a tuple of those, applied mode by mode (modes of A beyond the tiler are kept).
+"""
+
+from __future__ import annotations
+
+import builtins
+from functools import lru_cache
+
+from . import int_tuple as it
+from .algebra import _CACHE, _coalesce, _is_composed, complement, composition
+from .errors import DivisibilityError, RankError, layout_error
+from .int_tuple import _, is_int
+from .layout import (
+    Layout, LayoutLeft, append, cosize, make_layout, make_ordered_layout, transform_layout, zip,
+)
+
+__all__ = [
+    "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
+    "logical_product", "zipped_product", "tiled_product", "flat_product",
+    "blocked_product", "raked_product", "tile_to_shape", "tile_unzip", "layout_ceil_div",
+]
+
+
+def _tiler_layout(op, t):
+    if isinstance(t, Layout):
+        return t
+    if is_int(t):
+        return Layout(t)
+    raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {type(t).__name__}: {t!r}")
+
+
+def _check_tiler_rank(op, layout, tiler):
+    r = len(layout.shape) if isinstance(layout.shape, tuple) else 1
+    if len(tiler) > r:
+        raise layout_error(RankError, op, "too many modes in tiler", f"tiler rank {len(tiler)} > layout rank {r}",
+                           layout=layout, tiler=tiler)
+
+
+def logical_divide(layout, tiler):
+    """``composition(A, make_layout(T, complement(T, shape(coalesce(A)))))``: ((tile), (rest)).
+
+    Precondition: the composition is admissible (see :func:`composition`).
+    Postconditions: ``rank(result) == 2`` for a layout tiler; ``result(i)``
+    enumerates A's offsets tile by tile; ``size(result) >= size(A)``;
+    ``compatible(shape(T), shape(result[0]))``.
+
+    >>> print(logical_divide(Layout(24), Layout(4, 2)))
+    (4,(2,3)):(2,(1,8))
+    >>> print(logical_divide(Layout((12, 32), (32, 1)), (4, 8)))
+    ((4,3),(8,4)):((32,128),(1,8))
+    """
+    if _is_composed(layout):
+        return layout._with_inner(logical_divide(layout.inner, tiler))
+    if not isinstance(layout, Layout):
+        raise TypeError(f"logical_divide: expected a Layout, got {layout!r}")
+    return _logical_divide(layout, tiler)
+
+
+@lru_cache(maxsize=_CACHE)
+def _logical_divide(layout, tiler):
+    if isinstance(tiler, tuple):
+        _check_tiler_rank("logical_divide", layout, tiler)
+        return transform_layout(layout, tiler, logical_divide)
+    if tiler is _:
+        return layout
+    t = _tiler_layout("logical_divide", tiler)
+    cotarget = _coalesce(layout).shape
+    return composition(layout, make_layout(t, complement(t, cotarget)))
+
+
+def _zip2_by(t, guide, op, layout):
+    if isinstance(guide, tuple):
+        if not isinstance(t, tuple) or len(t) < len(guide):
+            raise layout_error(RankError, op, "mismatched ranks while unzipping", layout=layout, tiler=guide)
+        split = [_zip2_by(t[i], guide[i], op, layout) for i in range(len(guide))]
+        return (tuple(s[0] for s in split), tuple(s[1] for s in split) + t[len(guide):])
+    if not isinstance(t, tuple) or len(t) != 2:
+        raise layout_error(RankError, op, "expected a rank-2 mode to unzip", layout=layout, tiler=guide)
+    return t
+
+
+def tile_unzip(layout, tiler):
+    """Gather the tile modes and the rest modes of a divide/product into ``((tiles), (rests))``.
+
+    >>> print(tile_unzip(Layout(((4, 3), (8, 4))), (4, 8)))
+    ((4,8),(3,4)):((1,12),(4,96))
+    """
+    if _is_composed(layout):
+        return layout._with_inner(tile_unzip(layout.inner, tiler))
+    return Layout._make(_zip2_by(layout.shape, tiler, "tile_unzip", layout),
+                        _zip2_by(layout.stride, tiler, "tile_unzip", layout))
+
+
+def _splice(s, d):
+    """Modes to splice for CuTe's ``repeat<R>(_)`` slice: a rank-1 mode stays whole (``repeat<1>(_)`` is ``_``)."""
+    if isinstance(s, tuple) and len(s) != 1:
+        return s, d
+    return (s,), (d,)
+
+
+def _tiled(result):
+    """``result(_, repeat<R1>(_))``: keep mode 0 whole, splice mode 1's modes in."""
+    s1, d1 = _splice(result.shape[1], result.stride[1])
+    return Layout._make((result.shape[0],) + s1, (result.stride[0],) + d1)
+
+
+def _flat(result):
+    """``result(repeat<R0>(_), repeat<R1>(_))``: splice both modes."""
+    s0, d0 = _splice(result.shape[0], result.stride[0])
+    s1, d1 = _splice(result.shape[1], result.stride[1])
+    return Layout._make(s0 + s1, d0 + d1)
+
+
+def zipped_divide(layout, tiler):
+    """``logical_divide`` with the tile modes gathered: ``((tile modes), (rest modes))``.
+
+    >>> print(zipped_divide(Layout((12, 32), (32, 1)), (4, 8)))
+    ((4,8),(3,4)):((32,1),(128,8))
+    """
+    if _is_composed(layout):
+        return layout._with_inner(zipped_divide(layout.inner, tiler))
+    return tile_unzip(logical_divide(layout, tiler), tiler)
+
+
+def tiled_divide(layout, tiler):
+    """``zipped_divide`` with the rest modes spliced in: ``((tile modes), rest0, rest1, ...)``.
+
+    >>> print(tiled_divide(Layout((12, 32), (32, 1)), (4, 8)))
+    ((4,8),3,4):((32,1),128,8)
+    """
+    if _is_composed(layout):
+        return layout._with_inner(tiled_divide(layout.inner, tiler))
+    return _tiled(zipped_divide(layout, tiler))
+
+
+def flat_divide(layout, tiler):
+    """``zipped_divide`` with every tile and rest mode at the top level.
+
+    >>> print(flat_divide(Layout((8, 8)), (4, 2)))
+    (4,2,2,4):(1,8,4,16)
+    """
+    if _is_composed(layout):
+        return layout._with_inner(flat_divide(layout.inner, tiler))
+    return _flat(zipped_divide(layout, tiler))
+
+
+def logical_product(block, tiler):
+    """``make_layout(A, composition(complement(A, size(A)*cosize(B)), B))``: A repeated as B lays it out.
+
+    Postconditions: ``rank(result) == 2`` for a layout tiler, ``result[0] == A``,
+    ``compatible(shape(B), shape(result[1]))``.
+
+    >>> print(logical_product(Layout((2, 2), (1, 2)), Layout((3, 3), (3, 1))))
+    ((2,2),(3,3)):((1,2),(12,4))
+    >>> print(logical_product(Layout(4), 3))
+    (4,3):(1,4)
+    """
+    if _is_composed(block):
+        return block._with_inner(logical_product(block.inner, tiler))
+    if not isinstance(block, Layout):
+        raise TypeError(f"logical_product: expected a Layout, got {block!r}")
+    return _logical_product(block, tiler)
+
+
+@lru_cache(maxsize=_CACHE)
+def _logical_product(block, tiler):
+    if isinstance(tiler, tuple):
+        _check_tiler_rank("logical_product", block, tiler)
+        return transform_layout(block, tiler, logical_product)
+    if tiler is _:
+        return block
+    t = _tiler_layout("logical_product", tiler)
+    rest = complement(block, it.product(block.shape) * cosize(t))
+    return make_layout(block, composition(rest, t))
+
+
+def zipped_product(block, tiler):
+    """``logical_product`` with the modes gathered: ``((block modes), (tiler modes))``.
+
+    >>> print(zipped_product(Layout((2, 2), (1, 2)), (Layout(3), Layout(4))))
+    ((2,2),(3,4)):((1,2),(4,12))
+    """
+    if _is_composed(block):
+        return block._with_inner(zipped_product(block.inner, tiler))
+    return tile_unzip(logical_product(block, tiler), tiler)
+
+
+def tiled_product(block, tiler):
+    """``zipped_product`` with the tiler modes spliced in: ``((block modes), t0, t1, ...)``.
+
+    >>> print(tiled_product(Layout((2, 2), (1, 2)), Layout((3, 4), (1, 3))))
+    ((2,2),3,4):((1,2),4,12)
+    """
+    if _is_composed(block):
+        return block._with_inner(tiled_product(block.inner, tiler))
+    return _tiled(zipped_product(block, tiler))
+
+
+def flat_product(block, tiler):
+    """``zipped_product`` with every mode at the top level.
+
+    >>> print(flat_product(Layout((2, 2), (1, 2)), (Layout(3), Layout(4))))
+    (2,2,3,4):(1,2,4,12)
+    """
+    if _is_composed(block):
+        return block._with_inner(flat_product(block.inner, tiler))
+    return _flat(zipped_product(block, tiler))
+
+
+def _rank(layout):
+    return len(layout.shape) if isinstance(layout.shape, tuple) else 1
+
+
+def _padded_product(op, block, tiler):
+    if not isinstance(tiler, Layout):
+        tiler = _tiler_layout(op, tiler)
+    r = max(_rank(block), _rank(tiler))
+    return logical_product(append(block, n=r), append(tiler, n=r))
+
+
+def blocked_product(block, tiler):
+    """Per mode: the block first, then its repetitions (``zip(A, B')`` of the logical product).
+
+    Both are padded with ``1:0`` to the same rank. Postcondition: mode ``i``
+    of the result is ``(A_i, B'_i)`` where ``B'`` is B laid out over copies of A.
+
+    >>> print(blocked_product(Layout((2, 5), (5, 1)), Layout((3, 4), (1, 3))))
+    ((2,3),(5,4)):((5,10),(1,30))
+    """
+    if _is_composed(block):
+        return block._with_inner(blocked_product(block.inner, tiler))
+    if getattr(tiler, "_is_composed_layout", False):
+        raise TypeError("blocked_product: the tiler must be a plain layout")
+    lp = _padded_product("blocked_product", block, tiler)
+    return zip(lp[0], lp[1])
+
+
+def raked_product(block, tiler):
+    """Per mode: the repetitions first, then the block (interleaved, "raked").
+
+    >>> print(raked_product(Layout((2, 5), (5, 1)), Layout((3, 4), (1, 3))))
+    ((3,2),(4,5)):((10,5),(30,1))
+    """
+    if _is_composed(block):
+        return block._with_inner(raked_product(block.inner, tiler))
+    if getattr(tiler, "_is_composed_layout", False):
+        raise TypeError("raked_product: the tiler must be a plain layout")
+    lp = _padded_product("raked_product", block, tiler)
+    return zip(lp[1], lp[0])
+
+
+def tile_to_shape(block, target_shape, order=LayoutLeft):
+    """Repeat ``block`` to fill ``target_shape`` (blocked), the repetitions ordered by ``order``.
+
+    Preconditions: ``rank(block) <= rank(target_shape)`` and each mode of the
+    block divides the matching mode of the target.
+    Postcondition: ``shape`` of each result mode has the product of the target's mode.
+
+    >>> print(tile_to_shape(Layout((2, 2), (2, 1)), (4, 6)))
+    ((2,2),(2,3)):((2,4),(1,8))
+    >>> print(tile_to_shape(Layout((2, 2), (2, 1)), (4, 6), (1, 0)))
+    ((2,2),(2,3)):((2,12),(1,4))
+    """
+    if _is_composed(block):
+        return block._with_inner(tile_to_shape(block.inner, target_shape, order))
+    if not isinstance(block, Layout):
+        raise TypeError(f"tile_to_shape: expected a Layout, got {block!r}")
+    target_shape = getattr(target_shape, "shape", target_shape)
+    r = it.rank(target_shape)
+    if _rank(block) > r:
+        raise layout_error(RankError, "tile_to_shape", "rank of the block must be <= rank of the target shape",
+                           block=block, target_shape=target_shape)
+    padded = append(block, n=r)
+    block_shape = it.product_each(padded.shape)
+    trg = it.product_each(target_shape)
+    if not isinstance(trg, tuple):
+        trg, block_shape = (trg,), (block_shape if isinstance(block_shape, tuple) else (block_shape,))
+    for i, (t, b) in enumerate(builtins.zip(trg, block_shape)):
+        if t % b != 0:
+            raise layout_error(DivisibilityError, "tile_to_shape", "block shape does not divide the target shape",
+                               f"mode {i}: {t} % {b} != 0", block=block, target_shape=target_shape)
+    product_shape = tuple(t // b for t, b in builtins.zip(trg, block_shape))
+    if not isinstance(target_shape, tuple):
+        product_shape = product_shape[0]
+        if order is not LayoutLeft and isinstance(order, tuple):
+            order = order[0]
+    return blocked_product(padded, make_ordered_layout(product_shape, order))
+
+
+def layout_ceil_div(target, tiler: Layout):
+    """The "rest" shape of dividing ``target`` by a layout tiler: ``shape(complement(tiler, shape(target)))``.
+
+    CuTe's ``ceil_div(target, Layout)``.
+
+    >>> layout_ceil_div((8, 8), Layout(4))
+    16
+    """
+    target = getattr(target, "shape", target)
+    return complement(tiler, target).shape
