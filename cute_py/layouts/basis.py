@@ -18,7 +18,7 @@ class ArithmeticTuple(tuple):
     """A tuple that adds element-wise (missing trailing elements count as 0).
 
     >>> ArithmeticTuple((1, 2)) + ArithmeticTuple((3,))
-    (4, 2)
+    (4,2)
     """
 
     __slots__ = ()
@@ -56,9 +56,9 @@ class ScaledBasis:
     ``mode`` is the path of the mode, outermost first: ``E(1, 0)`` is mode 0
     of mode 1.
 
-    >>> 3 * E(1)
+    >>> print(3 * E(1))
     3@1
-    >>> E(0) * 2 + E(1) * 5
+    >>> print(E(0) * 2 + E(1) * 5)
     (2,5)
     """
 
@@ -115,17 +115,22 @@ class ScaledBasis:
     def __hash__(self):
         return hash(("E", self.value, self.mode))
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         return f"{self.value}" + "".join(f"@{m}" for m in reversed(self.mode))
 
-    __str__ = __repr__
+    def __repr__(self) -> str:
+        if self.value == 1:
+            return "E(" + ", ".join(str(m) for m in self.mode) + ")"
+        return f"ScaledBasis({self.value!r}, {self.mode!r})"
 
 
 def E(*mode) -> ScaledBasis:
     """The unit basis element ``E<mode...>`` (outermost mode first).
 
-    >>> E(0), E(1, 0)
-    (1@0, 1@0@1)
+    >>> print(E(0), E(1, 0))
+    1@0 1@0@1
+    >>> E(1, 0)
+    E(1, 0)
     """
     return ScaledBasis(1, mode)
 
@@ -139,7 +144,7 @@ def make_basis_like(shape, _path=()):
     """Basis strides congruent to ``shape``: ``E<i>`` for mode ``i`` (nested paths for nested modes).
 
     >>> make_basis_like((4, (2, 3)))
-    (1@0, (1@0@1, 1@1@1))
+    (E(0), (E(1, 0), E(1, 1)))
     """
     if isinstance(shape, tuple):
         return tuple(make_basis_like(s, _path + (i,)) for i, s in enumerate(shape))

@@ -19,6 +19,7 @@ __all__ = [
     "CoordinateError",
     "ParseError",
     "layout_error",
+    "in_operation",
 ]
 
 
@@ -80,3 +81,16 @@ def layout_error(cls, op: str, rule: str, detail: str = "", **operands) -> Layou
     if operands:
         msg += "; " + ", ".join(f"{k} = {_fmt(v)}" for k, v in operands.items())
     return cls(msg, op=op, rule=rule)
+
+
+def in_operation(err: LayoutError, op: str, **operands) -> LayoutError:
+    """Re-frame an error raised by an inner step as an error of the public operation ``op``.
+
+    The new error has the same class and rule; its message names ``op`` and its
+    operands, then the inner reason.
+    """
+    msg = f"{op}: {err.rule or 'rejected input'}"
+    if operands:
+        msg += " for " + ", ".join(f"{k} = {_fmt(v)}" for k, v in operands.items())
+    msg += f"\n  because {err}"
+    return type(err)(msg, op=op, rule=err.rule) if not isinstance(err, ParseError) else err

@@ -99,10 +99,10 @@ def to_str(x) -> str:
     return str(x)
 
 
-def _check_rank(op, a, b, **ops):
-    if len(a) != len(b):
+def _check_rank(op, x, y, **ops):
+    if len(x) != len(y):
         raise layout_error(RankError, op, "mismatched ranks",
-                           f"rank {len(a)} vs rank {len(b)}", **ops)
+                           f"rank {len(x)} vs rank {len(y)}", **ops)
 
 
 def signum(a: int) -> int:

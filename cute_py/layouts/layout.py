@@ -46,10 +46,15 @@ LayoutRight = _Tag("LayoutRight")
 """Tag for compact row-major strides (CuTe's ``LayoutRight`` / ``GenRowMajor``)."""
 
 
-def _norm(x, what: str, op: str):
+_MAX_DEPTH = 32
+
+
+def _norm(x, what: str, op: str, depth: int = 0):
     """Lists to tuples, numpy ints to int; reject anything that is not an IntTuple leaf."""
     if isinstance(x, (tuple, list)):
-        return tuple(_norm(e, what, op) for e in x)
+        if depth >= _MAX_DEPTH:
+            raise layout_error(LayoutError, op, f"{what} is nested deeper than {_MAX_DEPTH} levels")
+        return tuple(_norm(e, what, op, depth + 1) for e in x)
     if isinstance(x, bool) or not (isinstance(x, Integral) or isinstance(x, ScaledBasis)):
         raise TypeError(f"{op}: {what} leaves must be integers, got {x!r} of type {type(x).__name__}")
     if isinstance(x, ScaledBasis):

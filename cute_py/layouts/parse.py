@@ -79,16 +79,18 @@ class _Parser:
             return ScaledBasis(v, tuple(reversed(modes)))
         return v
 
-    def inttuple(self):
+    def inttuple(self, depth=0):
         self.skip()
         if self.peek("("):
+            if depth >= 32:
+                raise self.error("nesting deeper than 32 levels")
             self.pos += 1
             items = []
             if self.peek(")"):
                 self.pos += 1
                 return ()
             while True:
-                items.append(self.inttuple())
+                items.append(self.inttuple(depth + 1))
                 if self.peek(","):
                     self.pos += 1
                     continue

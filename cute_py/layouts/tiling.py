@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from . import int_tuple as it
 from .algebra import _CACHE, _coalesce, _is_composed, complement, composition
-from .errors import DivisibilityError, RankError, layout_error
+from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error
 from .int_tuple import _, is_int
 from .layout import (
     Layout, LayoutLeft, append, cosize, make_layout, make_ordered_layout, transform_layout, zip,
@@ -71,8 +71,10 @@ def _logical_divide(layout, tiler):
     if tiler is _:
         return layout
     t = _tiler_layout("logical_divide", tiler)
-    cotarget = _coalesce(layout).shape
-    return composition(layout, make_layout(t, complement(t, cotarget)))
+    try:
+        return composition(layout, make_layout(t, complement(t, _coalesce(layout).shape)))
+    except LayoutError as e:
+        raise in_operation(e, "logical_divide", A=layout, tiler=t) from None
 
 
 def _zip2_by(t, guide, op, layout):
@@ -177,14 +179,17 @@ def _logical_product(block, tiler):
     if tiler is _:
         return block
     t = _tiler_layout("logical_product", tiler)
-    rest = complement(block, it.product(block.shape) * cosize(t))
-    return make_layout(block, composition(rest, t))
+    try:
+        rest = complement(block, it.product(block.shape) * cosize(t))
+        return make_layout(block, composition(rest, t))
+    except LayoutError as e:
+        raise in_operation(e, "logical_product", A=block, B=t) from None
 
 
 def zipped_product(block, tiler):
     """``logical_product`` with the modes gathered: ``((block modes), (tiler modes))``.
 
-    >>> print(zipped_product(Layout((2, 2), (1, 2)), (Layout(3), Layout(4))))
+    >>> print(zipped_product(Layout((2, 2), (1, 2)), Layout((3, 4), (1, 3))))
     ((2,2),(3,4)):((1,2),(4,12))
     """
     if _is_composed(block):
@@ -206,7 +211,7 @@ def tiled_product(block, tiler):
 def flat_product(block, tiler):
     """``zipped_product`` with every mode at the top level.
 
-    >>> print(flat_product(Layout((2, 2), (1, 2)), (Layout(3), Layout(4))))
+    >>> print(flat_product(Layout((2, 2), (1, 2)), Layout((3, 4), (1, 3))))
     (2,2,3,4):(1,2,4,12)
     """
     if _is_composed(block):
