@@ -7,14 +7,12 @@ the layout algebra: every result below is computed when the command runs.
 from __future__ import annotations
 
 import argparse
-from importlib import metadata
+
+from . import __version__
 
 
 def _version() -> str:
-    try:
-        return metadata.version("cute-py")
-    except metadata.PackageNotFoundError:
-        return "unknown (not installed)"
+    return __version__
 
 
 def _fmt(arg) -> str:
