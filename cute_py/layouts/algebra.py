@@ -16,9 +16,9 @@ from functools import lru_cache
 
 from . import int_tuple as it
 from .basis import ScaledBasis
-from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error
+from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r
 from .int_tuple import _, is_int
-from .layout import Layout, _modes, cosize, coprofile, transform_layout
+from .layout import Layout, _modes, coprofile, cosize, flat_modes, transform_layout
 
 __all__ = [
     "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse",
@@ -34,7 +34,27 @@ def _is_composed(x) -> bool:
 
 def _require_layout(op, x, name="layout"):
     if not isinstance(x, Layout):
-        raise TypeError(f"{op}: expected a Layout for {name}, got {type(x).__name__}: {x!r}")
+        raise TypeError(f"{op}: expected a Layout for {name}, got {type(x).__name__}: {_r(x)}")
+
+
+def _tiler_arg(op, x):
+    """Lists become tuples (recursively) so tilers can key the memo caches; other unhashables are rejected."""
+    if isinstance(x, list):
+        x = tuple(_tiler_arg(op, e) for e in x)
+    elif isinstance(x, tuple) and any(isinstance(e, list) for e in x):
+        x = tuple(_tiler_arg(op, e) for e in x)
+    try:
+        hash(x)
+    except TypeError:
+        raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {_r(x)}") from None
+    if isinstance(x, tuple):
+        it.check_depth(op, x)
+        for e in it.flatten_to_tuple(x):
+            if is_int(e) and e < 1:
+                raise layout_error(LayoutError, op, "tiler extents must be positive", f"found {e}", tiler=x)
+    elif is_int(x) and x < 1:
+        raise layout_error(LayoutError, op, "tiler extents must be positive", f"found {x}")
+    return x
 
 
 def _unwrap(s, d):
@@ -69,7 +89,7 @@ def _bw_coalesce(flat_s, flat_d, last_s, last_d) -> Layout:
 
 @lru_cache(maxsize=_CACHE)
 def _coalesce(layout: Layout) -> Layout:
-    fs, fd = it.flatten_to_tuple(layout.shape), it.flatten_to_tuple(layout.stride)
+    fs, fd = flat_modes(layout)
     if not fs:
         return Layout._make(1, 0)
     return _bw_coalesce(fs, fd, fs[-1], fd[-1])
@@ -79,7 +99,7 @@ def _coalesce_x(layout: Layout, profile=0) -> Layout:
     """Coalesce that also keeps the function outside the domain (CuTe's ``detail::coalesce_x``)."""
     if isinstance(profile, tuple):
         return transform_layout(layout, profile, _coalesce_x)
-    fs, fd = it.flatten_to_tuple(layout.shape), it.flatten_to_tuple(layout.stride)
+    fs, fd = flat_modes(layout)
     if not fs:
         return Layout._make(1, 0)
     return _bw_coalesce(fs, fd, 2 if fs[-1] == 1 else fs[-1], fd[-1])
@@ -103,6 +123,7 @@ def coalesce(layout, profile=None):
         return layout._with_inner(coalesce(layout.inner, profile))
     _require_layout("coalesce", layout)
     if isinstance(profile, tuple):
+        it.check_depth("coalesce", profile)
         return transform_layout(layout, profile, coalesce)
     return _coalesce(layout)
 
@@ -131,6 +152,7 @@ def filter(layout, profile=None):  # noqa: A001 - CuTe's name
         return layout._with_inner(filter(layout.inner, profile))
     _require_layout("filter", layout)
     if isinstance(profile, tuple):
+        it.check_depth("filter", profile)
         return transform_layout(layout, profile, filter)
     return _coalesce(filter_zeros(layout))
 
@@ -161,6 +183,8 @@ def composition(a, b):
     >>> print(composition(Layout((12, 8, 5), (1, 12, 96)), (Layout(3, 4), Layout(4, 2))))
     (3,4):(4,24)
     """
+    if type(a) is Layout and type(b) is Layout:
+        return _composition(a, b)
     if _is_composed(a):
         return a._compose(b)
     if getattr(a, "_is_swizzle", False):
@@ -172,7 +196,7 @@ def composition(a, b):
         from .composed import compose_layout_swizzle
 
         return compose_layout_swizzle(a, b)
-    return _composition(a, b)
+    return _composition(a, _tiler_arg("composition", b))
 
 
 @lru_cache(maxsize=_CACHE)
@@ -187,17 +211,34 @@ def _composition(a: Layout, b):
         return transform_layout(a, b, composition, keep_trailing=False)
     if _is_composed(b) or getattr(b, "_is_swizzle", False):
         raise TypeError(f"composition: a composed layout or swizzle inside a tiler is not supported: {b}")
-    raise TypeError(f"composition: B must be a Layout, tiler tuple, int or _, got {type(b).__name__}: {b!r}")
+    raise TypeError(f"composition: B must be a Layout, tiler tuple, int or _, got {type(b).__name__}: {_r(b)}")
 
 
 def _compose_layouts(a: Layout, b: Layout) -> Layout:
-    flat = _coalesce_x(a, coprofile(b))
-    return _compose_impl(flat.shape, flat.stride, b.shape, b.stride, a, b)
+    basis = any(type(d) is ScaledBasis for d in flat_modes(b)[1])
+    flat = _coalesce_x(a, coprofile(b) if basis else 0)
+    usage = {}
+    result = _compose_impl(flat.shape, flat.stride, b.shape, b.stride, a, b, (), usage)
+    if len(flat_modes(b)[0]) > 1:
+        for (path, i), (reach, s) in usage.items():
+            if reach >= s:
+                raise layout_error(
+                    DivisibilityError, "composition", "no-carry condition",
+                    f"B's modes together reach digit {reach} of mode {i} of the coalesced A "
+                    f"(extent {s}), so their sum carries into the next mode, where A is not linear",
+                    A=a, B=b)
+    return result
 
 
-def _compose_impl(ls, ld, rs, rd, a, b) -> Layout:
+def _compose_impl(ls, ld, rs, rd, a, b, path, usage) -> Layout:
+    """Compose the flat (coalesced) A ``ls:ld`` with B's mode ``rs:rd``.
+
+    ``usage[(path, i)]`` accumulates, over B's leaves, the largest digit each
+    leaf reaches in mode ``i`` of A: a sum reaching the mode's extent means
+    B's modes carry into the next mode, and the by-mode result would be wrong.
+    """
     if isinstance(rs, tuple):
-        parts = [_compose_impl(ls, ld, s, d, a, b) for s, d in zip(rs, rd)]
+        parts = [_compose_impl(ls, ld, s, d, a, b, path, usage) for s, d in zip(rs, rd)]
         return Layout._make(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
     if isinstance(rd, ScaledBasis):
         for m in rd.mode:
@@ -206,7 +247,7 @@ def _compose_impl(ls, ld, rs, rd, a, b) -> Layout:
                                    f"stride {rd}", A=a, B=b)
             ls, ld = ls[m], ld[m]
         sub = _coalesce_x(Layout._make(ls, ld))
-        return _compose_impl(sub.shape, sub.stride, rs, rd.value, a, b)
+        return _compose_impl(sub.shape, sub.stride, rs, rd.value, a, b, rd.mode, usage)
     if rd == 0:
         return Layout._make(rs, 0)
     if not isinstance(ls, tuple):
@@ -240,6 +281,8 @@ def _compose_impl(ls, ld, rs, rd, a, b) -> Layout:
                 A=a, B=b)
         res_s.append(new_shape)
         res_d.append(rest_stride * d)
+        u = usage.setdefault((path, i), [0, s])
+        u[0] += (new_shape - 1) * ar
         rest_shape //= new_shape
         rest_stride = next_stride
     if not res_s:
@@ -277,48 +320,46 @@ def complement(layout, cotarget=None):
     if _is_composed(layout):
         return complement(layout.inner, cotarget)
     _require_layout("complement", layout)
-    if cotarget is not None and not (is_int(cotarget) or isinstance(cotarget, tuple)):
-        cotarget = getattr(cotarget, "shape", cotarget)
-        if not (is_int(cotarget) or isinstance(cotarget, tuple)):
-            raise TypeError(f"complement: cotarget must be an int or a shape, got {cotarget!r}")
+    if cotarget is not None and not is_int(cotarget):
+        cotarget = _tiler_arg("complement", getattr(cotarget, "shape", cotarget))
+        if not (isinstance(cotarget, tuple) and all(is_int(c) and c > 0 for c in it.flatten_to_tuple(cotarget))):
+            raise TypeError(f"complement: cotarget must be a positive int or a shape, got {_r(cotarget)}")
+    elif cotarget is not None and cotarget < 1:
+        raise layout_error(LayoutError, "complement", "cotarget must be positive", f"got {cotarget}", layout=layout)
     return _complement(layout, cotarget)
 
 
 @lru_cache(maxsize=_CACHE)
 def _complement(layout: Layout, cotarget):
-    for d in it.flatten_to_tuple(layout.stride):
-        if not is_int(d) or d < 0:
+    # filter: drop size-1 and stride-0 modes; sorting by stride replaces CuTe's coalesce+min search.
+    modes = []
+    last = 0
+    for s, d in zip(*flat_modes(layout)):
+        if type(d) is not int or d < 0:
             raise layout_error(LayoutError, "complement", "strides must be non-negative integers",
                                f"found stride {d}", layout=layout)
-    f = _coalesce(filter_zeros(layout))
+        if s != 1 and d != 0:
+            modes.append((d, s))
+            last += (s - 1) * d
     if cotarget is None:
-        cotarget = cosize(f)
-    fs, fd = _modes(f)
-    if fd == (0,):
+        cotarget = last + 1
+    if not modes:
         return Layout(_coalesce_shape(cotarget))
-    shapes, strides = list(fs), list(fd)
+    modes.sort(key=lambda m: m[0])
     res_s, res_d = [], [1]
-    for _i in range(len(fs) - 1):
-        min_stride = min(strides)
-        k = strides.index(min_stride)
-        new_shape = min_stride // res_d[-1]
+    for d, s in modes:
+        new_shape = d // res_d[-1]
         if new_shape == 0:
             raise layout_error(InjectivityError, "complement", "non-injective layout in complement",
-                               f"stride {min_stride} overlaps the modes below it (which reach {res_d[-1]})",
+                               f"stride {d} overlaps the modes below it (which reach {res_d[-1]})",
                                layout=layout)
         res_s.append(new_shape)
-        res_d.append(min_stride * shapes[k])
-        del shapes[k], strides[k]
-    new_shape = strides[0] // res_d[-1]
-    if new_shape == 0:
-        raise layout_error(InjectivityError, "complement", "non-injective layout in complement",
-                           f"stride {strides[0]} overlaps the modes below it (which reach {res_d[-1]})",
-                           layout=layout)
-    res_s.append(new_shape)
-    new_stride = strides[0] * shapes[0]
-    rest_shape = _coalesce_shape(it.ceil_div(cotarget, new_stride))
-    rest_stride = 0 if rest_shape == 1 else new_stride
-    return _coalesce(Layout._make(tuple(res_s) + (rest_shape,), tuple(res_d) + (rest_stride,)))
+        res_d.append(d * s)
+    rest_shape = _coalesce_shape(it.ceil_div(cotarget, res_d[-1]))
+    res_s.append(rest_shape)
+    if rest_shape == 1:
+        res_d[-1] = 0
+    return _bw_coalesce(res_s, res_d, res_s[-1], res_d[-1])
 
 
 # ---------------------------------------------------------------------------
@@ -329,7 +370,9 @@ def right_inverse(layout):
     """A layout ``R`` with ``layout(R(i)) == i`` for all ``i < size(R)``, as large as CuTe finds.
 
     It follows the strides 1, s0*d0, ... of the coalesced layout (stride-0
-    modes are skipped); ``1:0`` if no stride is 1. ``right_inverse(_)`` is ``_``.
+    modes are skipped, and the chain stops where the stride's sign changes,
+    where C++ would return a wrong inverse); ``1:0`` if no stride is ±1.
+    ``right_inverse(_)`` is ``_``.
 
     >>> print(right_inverse(Layout((8, 4), (4, 1))))
     (4,8):(8,1)
@@ -360,6 +403,8 @@ def _right_inverse(layout: Layout) -> Layout:
             k = astride.index(nxt)
         except ValueError:
             break
+        if seq and (fd[k] > 0) != (fd[seq[0]] > 0):
+            break  # a sign change would break L(R(i)) == i (C++ keeps going and is wrong there)
         seq.append(k)
         nxt2 = fs[k] * astride[k]
         if nxt2 == nxt:
@@ -374,9 +419,10 @@ def left_inverse(layout):
     """A layout ``R`` with ``R(layout(i)) == i`` for all ``i < size(layout)``.
 
     Stride-0 modes are ignored (then ``layout(R(layout(i))) == layout(i)``).
-    Preconditions (checked): non-negative integer strides; the non-zero
-    strides, sorted, are injective and each divides the next (else no layout
-    is a left inverse). ``left_inverse(_)`` is ``_``.
+    Preconditions (checked): non-negative integer strides; sorted by stride,
+    each non-zero stride is a multiple of the previous one and lies beyond its
+    span (CuTe's construction; a non-injective layout fails this).
+    ``left_inverse(_)`` is ``_``.
 
     >>> print(left_inverse(Layout((4, 8), (1, 5))))
     (5,8):(1,4)
@@ -412,9 +458,13 @@ def _left_inverse(layout: Layout) -> Layout:
         else:
             reach = fd[prev] * fs[prev]
             if fd[i] < reach:
-                raise layout_error(InjectivityError, "left_inverse", "layout is not injective",
-                                   f"stride {fd[i]} lies inside the mode {fs[prev]}:{fd[prev]}",
-                                   layout=layout)
+                if not _injective_nonzero(fs, fd):
+                    raise layout_error(InjectivityError, "left_inverse", "layout is not injective",
+                                       f"stride {fd[i]} falls inside the span of mode {fs[prev]}:{fd[prev]}",
+                                       layout=layout)
+                raise layout_error(DivisibilityError, "left_inverse", "left inverse divisibility condition",
+                                   f"stride {fd[i]} falls inside the span of mode {fs[prev]}:{fd[prev]}: "
+                                   f"the modes interleave, so no layout inverts it", layout=layout)
             if fd[i] % fd[prev] != 0:
                 raise layout_error(DivisibilityError, "left_inverse", "left inverse divisibility condition",
                                    f"stride {fd[i]} is not a multiple of stride {fd[prev]}", layout=layout)
@@ -424,6 +474,15 @@ def _left_inverse(layout: Layout) -> Layout:
     res_s.append(fs[prev])
     res_d.append(pre[prev])
     return _coalesce(Layout._make(tuple(res_s), tuple(res_d)))
+
+
+def _injective_nonzero(fs, fd) -> bool:
+    """Brute force (error path only): are the offsets of the non-zero-stride modes distinct?"""
+    offs = [0]
+    for s, d in zip(fs, fd):
+        if d != 0:
+            offs = [o + k * d for k in range(s) for o in offs]
+    return len(set(offs)) == len(offs)
 
 
 # ---------------------------------------------------------------------------
@@ -504,7 +563,7 @@ def domain_distribute(a, n: int) -> Layout:
     """
     a = getattr(a, "shape", a)
     if not is_int(n):
-        raise TypeError(f"domain_distribute: n must be an int, got {n!r}")
+        raise TypeError(f"domain_distribute: n must be an int, got {_r(n)}")
     flat = it.flatten_to_tuple(a)
     res = []
     rest = n

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from . import int_tuple as it
-from .errors import LayoutError, layout_error
+from .errors import LayoutError, layout_error, _r
 from .int_tuple import has_underscore, is_int, to_str
 from .layout import Layout, slice_and_offset
 from .swizzle import Swizzle, make_swizzle
@@ -39,11 +39,11 @@ class ComposedLayout:
 
     def __init__(self, outer, offset, inner):
         if not (isinstance(outer, (Swizzle, Layout)) or getattr(outer, "_is_composed_layout", False)):
-            raise TypeError(f"ComposedLayout: outer must be a Swizzle or a layout, got {outer!r}")
+            raise TypeError(f"ComposedLayout: outer must be a Swizzle or a layout, got {_r(outer)}")
         if not (isinstance(inner, Layout) or getattr(inner, "_is_composed_layout", False)):
-            raise TypeError(f"ComposedLayout: inner must be a layout, got {inner!r}")
+            raise TypeError(f"ComposedLayout: inner must be a layout, got {_r(inner)}")
         if not (is_int(offset) or isinstance(offset, tuple)):
-            raise TypeError(f"ComposedLayout: offset must be an int, got {offset!r}")
+            raise TypeError(f"ComposedLayout: offset must be an int, got {_r(offset)}")
         object.__setattr__(self, "outer", outer)
         object.__setattr__(self, "offset", offset)
         object.__setattr__(self, "inner", inner)
@@ -184,14 +184,24 @@ def compose_layout_swizzle(layout: Layout, sw: Swizzle):
 
 
 def get_swizzle_portion(layout):
-    """The swizzle of a swizzled layout, ``Sw<0,4,3>`` (the identity) for a plain one."""
+    """The swizzle of a swizzled layout, ``Sw<0,4,3>`` (the identity) for a plain one.
+
+    >>> get_swizzle_portion(ComposedLayout(Swizzle(3, 3, 3), 0, Layout((8, 64), (64, 1))))
+    Swizzle(3, 3, 3)
+    >>> get_swizzle_portion(Layout(8))
+    Swizzle(0, 4, 3)
+    """
     if getattr(layout, "_is_composed_layout", False) and isinstance(layout.outer, Swizzle):
         return layout.outer
     return Swizzle(0, 4, 3)
 
 
 def get_nonswizzle_portion(layout):
-    """The layout under the swizzle of a swizzled layout (the layout itself if plain)."""
+    """The layout under the swizzle of a swizzled layout (the layout itself if plain).
+
+    >>> print(get_nonswizzle_portion(ComposedLayout(Swizzle(3, 3, 3), 0, Layout((8, 64), (64, 1)))))
+    (8,64):(64,1)
+    """
     if getattr(layout, "_is_composed_layout", False) and isinstance(layout.outer, Swizzle):
         return layout.inner
     return layout

@@ -11,6 +11,8 @@ in CuTe notation, e.g.::
 
 from __future__ import annotations
 
+import reprlib
+
 __all__ = [
     "LayoutError",
     "RankError",
@@ -29,6 +31,13 @@ class LayoutError(ValueError):
     Attributes:
         op: the public operation that rejected the input (e.g. ``"composition"``).
         rule: the violated condition, in CuTe's words.
+
+    >>> import cute_py
+    >>> try:
+    ...     cute_py.composition(cute_py.parse("(6,4):(1,10)"), cute_py.parse("4:4"))
+    ... except cute_py.LayoutError as e:
+    ...     print(type(e).__name__, e.op, "|", e.rule)
+    DivisibilityError composition | stride divisibility condition
     """
 
     def __init__(self, message: str, *, op: str = "", rule: str = ""):
@@ -38,19 +47,49 @@ class LayoutError(ValueError):
 
 
 class RankError(LayoutError):
-    """Ranks or profiles of the operands do not match what the operation needs."""
+    """Ranks or profiles of the operands do not match what the operation needs.
+
+    >>> import cute_py
+    >>> cute_py.get(cute_py.Layout((4, 8)), 2)
+    Traceback (most recent call last):
+    ...
+    cute_py.layouts.errors.RankError: get: mode index out of range: mode 2 of a rank-2 layout; layout = (4,8):(1,4)
+    """
 
 
 class DivisibilityError(LayoutError):
-    """A shape or stride divisibility condition of the algebra is violated."""
+    """A shape or stride divisibility condition of the algebra is violated.
+
+    >>> import cute_py
+    >>> cute_py.tile_to_shape(cute_py.Layout((2, 2)), (4, 6)).shape
+    ((2, 2), (2, 3))
+    >>> cute_py.tile_to_shape(cute_py.Layout((4, 4)), (4, 6))
+    Traceback (most recent call last):
+    ...
+    cute_py.layouts.errors.DivisibilityError: tile_to_shape: block shape does not divide the target shape: mode 1: 6 % 4 != 0; block = (4,4):(1,4), target_shape = (4,6)
+    """
 
 
 class InjectivityError(LayoutError):
-    """The operation needs an injective layout (e.g. complement, left_inverse)."""
+    """The operation needs an injective layout (e.g. complement).
+
+    >>> import cute_py
+    >>> cute_py.complement(cute_py.parse("(2,2):(1,1)"))
+    Traceback (most recent call last):
+    ...
+    cute_py.layouts.errors.InjectivityError: complement: non-injective layout in complement: stride 1 overlaps the modes below it (which reach 2); layout = (2,2):(1,1)
+    """
 
 
 class CoordinateError(LayoutError):
-    """A coordinate is not congruent with (or out of the domain of) a shape."""
+    """A coordinate is not congruent with the shape it indexes.
+
+    >>> import cute_py
+    >>> cute_py.Layout((4, 8))((1, 2, 3))
+    Traceback (most recent call last):
+    ...
+    cute_py.layouts.errors.CoordinateError: Layout.__call__: coordinate is not congruent with the shape; coord = (1,2,3), layout = (4,8):(1,4)
+    """
 
 
 class ParseError(LayoutError):
@@ -59,6 +98,13 @@ class ParseError(LayoutError):
     Attributes:
         text: the input text.
         pos: index of the offending character.
+
+    >>> import cute_py
+    >>> try:
+    ...     cute_py.parse("(4,2]:(1,4)")
+    ... except cute_py.ParseError as e:
+    ...     print(e.pos)
+    4
     """
 
     def __init__(self, message: str, *, text: str = "", pos: int = 0):
@@ -67,10 +113,29 @@ class ParseError(LayoutError):
         self.pos = pos
 
 
-def _fmt(x) -> str:
-    from .int_tuple import to_str
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 4
+_REPR.maxtuple = _REPR.maxlist = 12
+_REPR.maxstring = 60
 
-    return to_str(x)
+
+def _r(x) -> str:
+    """A short, recursion-safe repr for error messages (any input, however deep or long)."""
+    try:
+        return _REPR.repr(x)
+    except Exception:  # noqa: BLE001 - a broken __repr__ must not hide the real error
+        return f"<{type(x).__name__}>"
+
+
+def _fmt(x) -> str:
+    from .int_tuple import check_depth, to_str
+
+    try:
+        if isinstance(x, tuple):
+            check_depth("format", x, 8)
+        return to_str(x)
+    except (LayoutError, RecursionError):
+        return _r(x)
 
 
 def layout_error(cls, op: str, rule: str, detail: str = "", **operands) -> LayoutError:

@@ -31,7 +31,11 @@ __all__ = [
 
 
 class Underscore:
-    """The slicing marker ``_`` (CuTe's ``cute::_``): "keep this mode"."""
+    """The slicing marker ``_`` (CuTe's ``cute::_``): "keep this mode"; a singleton.
+
+    >>> Underscore() is _, _
+    (True, _)
+    """
 
     _instance = None
 
@@ -56,7 +60,7 @@ def is_int(x) -> bool:
     >>> is_int(3), is_int(True), is_int((3,))
     (True, False, False)
     """
-    return isinstance(x, Integral) and not isinstance(x, bool)
+    return type(x) is int or (isinstance(x, Integral) and not isinstance(x, bool))
 
 
 def is_tuple(x) -> bool:
@@ -71,6 +75,21 @@ def is_tuple(x) -> bool:
 def is_underscore(x) -> bool:
     """True for the slicing marker ``_``."""
     return x is _
+
+
+MAX_DEPTH = 32
+
+
+def check_depth(op: str, x, limit: int = MAX_DEPTH) -> None:
+    """Raise a LayoutError if the tuple ``x`` nests deeper than ``limit`` (guards every recursion)."""
+    level = [x]
+    for _d in range(limit + 1):
+        level = [e for t in level if isinstance(t, tuple) for e in t]
+        if not level:
+            return
+    from .errors import LayoutError
+
+    raise layout_error(LayoutError, op, f"operand nests deeper than {limit} levels")
 
 
 def has_underscore(x) -> bool:
@@ -138,16 +157,18 @@ def flatten_to_tuple(t) -> tuple:
     if not isinstance(t, tuple):
         return (t,)
     out = []
-    stack = [iter(t)]
-    while stack:
-        for e in stack[-1]:
-            if isinstance(e, tuple):
-                stack.append(iter(e))
-                break
-            out.append(e)
+    nested = False
+    for e in t:
+        if isinstance(e, tuple):
+            nested = True
+            for x in e:
+                if isinstance(x, tuple):
+                    out.extend(flatten_to_tuple(x))
+                else:
+                    out.append(x)
         else:
-            stack.pop()
-    return tuple(out)
+            out.append(e)
+    return tuple(out) if nested else t
 
 
 def unflatten(flat, profile):
@@ -543,13 +564,25 @@ def evenly_divides(shape, tiler) -> bool:
         if not isinstance(shape, tuple):
             shape = (shape,)
         return all(evenly_divides(s, t) for s, t in zip(shape, tiler))
-    t = product(tiler) if not hasattr(tiler, "shape") else product(tiler.shape)
     s = product(shape)
+    if hasattr(tiler, "shape"):  # a layout tiler: the rest is the size of its complement in shape
+        from .algebra import complement
+
+        return s == product(tiler.shape) * product(complement(tiler, shape).shape)
+    t = product(tiler)
     return s == t * ceil_div(s, t)
 
 
 # ---------------------------------------------------------------------------
 # Coordinates and indices
+
+
+def _tdivmod(a: int, b: int):
+    """``divmod`` rounding toward zero, as C++ integer division does (matters for negative indices)."""
+    if a >= 0:
+        return divmod(a, b)
+    q = -((-a) // b)
+    return q, a - q * b
 
 
 def crd2idx(coord, shape, stride=None):
@@ -586,9 +619,9 @@ def crd2idx(coord, shape, stride=None):
             if i == n - 1:
                 r = r + crd2idx(coord, s, d)
             else:
-                ps = product(s)
-                r = r + crd2idx(coord % ps, s, d)
-                coord = coord // ps
+                q, m = _tdivmod(coord, product(s))
+                r = r + crd2idx(m, s, d)
+                coord = q
         return r
     return coord * stride
 
@@ -634,9 +667,8 @@ def idx2crd(idx, shape, stride=None):
                 if k == n - 1:
                     out.append(idx2crd(idx, s))
                 else:
-                    ps = product(s)
-                    out.append(idx2crd(idx % ps, s))
-                    idx //= ps
+                    idx, m = _tdivmod(idx, product(s))
+                    out.append(idx2crd(m, s))
             return tuple(out)
         return idx
     if isinstance(idx, tuple):
@@ -653,7 +685,8 @@ def idx2crd(idx, shape, stride=None):
     if stride == 0:
         raise layout_error(CoordinateError, "idx2crd", "stride-0 mode of size > 1 has no inverse",
                            idx=idx, shape=shape, stride=stride)
-    return (idx // stride) % shape
+    q = _tdivmod(idx, stride)[0] if stride > 0 else -_tdivmod(idx, -stride)[0]
+    return _tdivmod(q, shape)[1]
 
 
 def crd2crd(coord, src_shape, dst_shape):

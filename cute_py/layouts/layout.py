@@ -17,7 +17,7 @@ from numbers import Integral
 
 from . import int_tuple as it
 from .basis import ArithmeticTuple, ScaledBasis, make_basis_like
-from .errors import CoordinateError, LayoutError, RankError, layout_error
+from .errors import CoordinateError, LayoutError, RankError, layout_error, _r
 from .int_tuple import _, has_underscore, to_str
 
 __all__ = [
@@ -56,7 +56,7 @@ def _norm(x, what: str, op: str, depth: int = 0):
             raise layout_error(LayoutError, op, f"{what} is nested deeper than {_MAX_DEPTH} levels")
         return tuple(_norm(e, what, op, depth + 1) for e in x)
     if isinstance(x, bool) or not (isinstance(x, Integral) or isinstance(x, ScaledBasis)):
-        raise TypeError(f"{op}: {what} leaves must be integers, got {x!r} of type {type(x).__name__}")
+        raise TypeError(f"{op}: {what} leaves must be integers, got {_r(x)} of type {type(x).__name__}")
     if isinstance(x, ScaledBasis):
         if what == "shape":
             raise TypeError(f"{op}: shape leaves must be integers, got basis element {x}")
@@ -84,7 +84,7 @@ class Layout:
     Layout((4,), (8,))
     """
 
-    __slots__ = ("shape", "stride", "_hash")
+    __slots__ = ("shape", "stride", "_hash", "_flat")
 
     def __init__(self, shape, stride=None):
         shape = _norm(shape, "shape", "Layout")
@@ -95,17 +95,19 @@ class Layout:
             if not it.congruent(shape, stride):
                 raise layout_error(RankError, "Layout", "shape and stride must be congruent",
                                    shape=shape, stride=stride)
-        object.__setattr__(self, "shape", shape)
-        object.__setattr__(self, "stride", stride)
-        object.__setattr__(self, "_hash", None)
+        _set_shape(self, shape)
+        _set_stride(self, stride)
+        _set_hash(self, None)
+        _set_flat(self, None)
 
-    @classmethod
-    def _make(cls, shape, stride):
-        """Fast constructor for already-validated shape and stride (internal)."""
-        self = object.__new__(cls)
-        object.__setattr__(self, "shape", shape)
-        object.__setattr__(self, "stride", stride)
-        object.__setattr__(self, "_hash", None)
+    @staticmethod
+    def _make(shape, stride):
+        """Fast constructor for an already-validated shape and stride (internal)."""
+        self = _new(Layout)
+        _set_shape(self, shape)
+        _set_stride(self, stride)
+        _set_hash(self, None)
+        _set_flat(self, None)
         return self
 
     def __setattr__(self, name, value):
@@ -128,8 +130,8 @@ class Layout:
     def __hash__(self):
         h = self._hash
         if h is None:
-            h = hash((Layout, self.shape, self.stride))
-            object.__setattr__(self, "_hash", h)
+            h = hash((self.shape, self.stride))
+            _set_hash(self, h)
         return h
 
     def __str__(self):
@@ -145,6 +147,8 @@ class Layout:
             coord = coord[0]
         elif not coord:
             raise TypeError("Layout.__call__: expected a coordinate")
+        if isinstance(coord, tuple):
+            it.check_depth("Layout.__call__", coord)
         if has_underscore(coord):
             return slice_(coord, self)
         _check_coord("Layout.__call__", coord, self)
@@ -229,13 +233,29 @@ class Layout:
         p.text(str(self))
 
 
+_new = object.__new__
+_set_shape = Layout.shape.__set__
+_set_stride = Layout.stride.__set__
+_set_hash = Layout._hash.__set__
+_set_flat = Layout._flat.__set__
+
+
+def flat_modes(layout: Layout):
+    """``(flatten_to_tuple(shape), flatten_to_tuple(stride))``, computed once per layout (internal)."""
+    f = layout._flat
+    if f is None:
+        f = (it.flatten_to_tuple(layout.shape), it.flatten_to_tuple(layout.stride))
+        _set_flat(layout, f)
+    return f
+
+
 def _check_coord(op, coord, layout):
     if isinstance(coord, tuple):
         if not _coord_fits(coord, layout.shape):
             raise layout_error(CoordinateError, op, "coordinate is not congruent with the shape",
                                coord=coord, layout=layout)
     elif not isinstance(coord, Integral) or isinstance(coord, bool):
-        raise TypeError(f"{op}: a coordinate must be an int or a tuple, got {coord!r}")
+        raise TypeError(f"{op}: a coordinate must be an int or a tuple, got {_r(coord)}")
 
 
 def _coord_fits(coord, shape) -> bool:
@@ -246,7 +266,11 @@ def _coord_fits(coord, shape) -> bool:
 
 
 def is_layout(x) -> bool:
-    """True for a :class:`Layout` or a ComposedLayout (anything with layout semantics)."""
+    """True for a :class:`Layout` or a ComposedLayout (anything with layout semantics).
+
+    >>> is_layout(Layout(4)), is_layout((4,))
+    (True, False)
+    """
     return isinstance(x, Layout) or getattr(x, "_is_composed_layout", False)
 
 
@@ -261,7 +285,7 @@ def make_layout(*args):
     * ``make_layout(shape, stride)``, ``make_layout(shape, LayoutLeft | LayoutRight)``;
     * ``make_layout(L0, L1, ...)``: concatenation, one mode per layout
       (postcondition: ``rank(result) == n`` and ``result[i] == Li``);
-    * ``make_layout(L)``: ``L`` itself.
+    * ``make_layout(L)``: ``L`` itself; ``make_layout(Sw)``: ``Sw o 0 o 2^(B+M+|S|):1``.
 
     >>> print(make_layout((4, 8), LayoutRight))
     (4,8):(8,1)
@@ -270,6 +294,11 @@ def make_layout(*args):
     """
     if not args:
         raise TypeError("make_layout: expected a shape or layouts")
+    if len(args) == 1 and getattr(args[0], "_is_swizzle", False):
+        from .composed import ComposedLayout
+
+        sw = args[0]
+        return ComposedLayout(sw, 0, Layout._make(sw.size(), 1))
     if all(isinstance(a, Layout) for a in args):
         if len(args) == 1:
             return args[0]
@@ -316,12 +345,16 @@ def make_layout_like(layout: Layout) -> Layout:
 
 
 def make_fragment_like(layout):
-    """Register-fragment layout like ``layout``: mode 0 compact col-major, the rest ordered like ``layout``.
+    """Register-fragment layout like ``layout`` (CuTe's rule).
 
-    Accepts a layout or a shape (a shape gives a compact col-major layout).
+    Mode 0 becomes compact column-major (its stride-0 leaves stay 0); the other
+    modes are ordered like ``layout``'s strides and placed after mode 0
+    (``tiled_product``). A shape, or a rank-1 layout, gives a compact layout.
 
     >>> print(make_fragment_like(Layout((2, 4, 3), (12, 1, 4))))
     (2,4,3):(1,2,8)
+    >>> print(make_fragment_like(Layout((4, 2), (0, 1))))
+    (4,(2)):(0,(1))
     """
     if getattr(layout, "_is_composed_layout", False):
         return make_fragment_like(layout.inner)
@@ -329,16 +362,12 @@ def make_fragment_like(layout):
         return Layout(layout)
     if not isinstance(layout.shape, tuple) or len(layout.shape) <= 1:
         return Layout(layout.shape)
-    first = Layout(layout.shape[0])
-    rest_shape = layout.shape[1:]
-    rest_stride = _scale(it.compact_order(rest_shape, layout.stride[1:]), it.product(layout.shape[0]))
-    return Layout._make((first.shape,) + rest_shape, (first.stride,) + rest_stride)
+    from .tiling import tiled_product
 
-
-def _scale(t, k):
-    if isinstance(t, tuple):
-        return tuple(_scale(x, k) for x in t)
-    return t * k
+    s0, d0 = layout.shape[0], layout.stride[0]
+    first = Layout._make(s0, it.compact_col_major(it.filter_zeros(d0, s0)))
+    rest = Layout._make(layout.shape[1:], it.compact_order(layout.shape[1:], layout.stride[1:]))
+    return tiled_product(first, rest)
 
 
 def make_identity_layout(shape) -> Layout:
@@ -355,7 +384,7 @@ def make_identity_layout(shape) -> Layout:
 
 def _require_layout(op, x):
     if not isinstance(x, Layout):
-        raise TypeError(f"{op}: expected a Layout, got {type(x).__name__}: {x!r}")
+        raise TypeError(f"{op}: expected a Layout, got {type(x).__name__}: {_r(x)}")
 
 
 # ---------------------------------------------------------------------------
@@ -371,13 +400,13 @@ def _sub(op, x, modes):
             x = x[i]
         else:
             if not isinstance(i, int):
-                raise TypeError(f"{op}: mode index must be an int, got {i!r}")
+                raise TypeError(f"{op}: mode index must be an int, got {_r(i)}")
             if isinstance(x, tuple):
                 if not -len(x) <= i < len(x):
                     raise layout_error(RankError, op, "mode index out of range",
                                        f"mode {i} of a rank-{len(x)} tuple", tuple=x)
                 x = x[i]
-            elif i != 0:
+            elif i not in (0, -1):
                 raise layout_error(RankError, op, "mode index out of range",
                                    f"mode {i} of an int", value=x)
     return x
@@ -452,7 +481,7 @@ def coshape(layout, *modes):
         return coshape(layout.inner)
     _require_layout("coshape", layout)
     last = 0
-    for s, d in builtins.zip(it.flatten_to_tuple(layout.shape), it.flatten_to_tuple(layout.stride)):
+    for s, d in builtins.zip(*flat_modes(layout)):
         last = last + (s - 1) * abs(d)
     if isinstance(last, ScaledBasis):
         last = last.to_tuple()
@@ -473,7 +502,15 @@ def cosize(layout, *modes) -> int:
     >>> cosize(Layout((4, 2), (1, 16))), cosize(Layout((4, 2), (-1, 4)))
     (20, 8)
     """
-    layout = _sub("cosize", layout, modes)
+    if modes:
+        layout = _sub("cosize", layout, modes)
+    if type(layout) is Layout:
+        last = 0
+        for s, d in builtins.zip(*flat_modes(layout)):
+            if type(d) is not int:
+                return it.product(coshape(layout))
+            last += (s - 1) * (d if d >= 0 else -d)
+        return last + 1
     if getattr(layout, "_is_composed_layout", False):
         return layout.cosize()
     return it.product(coshape(layout))
@@ -523,13 +560,13 @@ def get(layout, *modes):
     shp, std = layout.shape, layout.stride
     for i in modes:
         if not isinstance(i, int):
-            raise TypeError(f"get: mode index must be an int, got {i!r}")
+            raise TypeError(f"get: mode index must be an int, got {_r(i)}")
         if isinstance(shp, tuple):
             if not -len(shp) <= i < len(shp):
                 raise layout_error(RankError, "get", "mode index out of range",
                                    f"mode {i} of a rank-{len(shp)} layout", layout=layout)
             shp, std = shp[i], std[i]
-        elif i != 0:
+        elif i not in (0, -1):
             raise layout_error(RankError, "get", "mode index out of range",
                                f"mode {i} of a rank-1 layout", layout=layout)
     return Layout._make(shp, std)
@@ -560,7 +597,7 @@ def select(layout, *modes):
     for i in modes:
         if not isinstance(i, int) or not -len(s) <= i < len(s):
             raise layout_error(RankError, "select", "mode index out of range",
-                               f"mode {i!r} of a rank-{len(s)} layout", layout=layout)
+                               f"mode {_r(i)} of a rank-{len(s)} layout", layout=layout)
     return Layout._make(tuple(s[i] for i in modes), tuple(d[i] for i in modes))
 
 
@@ -666,12 +703,16 @@ def replace(layout, i: int, x):
 
 
 def _zip_tuple(t):
-    if isinstance(t, tuple) and t and isinstance(t[0], tuple):
+    """CuTe's tuple ``zip``: transpose a rank-R0 x rank-R1 tuple; a tuple of non-tuples is wrapped."""
+    if not isinstance(t, tuple):
+        return t
+    if t and isinstance(t[0], tuple):
         n = len(t[0])
         if any(not isinstance(e, tuple) or len(e) != n for e in t):
-            raise layout_error(RankError, "zip", "modes to zip must all have the same rank", tuple=t)
+            raise layout_error(RankError, "zip", "mismatched ranks: modes to zip must all have the same rank",
+                               tuple=t)
         return tuple(tuple(e[i] for e in t) for i in range(n))
-    return t
+    return (t,)
 
 
 def zip(layout, other=None):  # noqa: A001 - CuTe's name
@@ -679,6 +720,8 @@ def zip(layout, other=None):  # noqa: A001 - CuTe's name
 
     >>> print(zip(Layout(((2, 3), (4, 5)))))
     ((2,4),(3,5)):((1,6),(2,24))
+    >>> print(zip(Layout(4), Layout(2, 4)))
+    ((4,2)):((1,4))
     """
     _require_layout("zip", layout)
     if other is not None:
@@ -740,6 +783,7 @@ def slice_(coord, layout):
     if getattr(layout, "_is_composed_layout", False):
         return layout(coord)
     _require_layout("slice", layout)
+    it.check_depth("slice", coord)
     return Layout._make(_slice_tuple(coord, layout.shape, "slice"),
                         _slice_tuple(coord, layout.stride, "slice"))
 
@@ -763,6 +807,7 @@ def dice(coord, layout):
     (8):(4)
     """
     _require_layout("dice", layout)
+    it.check_depth("dice", coord)
     return Layout._make(_dice_tuple(coord, layout.shape, "dice"),
                         _dice_tuple(coord, layout.stride, "dice"))
 

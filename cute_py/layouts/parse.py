@@ -20,10 +20,12 @@ Sw<3,4,3> o 0 o (8,64):(64,1)
 from __future__ import annotations
 
 from .basis import ScaledBasis
-from .errors import ParseError
+from .errors import ParseError, _r
 from .int_tuple import _
 
 __all__ = ["parse"]
+
+_DIGITS = "0123456789"
 
 
 class _Parser:
@@ -47,19 +49,19 @@ class _Parser:
 
     def expect(self, s: str):
         if not self.peek(s):
-            raise self.error(f"expected {s!r}")
+            raise self.error(f"expected {_r(s)}")
         self.pos += len(s)
 
     def int_(self) -> int:
         self.skip()
         t, start = self.text, self.pos
         if self.pos < len(t) and t[self.pos] == "_" and self.pos + 1 < len(t) and (
-                t[self.pos + 1].isdigit() or t[self.pos + 1] == "-"):
+                t[self.pos + 1] in _DIGITS or t[self.pos + 1] == "-"):
             self.pos += 1
         if self.pos < len(t) and t[self.pos] in "+-":
             self.pos += 1
         d0 = self.pos
-        while self.pos < len(t) and t[self.pos].isdigit():
+        while self.pos < len(t) and t[self.pos] in _DIGITS:
             self.pos += 1
         if self.pos == d0:
             self.pos = start
@@ -96,7 +98,7 @@ class _Parser:
                     continue
                 self.expect(")")
                 return tuple(items)
-        if self.peek("_") and not (self.pos + 1 < len(self.text) and self.text[self.pos + 1].isdigit()):
+        if self.peek("_") and not (self.pos + 1 < len(self.text) and self.text[self.pos + 1] in _DIGITS + "-"):
             self.pos += 1
             return _
         return self.elem()
@@ -112,11 +114,13 @@ class _Parser:
                 self.expect(",")
                 m = self.int_()
                 self.expect(",")
+                start = self.pos
                 s = self.int_()
                 self.expect(">")
                 try:
                     return Swizzle(b, m, s)
                 except ValueError as e:
+                    self.pos = start
                     raise self.error(str(e)) from None
         start = self.pos
         shape = self.inttuple()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from . import int_tuple as it
-from .errors import DivisibilityError, LayoutError, layout_error
+from .errors import DivisibilityError, LayoutError, layout_error, _r
 from .int_tuple import is_int
 from .layout import Layout, _modes
 from .swizzle import Swizzle
@@ -40,17 +40,19 @@ def sizeof_bits(t) -> int:
         return int(t)
     if isinstance(t, str) and t.lower() in _BITS:
         return _BITS[t.lower()]
-    raise TypeError(f"sizeof_bits: unknown type {t!r}; give a bit width or one of {sorted(_BITS)}")
+    raise TypeError(f"sizeof_bits: unknown type {_r(t)}; give a bit width or one of {sorted(_BITS)}")
 
 
 def _check_n(op, n):
     if not is_int(n) or n < 1:
-        raise layout_error(LayoutError, op, "the factor must be a positive int", f"n={n!r}")
+        raise layout_error(LayoutError, op, "the factor must be a positive int", f"n={_r(n)}")
 
 
 def _upcast_leaf(s, d, n, layout):
     if d == 0:
         return s, d
+    if s == 1:  # a size-1 mode's stride is never used: no divisibility needed
+        return s, it.signum(d) * it.ceil_div(abs(d), n)
     ad = abs(d)
     if ad % n != 0 and n % ad != 0:
         raise layout_error(DivisibilityError, "upcast", "divisibility condition",
@@ -83,7 +85,7 @@ def upcast(layout, n: int):
         off = layout.offset
         return ComposedLayout(upcast(layout.outer, n), off // n if is_int(off) else off, upcast(layout.inner, n))
     if not isinstance(layout, Layout):
-        raise TypeError(f"upcast: expected a layout or swizzle, got {layout!r}")
+        raise TypeError(f"upcast: expected a layout or swizzle, got {_r(layout)}")
     s, d = _map_leaves(layout.shape, layout.stride, lambda s, d: _upcast_leaf(s, d, n, layout))
     return Layout._make(s, d)
 
@@ -105,7 +107,7 @@ def downcast(layout, n: int):
         off = layout.offset
         return ComposedLayout(downcast(layout.outer, n), off * n, downcast(layout.inner, n))
     if not isinstance(layout, Layout):
-        raise TypeError(f"downcast: expected a layout or swizzle, got {layout!r}")
+        raise TypeError(f"downcast: expected a layout or swizzle, got {_r(layout)}")
     if not any(d in (1, -1) for d in it.flatten_to_tuple(layout.stride)):
         raise layout_error(LayoutError, "downcast", "downcast requires adjacent elements (a stride-1 mode)",
                            layout=layout, n=n)
@@ -135,14 +137,18 @@ def recast_layout(layout, old_type, new_type):
 
 
 def max_alignment(layout) -> int:
-    """Largest ``n`` such that aligned ``n``-element vectors of the domain stay contiguous.
+    """Largest ``n`` such that aligned ``n``-element vectors of the layout stay contiguous.
 
-    For a Layout: gcd of the extent of its stride-1 mode (after coalescing) and
-    every other non-zero stride; 1 if there is no stride-1 mode. For a Swizzle:
-    ``2^M``. For a swizzled layout, the gcd of both.
+    For a Layout (CuTe's rule): divide the coalesced layout by its right
+    inverse (the contiguous part, in memory order) and take the gcd of that
+    part's size and the strides of the rest. For a Swizzle: ``2^M``. For a
+    swizzled layout, the gcd of both. ``upcast(layout, max_alignment(layout))``
+    succeeds.
 
-    >>> max_alignment(Layout((8, 64), (64, 1))), max_alignment(Swizzle(3, 4, 3))
-    (64, 16)
+    >>> max_alignment(Layout((8, 64), (64, 1))), max_alignment(Layout((4, 8), (16, 1)))
+    (512, 8)
+    >>> max_alignment(Swizzle(3, 4, 3))
+    16
     """
     if isinstance(layout, Swizzle):
         return 1 << layout.base
@@ -152,16 +158,16 @@ def max_alignment(layout) -> int:
             return math.gcd(a, layout.offset) if layout.offset else a
         return 1
     if not isinstance(layout, Layout):
-        raise TypeError(f"max_alignment: expected a layout, got {layout!r}")
-    from .algebra import coalesce
+        raise TypeError(f"max_alignment: expected a layout, got {_r(layout)}")
+    from .algebra import coalesce, right_inverse
+    from .tiling import logical_divide
 
-    s, d = _modes(coalesce(layout))
-    vec = [i for i, x in enumerate(d) if x == 1]
-    if not vec:
+    c = coalesce(layout)
+    try:
+        p = logical_divide(c, right_inverse(c))
+    except LayoutError:
         return 1
-    v = vec[0]
-    g = s[v]
-    for i, x in enumerate(d):
-        if i != v and x != 0:
-            g = math.gcd(g, abs(x))
+    g = it.product(p.shape[0])
+    for d in it.flatten_to_tuple(p.stride[1]):
+        g = math.gcd(g, abs(d))
     return g

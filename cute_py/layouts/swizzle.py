@@ -14,7 +14,7 @@ Sw<3,4,3>
 
 from __future__ import annotations
 
-from .errors import LayoutError, layout_error
+from .errors import LayoutError, layout_error, _r
 from .int_tuple import is_int
 
 __all__ = ["Swizzle", "make_swizzle", "shiftr", "shiftl"]
@@ -48,7 +48,7 @@ class Swizzle:
     def __init__(self, bits: int, base: int, shift: int):
         for name, v in (("B", bits), ("M", base), ("S", shift)):
             if not is_int(v):
-                raise TypeError(f"Swizzle: {name} must be an int, got {v!r}")
+                raise TypeError(f"Swizzle: {name} must be an int, got {_r(v)}")
         bits, base, shift = int(bits), int(base), int(shift)
         if bits < 0 or base < 0 or abs(shift) < bits:
             raise layout_error(LayoutError, "Swizzle", "need B >= 0, M >= 0 and |S| >= B",
@@ -155,7 +155,7 @@ def make_swizzle(yyy_msk: int, zzz_msk: int) -> Swizzle:
         raise layout_error(LayoutError, "make_swizzle", "number of bits in Y and Z don't match",
                            f"Y={yyy_msk:#b}, Z={zzz_msk:#b}")
     if by == 0:
-        return Swizzle(0, 4, 3)
+        return Swizzle(0, 0, 0)
     ty = (yyy_msk & -yyy_msk).bit_length() - 1
     tz = (zzz_msk & -zzz_msk).bit_length() - 1
     sw = Swizzle(by, min(ty, tz), ty - tz)

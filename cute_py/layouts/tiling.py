@@ -14,11 +14,11 @@ import builtins
 from functools import lru_cache
 
 from . import int_tuple as it
-from .algebra import _CACHE, _coalesce, _is_composed, complement, composition
-from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error
+from .algebra import _CACHE, _coalesce, _is_composed, _tiler_arg, complement, composition
+from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r
 from .int_tuple import _, is_int
 from .layout import (
-    Layout, LayoutLeft, append, cosize, make_layout, make_ordered_layout, transform_layout, zip,
+    Layout, LayoutLeft, LayoutRight, append, cosize, make_layout, make_ordered_layout, transform_layout, zip,
 )
 
 __all__ = [
@@ -33,7 +33,7 @@ def _tiler_layout(op, t):
         return t
     if is_int(t):
         return Layout(t)
-    raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {type(t).__name__}: {t!r}")
+    raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {type(t).__name__}: {_r(t)}")
 
 
 def _check_tiler_rank(op, layout, tiler):
@@ -59,8 +59,8 @@ def logical_divide(layout, tiler):
     if _is_composed(layout):
         return layout._with_inner(logical_divide(layout.inner, tiler))
     if not isinstance(layout, Layout):
-        raise TypeError(f"logical_divide: expected a Layout, got {layout!r}")
-    return _logical_divide(layout, tiler)
+        raise TypeError(f"logical_divide: expected a Layout, got {_r(layout)}")
+    return _logical_divide(layout, _tiler_arg("logical_divide", tiler))
 
 
 @lru_cache(maxsize=_CACHE)
@@ -128,6 +128,11 @@ def zipped_divide(layout, tiler):
     """
     if _is_composed(layout):
         return layout._with_inner(zipped_divide(layout.inner, tiler))
+    return _zipped_divide(layout, _tiler_arg("zipped_divide", tiler))
+
+
+@lru_cache(maxsize=_CACHE)
+def _zipped_divide(layout, tiler):
     return tile_unzip(logical_divide(layout, tiler), tiler)
 
 
@@ -167,8 +172,8 @@ def logical_product(block, tiler):
     if _is_composed(block):
         return block._with_inner(logical_product(block.inner, tiler))
     if not isinstance(block, Layout):
-        raise TypeError(f"logical_product: expected a Layout, got {block!r}")
-    return _logical_product(block, tiler)
+        raise TypeError(f"logical_product: expected a Layout, got {_r(block)}")
+    return _logical_product(block, _tiler_arg("logical_product", tiler))
 
 
 @lru_cache(maxsize=_CACHE)
@@ -181,9 +186,25 @@ def _logical_product(block, tiler):
     t = _tiler_layout("logical_product", tiler)
     try:
         rest = complement(block, it.product(block.shape) * cosize(t))
-        return make_layout(block, composition(rest, t))
+        result = make_layout(block, composition(rest, t))
     except LayoutError as e:
         raise in_operation(e, "logical_product", A=block, B=t) from None
+    if it.product(rest.shape) < cosize(t) and not _injective(result):
+        # C++'s complement floors the gaps of a block whose strides don't divide; B then
+        # reaches past the complement's domain and the copies of A overlap.
+        raise layout_error(DivisibilityError, "logical_product", "complement of A cannot hold B",
+                           f"complement(A) = {rest} has size {it.product(rest.shape)} < cosize(B) = "
+                           f"{cosize(t)} and extending it makes copies of A overlap", A=block, B=t)
+    return result
+
+
+def _injective(layout) -> bool:
+    """Brute force: distinct offsets for distinct coordinates (stride-0 modes excepted)."""
+    from .algebra import filter as _filter
+
+    f = _filter(layout)
+    n = it.product(f.shape)
+    return len({f(i) for i in range(n)}) == n
 
 
 def zipped_product(block, tiler):
@@ -194,6 +215,11 @@ def zipped_product(block, tiler):
     """
     if _is_composed(block):
         return block._with_inner(zipped_product(block.inner, tiler))
+    return _zipped_product(block, _tiler_arg("zipped_product", tiler))
+
+
+@lru_cache(maxsize=_CACHE)
+def _zipped_product(block, tiler):
     return tile_unzip(logical_product(block, tiler), tiler)
 
 
@@ -223,13 +249,6 @@ def _rank(layout):
     return len(layout.shape) if isinstance(layout.shape, tuple) else 1
 
 
-def _padded_product(op, block, tiler):
-    if not isinstance(tiler, Layout):
-        tiler = _tiler_layout(op, tiler)
-    r = max(_rank(block), _rank(tiler))
-    return logical_product(append(block, n=r), append(tiler, n=r))
-
-
 def blocked_product(block, tiler):
     """Per mode: the block first, then its repetitions (``zip(A, B')`` of the logical product).
 
@@ -241,10 +260,11 @@ def blocked_product(block, tiler):
     """
     if _is_composed(block):
         return block._with_inner(blocked_product(block.inner, tiler))
+    if not isinstance(block, Layout):
+        raise TypeError(f"blocked_product: expected a Layout block, got {_r(block)}")
     if getattr(tiler, "_is_composed_layout", False):
         raise TypeError("blocked_product: the tiler must be a plain layout")
-    lp = _padded_product("blocked_product", block, tiler)
-    return zip(lp[0], lp[1])
+    return _blocked_raked(block, _tiler_arg("blocked_product", tiler), True)
 
 
 def raked_product(block, tiler):
@@ -255,10 +275,21 @@ def raked_product(block, tiler):
     """
     if _is_composed(block):
         return block._with_inner(raked_product(block.inner, tiler))
+    if not isinstance(block, Layout):
+        raise TypeError(f"raked_product: expected a Layout block, got {_r(block)}")
     if getattr(tiler, "_is_composed_layout", False):
         raise TypeError("raked_product: the tiler must be a plain layout")
-    lp = _padded_product("raked_product", block, tiler)
-    return zip(lp[1], lp[0])
+    return _blocked_raked(block, _tiler_arg("raked_product", tiler), False)
+
+
+@lru_cache(maxsize=_CACHE)
+def _blocked_raked(block, tiler, blocked):
+    op = "blocked_product" if blocked else "raked_product"
+    tiler = _tiler_layout(op, tiler)
+    r = max(_rank(block), _rank(tiler))
+    lp = logical_product(append(block, n=r), append(tiler, n=r))
+    first, second = (lp[0], lp[1]) if blocked else (lp[1], lp[0])
+    return zip(first, second)
 
 
 def tile_to_shape(block, target_shape, order=LayoutLeft):
@@ -276,8 +307,23 @@ def tile_to_shape(block, target_shape, order=LayoutLeft):
     if _is_composed(block):
         return block._with_inner(tile_to_shape(block.inner, target_shape, order))
     if not isinstance(block, Layout):
-        raise TypeError(f"tile_to_shape: expected a Layout, got {block!r}")
-    target_shape = getattr(target_shape, "shape", target_shape)
+        raise TypeError(f"tile_to_shape: expected a Layout, got {_r(block)}")
+    target_shape = _tiler_arg("tile_to_shape", getattr(target_shape, "shape", target_shape))
+    if not (is_int(target_shape) or isinstance(target_shape, tuple)):
+        raise TypeError(f"tile_to_shape: target shape must be an IntTuple, got {_r(target_shape)}")
+    if order is not LayoutLeft and order is not LayoutRight:
+        if isinstance(order, list):
+            order = tuple(order)
+        it.check_depth("tile_to_shape", order)
+        if not all(is_int(o) for o in it.flatten_to_tuple(order)) or not it.weakly_congruent(order, it.product_each(target_shape)) or (
+                isinstance(target_shape, tuple) and not isinstance(order, tuple)):
+            raise layout_error(RankError, "tile_to_shape", "order must have one entry per target mode",
+                               order=order, target_shape=target_shape)
+    return _tile_to_shape(block, target_shape, order)
+
+
+@lru_cache(maxsize=_CACHE)
+def _tile_to_shape(block, target_shape, order):
     r = it.rank(target_shape)
     if _rank(block) > r:
         raise layout_error(RankError, "tile_to_shape", "rank of the block must be <= rank of the target shape",

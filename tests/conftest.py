@@ -1,0 +1,8 @@
+"""Put tests/ on sys.path so test modules can ``from strategies import ...``."""
+
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
