@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import cute_py
 from cute_py import (
     InjectivityError, Layout, LayoutError, coalesce, complement, cosize, filter as cute_filter,
     make_layout, parse,

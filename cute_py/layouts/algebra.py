@@ -18,7 +18,7 @@ from . import int_tuple as it
 from .basis import ScaledBasis
 from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r
 from .int_tuple import _, is_int
-from .layout import Layout, _modes, coprofile, cosize, flat_modes, transform_layout
+from .layout import Layout, _modes, coprofile, flat_modes, transform_layout
 
 __all__ = [
     "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse",

@@ -13,7 +13,7 @@ import math
 from . import int_tuple as it
 from .errors import DivisibilityError, LayoutError, layout_error, _r
 from .int_tuple import is_int
-from .layout import Layout, _modes
+from .layout import Layout
 from .swizzle import Swizzle
 
 __all__ = ["upcast", "downcast", "recast_layout", "max_alignment", "sizeof_bits"]

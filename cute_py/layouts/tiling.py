@@ -18,7 +18,7 @@ from .algebra import _CACHE, _coalesce, _is_composed, _tiler_arg, complement, co
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r
 from .int_tuple import _, is_int
 from .layout import (
-    Layout, LayoutLeft, LayoutRight, append, cosize, make_layout, make_ordered_layout, transform_layout, zip,
+    Layout, LayoutLeft, LayoutRight, append, cosize, make_ordered_layout, transform_layout, zip,
 )
 
 __all__ = [
@@ -72,7 +72,8 @@ def _logical_divide(layout, tiler):
         return layout
     t = _tiler_layout("logical_divide", tiler)
     try:
-        return composition(layout, make_layout(t, complement(t, _coalesce(layout).shape)))
+        rest = complement(t, _coalesce(layout).shape)
+        return composition(layout, Layout._make((t.shape, rest.shape), (t.stride, rest.stride)))
     except LayoutError as e:
         raise in_operation(e, "logical_divide", A=layout, tiler=t) from None
 
@@ -184,17 +185,19 @@ def _logical_product(block, tiler):
     if tiler is _:
         return block
     t = _tiler_layout("logical_product", tiler)
+    cosize_t = cosize(t)
     try:
-        rest = complement(block, it.product(block.shape) * cosize(t))
-        result = make_layout(block, composition(rest, t))
+        rest = complement(block, it.product(block.shape) * cosize_t)
+        tiled = composition(rest, t)
     except LayoutError as e:
         raise in_operation(e, "logical_product", A=block, B=t) from None
-    if it.product(rest.shape) < cosize(t) and not _injective(result):
+    result = Layout._make((block.shape, tiled.shape), (block.stride, tiled.stride))
+    if it.product(rest.shape) < cosize_t and not _injective(result):
         # C++'s complement floors the gaps of a block whose strides don't divide; B then
         # reaches past the complement's domain and the copies of A overlap.
         raise layout_error(DivisibilityError, "logical_product", "complement of A cannot hold B",
                            f"complement(A) = {rest} has size {it.product(rest.shape)} < cosize(B) = "
-                           f"{cosize(t)} and extending it makes copies of A overlap", A=block, B=t)
+                           f"{cosize_t} and extending it makes copies of A overlap", A=block, B=t)
     return result
 
 
