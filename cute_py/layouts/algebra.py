@@ -38,7 +38,12 @@ def _require_layout(op, x, name="layout"):
 
 
 def _tiler_arg(op, x):
-    """Lists become tuples (recursively) so tilers can key the memo caches; other unhashables are rejected."""
+    """Lists become tuples (recursively) so tilers can key the memo caches; other unhashables are rejected.
+
+    Bools are rejected here: ``True == 1`` would otherwise hit the cache entry of the int tiler 1.
+    """
+    if isinstance(x, bool):
+        raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {x!r}")
     if isinstance(x, list):
         x = tuple(_tiler_arg(op, e) for e in x)
     elif isinstance(x, tuple) and any(isinstance(e, list) for e in x):
@@ -50,6 +55,8 @@ def _tiler_arg(op, x):
     if isinstance(x, tuple):
         it.check_depth(op, x)
         for e in it.flatten_to_tuple(x):
+            if isinstance(e, bool):
+                raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {_r(x)}")
             if is_int(e) and e < 1:
                 raise layout_error(LayoutError, op, "tiler extents must be positive", f"found {e}", tiler=x)
     elif is_int(x) and x < 1:
