@@ -13,7 +13,7 @@ import math
 from . import int_tuple as it
 from .errors import DivisibilityError, LayoutError, layout_error, _r
 from .int_tuple import is_int
-from .layout import Layout
+from .layout import Layout, flat_modes
 from .swizzle import Swizzle
 
 __all__ = ["upcast", "downcast", "recast_layout", "max_alignment", "sizeof_bits"]
@@ -141,9 +141,10 @@ def max_alignment(layout) -> int:
 
     For a Layout (CuTe's rule): divide the coalesced layout by its right
     inverse (the contiguous part, in memory order) and take the gcd of that
-    part's size and the strides of the rest. For a Swizzle: ``2^M``. For a
-    swizzled layout, the gcd of both. ``upcast(layout, max_alignment(layout))``
-    succeeds.
+    part's size and the strides of the rest, then the largest divisor of it
+    that every leaf stride admits (upcast does not coalesce). For a Swizzle:
+    ``2^M``. For a swizzled layout, the gcd of both.
+    ``upcast(layout, max_alignment(layout))`` always succeeds.
 
     >>> max_alignment(Layout((8, 64), (64, 1))), max_alignment(Layout((4, 8), (16, 1)))
     (512, 8)
@@ -170,4 +171,9 @@ def max_alignment(layout) -> int:
     g = it.product(p.shape[0])
     for d in it.flatten_to_tuple(p.stride[1]):
         g = math.gcd(g, abs(d))
-    return g
+    # upcast works leaf by leaf (it does not coalesce): keep the largest divisor of g it accepts.
+    leaves = [(s, abs(d)) for s, d in zip(*flat_modes(layout)) if d != 0 and s != 1]
+    for n in sorted((k for k in range(1, g + 1) if g % k == 0), reverse=True):
+        if all(d % n == 0 or n % d == 0 for _, d in leaves):
+            return n
+    return 1
