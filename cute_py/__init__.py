@@ -10,6 +10,14 @@ The algebra lives in :mod:`cute_py.layouts` and is re-exported here, so
 
 from .layouts import *  # noqa: F401,F403
 from .layouts import __all__ as _layout_all
+from . import atoms  # noqa: E402
+from .atoms import (  # noqa: E402
+    CopyAtom, MMAAtom, TiledCopy, TiledMMA, make_copy_atom, make_tiled_copy, make_tiled_copy_A,
+    make_tiled_copy_B, make_tiled_copy_C, make_tiled_mma,
+)
 
 __version__ = "0.1.0"
-__all__ = list(_layout_all) + ["__version__"]
+__all__ = list(_layout_all) + [
+    "atoms", "MMAAtom", "CopyAtom", "TiledMMA", "TiledCopy", "make_copy_atom", "make_tiled_mma",
+    "make_tiled_copy", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C", "__version__",
+]
