@@ -21,3 +21,10 @@ __all__ = list(_layout_all) + [
     "atoms", "MMAAtom", "CopyAtom", "TiledMMA", "TiledCopy", "make_copy_atom", "make_tiled_mma",
     "make_tiled_copy", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C", "__version__",
 ]
+
+# Last, the renderers: importing cute_py.viz sets _repr_svg_/_repr_html_ on the layout, atom and
+# tiling classes, so notebooks draw them with no extra call (layouts/ and atoms/ never import viz).
+from . import viz  # noqa: E402,F401
+from .viz.explain import explain  # noqa: E402
+
+__all__ += ["explain"]

@@ -2,13 +2,24 @@
 
 ``cute-py tour`` (also what plain ``cute-py`` runs) prints a short, live tour of
 the layout algebra: every result below is computed when the command runs.
+
+``cute-py show LAYOUT [--swizzle B,M,S] [--format text|svg|latex|html] [--banks --dtype bf16]
+[--access PATTERN] [-o FILE]`` draws a layout (CuTe notation); ``cute-py mma ATOM
+[--tiled 2,1,1] [--format ...]`` prints an MMA atom or TiledMMA and its TV layouts;
+``cute-py explain OP ARG...`` prints the derivation of an algebra operation.
+
+Exit codes: 0 success; 2 a malformed argument (a layout that does not parse,
+with the position of the bad character), an unknown atom or operation; 1 an
+input the algebra rejects (the LayoutError's message is printed).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from . import __version__
+from .layouts.errors import LayoutError
 
 
 def _version() -> str:
@@ -76,14 +87,227 @@ def tour() -> None:
     print(f"  row 1, columns 0,8,...,56 -> {row}")
 
 
+class CliError(Exception):
+    """A one-line error for the user; ``code`` is the exit status."""
+
+    def __init__(self, message: str, code: int = 2):
+        super().__init__(message)
+        self.code = code
+
+
+def _parse_error_line(what: str, text: str, err, offset: int = 0) -> str:
+    """One line naming the bad character of ``text`` by its position (ParseError.pos)."""
+    pos = err.pos + offset
+    reason = str(err).splitlines()[0]
+    if reason.startswith("parse: "):
+        reason = reason[len("parse: "):]
+    reason = reason.rsplit(" at position ", 1)[0]
+    return (f"malformed {what} {text!r} at position {pos}: {reason}; "
+            f"here: {text[:pos]!r} >>> {text[pos:]!r}")
+
+
+def parse_value(text: str, what: str = "LAYOUT"):
+    """Parse a CLI argument: CuTe text, ``_``, or a by-mode tiler ``<a,b,...>``; CliError (code 2) if malformed."""
+    from .layouts import ParseError, parse
+    from .layouts.int_tuple import _
+
+    s = text.strip()
+    lead = len(text) - len(text.lstrip())
+    if s == "_":
+        return _
+    if s.startswith("<") and s.endswith(">") and not s.startswith(("S<", "Sw<")):
+        parts, depth, start = [], 0, 1
+        for i, ch in enumerate(s[1:-1], start=1):
+            if ch in "(<":
+                depth += 1
+            elif ch in ")>":
+                depth -= 1
+            elif ch == "," and depth == 0:
+                parts.append((start, s[start:i]))
+                start = i + 1
+        parts.append((start, s[start:-1]))
+        out = []
+        for off, part in parts:
+            try:
+                out.append(_ if part.strip() == "_" else parse(part))
+            except ParseError as e:
+                raise CliError(_parse_error_line(what, text, e, lead + off)) from None
+        return tuple(out)
+    try:
+        return parse(text)
+    except ParseError as e:
+        raise CliError(_parse_error_line(what, text, e)) from None
+
+
+def _ints(text: str, n: int, what: str) -> tuple:
+    parts = [p.strip() for p in text.strip("()").split(",")]
+    try:
+        vals = tuple(int(p) for p in parts)
+    except ValueError:
+        vals = ()
+    if len(vals) != n:
+        raise CliError(f"{what} must be {n} comma-separated integers, got {text!r}")
+    return vals
+
+
+def _render(obj, fmt: str, **options) -> str:
+    """The picture of ``obj`` in ``fmt`` from cute_py.viz (text, svg, latex or html)."""
+    try:
+        from . import viz
+    except ImportError as e:  # pragma: no cover - viz ships with the package
+        raise CliError(f"--format {fmt} needs cute_py.viz, which failed to import: {e}", 1) from None
+    fn = getattr(viz, {"text": "to_text", "svg": "to_svg", "latex": "to_latex", "html": "to_html"}[fmt], None)
+    if fn is None:
+        raise CliError(f"--format {fmt} needs cute_py.viz.to_{fmt}, which this installation does not have", 1)
+    if fmt in ("text", "latex"):
+        options = {}
+    return fn(obj, **options)
+
+
+def _emit(text: str, out) -> None:
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text if text.endswith("\n") else text + "\n")
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def cmd_show(args) -> int:
+    from .layouts import ComposedLayout, Layout, Swizzle, composition
+    from .layouts import int_tuple as it
+
+    obj = parse_value(args.layout, "LAYOUT")
+    if args.banks or args.access:
+        from .layouts.dtypes import dtype
+
+        try:
+            dtype(args.dtype)
+        except (KeyError, ValueError, TypeError):
+            raise CliError(f"unknown --dtype {args.dtype!r} (e.g. bf16, f16, f32, e4m3, s8)") from None
+    if it.is_int(obj) or isinstance(obj, tuple):
+        obj = Layout(obj)
+    if not isinstance(obj, (Layout, ComposedLayout, Swizzle)):
+        raise CliError(f"LAYOUT must be a layout, a swizzle or a shape, got {args.layout!r}")
+    if args.swizzle:
+        sw = Swizzle(*_ints(args.swizzle, 3, "--swizzle"))
+        if not isinstance(obj, Layout):
+            raise CliError(f"--swizzle applies to a plain layout; {obj} already is a swizzle or composed layout")
+        obj = composition(sw, obj)
+    if (args.banks or args.access) and isinstance(obj, Swizzle):
+        raise CliError("--banks/--access need a layout, not a bare swizzle")
+    parts = []
+    if args.banks and args.format != "text":
+        if args.format == "latex":
+            raise CliError("--banks has no LaTeX view; use --format text, svg or html")
+        parts.append(_render(obj, args.format, color="bank", dtype=args.dtype))
+    elif args.banks:
+        from .viz.banks import bank_map
+
+        parts.append(_render(obj, "text").rstrip("\n"))
+        parts.append(bank_map(obj, args.dtype).to_text("bank"))
+    else:
+        parts.append(_render(obj, args.format).rstrip("\n"))
+    if args.access:
+        from .viz.banks import bank_conflicts
+
+        access = parse_value(args.access, "--access") if ":" in args.access else args.access
+        report = str(bank_conflicts(obj, access, args.dtype))
+        if args.format == "text":
+            parts.append(report)
+        else:
+            sys.stderr.write(report + "\n")
+    _emit("\n\n".join(parts), args.output)
+    return 0
+
+
+def cmd_mma(args) -> int:
+    from . import atoms
+
+    try:
+        atom = atoms.get(args.atom)
+    except Exception as e:  # AtomError (a LayoutError), or a copy op name
+        import difflib
+
+        names = [a.name for a in atoms.all_mma_atoms()]
+        close = difflib.get_close_matches(args.atom, names, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise CliError(f"unknown MMA atom {args.atom!r}{hint} ({str(e).splitlines()[0]})") from None
+    if not isinstance(atom, atoms.MMAAtom):
+        raise CliError(f"{args.atom!r} is a copy op, not an MMA atom")
+    obj = atom
+    if args.tiled:
+        obj = atoms.make_tiled_mma(atom, _ints(args.tiled, 3, "--tiled"))
+    if args.format == "text":
+        text = str(obj).rstrip("\n")
+        if args.tiled:
+            text += (f"\n  TiledMMA tile MNK: {obj.tile_size}, {obj.num_threads} threads"
+                     f"\n  LayoutA_TV: {obj.get_layoutA_TV()}\n  LayoutB_TV: {obj.get_layoutB_TV()}"
+                     f"\n  LayoutC_TV: {obj.get_layoutC_TV()}")
+    else:
+        text = _render(obj, args.format)
+    _emit(text, args.output)
+    return 0
+
+
+def cmd_explain(args) -> int:
+    from .viz.explain import OPS, explain
+
+    if args.op not in OPS:
+        raise CliError(f"unknown operation {args.op!r}; one of {', '.join(OPS)}")
+    values = [parse_value(a, f"ARG {i + 1}") for i, a in enumerate(args.args)]
+    try:
+        text = str(explain(args.op, *values))
+    except LayoutError as e:
+        if e.op == "explain":  # wrong number of arguments: a usage error
+            raise CliError(str(e)) from None
+        raise
+    _emit(text, args.output)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="cute-py", description="The CuTe layout algebra in pure Python.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("tour", help="print a short live tour of the layout algebra (default)")
+    formats = ("text", "svg", "latex", "html")
+
+    show = sub.add_parser("show", help="draw a layout given in CuTe notation")
+    show.add_argument("layout", metavar="LAYOUT", help='e.g. "(4,8):(8,1)" or "Sw<3,3,3> o 0 o (8,64):(64,1)"')
+    show.add_argument("--swizzle", metavar="B,M,S", help="compose Sw<B,M,S> on the left of LAYOUT")
+    show.add_argument("--format", choices=formats, default="text")
+    show.add_argument("--banks", action="store_true", help="show the 4-byte shared-memory bank of every element")
+    show.add_argument("--dtype", default="bf16", help="element type for --banks/--access (default bf16)")
+    show.add_argument("--access", metavar="PATTERN",
+                      help="bank-conflict report for an access: vec32, vec64, vec128, row128 or a TV layout")
+    show.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+
+    mma = sub.add_parser("mma", help="print an MMA atom (or TiledMMA) and its TV layouts")
+    mma.add_argument("atom", metavar="ATOM", help="CuTe name, e.g. SM80_16x8x16_F32BF16BF16F32_TN")
+    mma.add_argument("--tiled", metavar="M,N,K", help="tile the atom over M x N x K atoms, e.g. 2,1,1")
+    mma.add_argument("--format", choices=formats, default="text")
+    mma.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+
+    exp = sub.add_parser("explain", help="step-by-step derivation of an algebra operation")
+    exp.add_argument("op", metavar="OP", help="composition, complement, logical_divide, ..., right_inverse")
+    exp.add_argument("args", metavar="ARG", nargs="+", help='layouts in CuTe notation, ints, or tilers "<4:1,8:1>"')
+    exp.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+
     args = parser.parse_args(argv)
 
     if args.command in (None, "tour"):
         tour()
-    return 0
+        return 0
+    handler = {"show": cmd_show, "mma": cmd_mma, "explain": cmd_explain}[args.command]
+    try:
+        return handler(args)
+    except CliError as e:
+        sys.stderr.write(f"cute-py {args.command}: error: {e}\n")
+        return e.code
+    except LayoutError as e:
+        sys.stderr.write(f"cute-py {args.command}: error: {e}\n")
+        return 1
+    except OSError as e:
+        sys.stderr.write(f"cute-py {args.command}: error: {e}\n")
+        return 1

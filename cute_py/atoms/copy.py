@@ -232,5 +232,11 @@ def make_copy_atom(op, value_type) -> CopyAtom:
         vals = it.product(lay.shape[1])
         if vals % t.bits:
             raise layout_error(LayoutError, "make_copy_atom", "the op moves a fractional number of elements",
-                               f"{vals} bits per thread for {t.bits}-bit {t.name}", op=op.name)
+                               f"{vals} bits per thread for {t.bits}-bit {t.name}", copy_op=op.name)
+        elems = upcast(lay, t.bits)
+        # An element must sit in contiguous bits of one thread (C++: size<0>(ValLayout) == size(ThrID)).
+        if it.product(elems.shape[0]) != it.product(lay.shape[0]) or \
+                it.product(elems.shape[1]) * t.bits != vals:
+            raise layout_error(LayoutError, "make_copy_atom", "elements would straddle non-adjacent bits",
+                               f"{t.bits}-bit {t.name} over {lay}", copy_op=op.name)
     return CopyAtom(op, t)

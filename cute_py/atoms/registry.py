@@ -23,10 +23,13 @@ __all__ = ["get", "get_copy_op", "find", "all_mma_atoms", "all_copy_ops", "AtomE
 _TOKENS = re.compile(r"BF16|TF32|F16|F32|F64|E4M3|E5M2|S8|U8|S32")
 
 
-def _split_types(op, name, s):
+def _split_types(op, name, s, count):
     toks = _TOKENS.findall(s)
     if "".join(toks) != s:
         raise layout_error(AtomError, op, "unknown element types in atom name", f"{s!r} in {name!r}")
+    if len(toks) != count:
+        raise layout_error(AtomError, op, f"expected {count} element types in the atom name",
+                           f"{s!r} in {name!r} has {len(toks)}")
     return [t.lower() for t in toks]
 
 
@@ -45,7 +48,7 @@ def get(name: str, *, a_major: str = "K", b_major: str = "K"):
     m = re.fullmatch(r"SM90_64x(\d+)x(\d+)_([A-Z0-9]+?)_(SS|RS)(_TN)?(_SATURATE)?", name)
     if m:
         n, k, types, ss, tn, sat = m.groups()
-        d, a, b = _split_types("atoms.get", name, types)
+        d, a, b = _split_types("atoms.get", name, types, 3)
         atom = gmma(int(n), d, a, b, "smem" if ss == "SS" else "reg", a_major, b_major, bool(sat))
         if atom.name != name:
             raise layout_error(AtomError, "atoms.get", "no such GMMA atom", f"{name!r}; did you mean {atom.name!r}?")
@@ -55,15 +58,15 @@ def get(name: str, *, a_major: str = "K", b_major: str = "K"):
                            f"{name!r} fixes its majors in its name")
     m = re.fullmatch(r"SM70_8x8x4_([A-Z0-9]+)_(TN|NT|NN|TT)", name)
     if m:
-        d, a, b, c = _split_types("atoms.get", name, m.group(1))
+        d, a, b, c = _split_types("atoms.get", name, m.group(1), 4)
         atom = sm70_mma(d, a, b, m.group(2))
         if atom.name == name:
             return atom
     m = re.fullmatch(r"SM(75|80|89)_(\d+)x(\d+)x(\d+)_([A-Z0-9]+?)_TN(_SATURATE)?", name)
     if m:
         arch, mm, nn, kk, types, sat = m.groups()
-        toks = _split_types("atoms.get", name, types)
-        if len(toks) == 4 and toks[0] == toks[3]:
+        toks = _split_types("atoms.get", name, types, 4)
+        if toks[0] == toks[3]:
             d, a, b = toks[:3]
             shape = (int(mm), int(nn), int(kk))
             if arch == "80":

@@ -19,7 +19,7 @@ from ..layouts import (
     right_inverse, tiled_product, zip, zipped_divide,
 )
 from ..layouts.errors import LayoutError, layout_error
-from .copy import CopyAtom, make_copy_atom
+from .copy import CopyAtom, make_copy_atom  # noqa: F401 - make_copy_atom is used in examples
 from .mma import MMAAtom
 
 __all__ = ["TiledMMA", "ThrMMA", "make_tiled_mma", "TiledCopy", "ThrCopy", "make_tiled_copy",
@@ -184,8 +184,11 @@ class ThrMMA:
         return self._partition("partition_B", t, self.tiled.thrfrg_B, 2, 3)
 
     def _fragment(self, part, value_type):
-        from ..layouts.tensor import make_fragment
-        return make_fragment(part.layout if not isinstance(part, Layout) else part, value_type)
+        """A zeroed register tensor of ``value_type`` with the partition's shape, compact column-major."""
+        from ..layouts.tensor import make_tensor_like
+
+        shape = part.shape if isinstance(part, Layout) else part.layout.shape
+        return make_tensor_like(Layout(shape), value_type)
 
     def partition_fragment_C(self, t):
         """A new register fragment shaped like ``partition_C(t)`` (zeros of the atom's C type)."""
@@ -402,16 +405,34 @@ def _copy_from_mma(atom, layout_tv, tiler):
 
 
 def make_tiled_copy_A(atom, mma: TiledMMA) -> TiledCopy:
-    """A tiled copy whose TV layout is the MMA's A layout over its (M, K) tile."""
+    """A tiled copy whose TV layout is the MMA's A layout over its (M, K) tile.
+
+    Postcondition: thread ``t``'s destination elements are its MMA A fragment.
+
+    >>> mma = make_tiled_mma(get_atom("SM80_16x8x16_F16F16F16F16_TN"), (2, 2, 1), (32, 32, 16))
+    >>> tc = make_tiled_copy_A(make_copy_atom("SM75_U32x4_LDSM_N", "f16"), mma)
+    >>> tc.tiler_mn, tc.layout_tv == mma.get_layoutA_TV()
+    ((32, 16), True)
+    """
     return _copy_from_mma(atom, mma.get_layoutA_TV(), (mma.tile_size_mnk(0), mma.tile_size_mnk(2)))
 
 
 def make_tiled_copy_B(atom, mma: TiledMMA) -> TiledCopy:
-    """A tiled copy whose TV layout is the MMA's B layout over its (N, K) tile."""
+    """A tiled copy whose TV layout is the MMA's B layout over its (N, K) tile.
+
+    >>> mma = make_tiled_mma(get_atom("SM80_16x8x16_F16F16F16F16_TN"), (2, 2, 1), (32, 32, 16))
+    >>> make_tiled_copy_B(make_copy_atom("SM75_U32x2_LDSM_N", "f16"), mma).tiler_mn
+    (32, 16)
+    """
     return _copy_from_mma(atom, mma.get_layoutB_TV(), (mma.tile_size_mnk(1), mma.tile_size_mnk(2)))
 
 
 def make_tiled_copy_C(atom, mma: TiledMMA) -> TiledCopy:
-    """A tiled copy whose TV layout is the MMA's C layout over its (M, N) tile."""
+    """A tiled copy whose TV layout is the MMA's C layout over its (M, N) tile.
+
+    >>> mma = make_tiled_mma(get_atom("SM80_16x8x16_F32F16F16F32_TN"), (2, 2, 1))
+    >>> make_tiled_copy_C(make_copy_atom("UniversalCopy<uint32_t>", "f32"), mma).tiler_mn
+    (32, 16)
+    """
     return _copy_from_mma(atom, mma.get_layoutC_TV(), (mma.tile_size_mnk(0), mma.tile_size_mnk(1)))
 

@@ -1,11 +1,12 @@
 """The CuTe layout algebra in pure Python (``cute_py.layouts``); everything is re-exported at ``cute_py``."""
 
-from . import int_tuple
+from . import dtypes, int_tuple
 from .algebra import (
     coalesce, complement, composition, domain_distribute, filter, filter_zeros, left_inverse,
     max_common_layout, max_common_vector, nullspace, right_inverse,
 )
 from .basis import ArithmeticTuple, E, ScaledBasis, make_basis_like
+from .dtypes import DType, dtype
 from .composed import ComposedLayout, get_nonswizzle_portion, get_swizzle_portion
 from .errors import (
     CoordinateError, DivisibilityError, InjectivityError, LayoutError, ParseError, RankError,
@@ -20,6 +21,10 @@ from .layout import (
 from .parse import parse
 from .recast import downcast, max_alignment, recast_layout, sizeof_bits, upcast
 from .swizzle import Swizzle, make_swizzle
+from .partition import inner_partition, local_partition, local_tile, outer_partition
+from .tensor import (
+    IdentityEngine, Tensor, make_identity_tensor, make_tensor, make_tensor_like, print_tensor, recast,
+)
 from .tiling import (
     blocked_product, flat_divide, flat_product, layout_ceil_div, logical_divide, logical_product,
     raked_product, tile_to_shape, tile_unzip, tiled_divide, tiled_product, zipped_divide,
@@ -42,5 +47,8 @@ __all__ = [
     "blocked_product", "raked_product", "tile_to_shape", "tile_unzip", "layout_ceil_div",
     "upcast", "downcast", "recast_layout", "max_alignment", "sizeof_bits",
     "get_swizzle_portion", "get_nonswizzle_portion", "parse",
+    "dtypes", "DType", "dtype",
+    "Tensor", "IdentityEngine", "make_tensor", "make_identity_tensor", "make_tensor_like",
+    "inner_partition", "outer_partition", "local_tile", "local_partition", "recast", "print_tensor",
     "LayoutError", "RankError", "DivisibilityError", "InjectivityError", "CoordinateError", "ParseError",
 ]

@@ -18,7 +18,7 @@ from . import int_tuple as it
 from .basis import ScaledBasis
 from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r
 from .int_tuple import _, is_int
-from .layout import Layout, _modes, coprofile, flat_modes, transform_layout
+from .layout import Layout, _is_tensor, _modes, coprofile, flat_modes, transform_layout
 
 __all__ = [
     "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse",
@@ -126,6 +126,8 @@ def coalesce(layout, profile=None):
     >>> print(coalesce(Layout((2, (1, 6)), (1, (6, 2))), (1, 1)))
     (2,6):(1,2)
     """
+    if _is_tensor(layout):
+        return layout._apply(coalesce, profile)
     if _is_composed(layout):
         return layout._with_inner(coalesce(layout.inner, profile))
     _require_layout("coalesce", layout)
@@ -141,6 +143,8 @@ def filter_zeros(layout, profile=None):
     >>> print(filter_zeros(Layout((4, 2, 3), (0, 1, 8))))
     (1,2,3):(0,1,8)
     """
+    if _is_tensor(layout):
+        return layout._apply(filter_zeros, profile)
     _require_layout("filter_zeros", layout)
     ref = layout.stride if profile is None else profile
     return Layout._make(it.filter_zeros(ref, layout.shape), layout.stride)
@@ -155,6 +159,8 @@ def filter(layout, profile=None):  # noqa: A001 - CuTe's name
     >>> print(filter(Layout((4, 2, 3), (0, 1, 8))))
     (2,3):(1,8)
     """
+    if _is_tensor(layout):
+        return layout._apply(filter, profile)
     if _is_composed(layout):
         return layout._with_inner(filter(layout.inner, profile))
     _require_layout("filter", layout)
@@ -192,6 +198,8 @@ def composition(a, b):
     """
     if type(a) is Layout and type(b) is Layout:
         return _composition(a, b)
+    if _is_tensor(a):
+        return a._apply(composition, b)
     if _is_composed(a):
         return a._compose(b)
     if getattr(a, "_is_swizzle", False):
@@ -526,6 +534,10 @@ def max_common_layout(a, b):
     >>> print(max_common_layout(Layout((4, 8), (8, 1)), Layout((4, 8), (1, 4))))
     1:0
     """
+    if _is_tensor(a) or _is_tensor(b):
+        from .tensor import _max_common
+
+        return _max_common(max_common_layout, a, b)
     if _is_composed(a) or _is_composed(b):
         from .composed import _max_common_composed
 
@@ -548,6 +560,10 @@ def max_common_vector(a, b) -> int:
     >>> max_common_vector(Layout((8, 64), (64, 1)), Layout((8, 64), (64, 1)))
     512
     """
+    if _is_tensor(a) or _is_tensor(b):
+        from .tensor import _max_common
+
+        return _max_common(max_common_vector, a, b)
     if _is_composed(a) or _is_composed(b):
         from .composed import _max_common_composed
 

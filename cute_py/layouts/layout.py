@@ -265,6 +265,11 @@ def _coord_fits(coord, shape) -> bool:
     return isinstance(coord, Integral) and not isinstance(coord, bool) or coord is _
 
 
+def _is_tensor(x) -> bool:
+    """True for a :class:`~cute_py.layouts.tensor.Tensor` (the free functions' dispatch check)."""
+    return getattr(x, "_is_tensor", False)
+
+
 def is_layout(x) -> bool:
     """True for a :class:`Layout` or a ComposedLayout (anything with layout semantics).
 
@@ -344,7 +349,7 @@ def make_layout_like(layout: Layout) -> Layout:
     return Layout._make(shp, it.compact_order(it.filter_zeros(std, shp), std))
 
 
-def make_fragment_like(layout):
+def make_fragment_like(layout, dtype=None):
     """Register-fragment layout like ``layout`` (CuTe's rule).
 
     Mode 0 becomes compact column-major (its stride-0 leaves stay 0); the other
@@ -355,7 +360,16 @@ def make_fragment_like(layout):
     (2,4,3):(1,2,8)
     >>> print(make_fragment_like(Layout((4, 2), (0, 1))))
     (4,(2)):(0,(1))
+
+    A Tensor gives a new zeroed tensor (same dtype, or ``dtype``) with that
+    layout; a layout with ``dtype`` too (CuTe's ``make_fragment_like<T>``).
     """
+    if _is_tensor(layout):
+        return layout._make_like(make_fragment_like, dtype)
+    if dtype is not None:
+        from .tensor import make_tensor_like
+
+        return make_tensor_like(make_fragment_like(layout), dtype)
     if getattr(layout, "_is_composed_layout", False):
         return make_fragment_like(layout.inner)
     if not isinstance(layout, Layout):
@@ -393,6 +407,8 @@ def _require_layout(op, x):
 
 def _sub(op, x, modes):
     """Sub-layout / sub-tuple at nested mode indices (shared by get/size/shape/...)."""
+    if _is_tensor(x):
+        x = x.layout
     for i in modes:
         if isinstance(x, Layout):
             x = get(x, i)
@@ -554,6 +570,8 @@ def get(layout, *modes):
     >>> print(get(Layout((4, (2, 3))), 1, 0))
     2:4
     """
+    if _is_tensor(layout):
+        return layout._apply(get, *modes)
     if getattr(layout, "_is_composed_layout", False):
         return layout[modes] if len(modes) != 1 else layout[modes[0]]
     _require_layout("get", layout)
@@ -578,6 +596,8 @@ def take(layout, begin: int, end: int):
     >>> print(take(Layout((2, 3, 4, 5)), 1, 3))
     (3,4):(2,6)
     """
+    if _is_tensor(layout):
+        return layout._apply(take, begin, end)
     _require_layout("take", layout)
     s, d = _modes(layout)
     if not (0 <= begin <= end <= len(s)):
@@ -592,6 +612,8 @@ def select(layout, *modes):
     >>> print(select(Layout((2, 3, 4)), 2, 0))
     (4,2):(6,1)
     """
+    if _is_tensor(layout):
+        return layout._apply(select, *modes)
     _require_layout("select", layout)
     s, d = _modes(layout)
     for i in modes:
@@ -607,6 +629,8 @@ def group(layout, begin: int, end: int):
     >>> print(group(Layout((2, 3, 4, 5)), 1, 3))
     (2,(3,4),5):(1,(2,6),24)
     """
+    if _is_tensor(layout):
+        return layout._apply(group, begin, end)
     _require_layout("group", layout)
     s, d = _modes(layout)
     if not (0 <= begin <= end <= len(s)):
@@ -623,6 +647,8 @@ def flatten(layout):
     >>> print(flatten(Layout((4, (2, 3)))))
     (4,2,3):(1,4,8)
     """
+    if _is_tensor(layout):
+        return layout._apply(flatten)
     if getattr(layout, "_is_composed_layout", False):
         return layout._with_inner(flatten(layout.inner))
     _require_layout("flatten", layout)
@@ -817,7 +843,11 @@ def domain_offset(coord, layout):
 
     >>> domain_offset((1, 2), Layout((4, 8)))
     (Layout((4, 8), (1, 4)), 9)
+
+    A Tensor gives the tensor shifted by that offset (same layout), as in CuTe.
     """
+    if _is_tensor(layout):
+        return layout._domain_offset(coord)
     if getattr(layout, "_is_composed_layout", False):
         return layout._domain_offset(coord)
     _require_layout("domain_offset", layout)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from . import int_tuple as it
+from .dtypes import dtype
 from .errors import DivisibilityError, LayoutError, layout_error, _r
 from .int_tuple import is_int
 from .layout import Layout, flat_modes
@@ -18,29 +19,24 @@ from .swizzle import Swizzle
 
 __all__ = ["upcast", "downcast", "recast_layout", "max_alignment", "sizeof_bits"]
 
-_BITS = {
-    "b1": 1, "u1": 1, "i4": 4, "u4": 4, "s4": 4, "e2m1": 4,
-    "u8": 8, "s8": 8, "i8": 8, "int8": 8, "uint8": 8, "e4m3": 8, "e5m2": 8, "fp8": 8,
-    "f16": 16, "fp16": 16, "half": 16, "float16": 16, "bf16": 16, "bfloat16": 16, "u16": 16, "s16": 16, "i16": 16,
-    "f32": 32, "fp32": 32, "float": 32, "float32": 32, "tf32": 32, "u32": 32, "s32": 32, "i32": 32, "int32": 32,
-    "f64": 64, "fp64": 64, "double": 64, "float64": 64, "u64": 64, "s64": 64, "i64": 64, "int64": 64,
-    "u128": 128,
-}
-
 
 def sizeof_bits(t) -> int:
-    """Bit width of a type given as an int (bits) or a name such as ``"bf16"``, ``"f32"``, ``"e4m3"``.
+    """Bit width of a type: an int (a bit width), a DType, a name or a numpy dtype.
 
-    >>> sizeof_bits("bf16"), sizeof_bits(32)
-    (16, 32)
+    Names are those of :func:`~cute_py.layouts.dtypes.dtype` (``"bf16"``,
+    ``"f32"``, ``"e4m3"``, aliases like ``"half"``); it is ``dtype(t).bits``.
+
+    >>> sizeof_bits("bf16"), sizeof_bits(32), sizeof_bits("u128")
+    (16, 32, 128)
     """
     if is_int(t):
         if t < 1:
             raise layout_error(LayoutError, "sizeof_bits", "bit width must be positive", f"got {t}")
         return int(t)
-    if isinstance(t, str) and t.lower() in _BITS:
-        return _BITS[t.lower()]
-    raise TypeError(f"sizeof_bits: unknown type {_r(t)}; give a bit width or one of {sorted(_BITS)}")
+    try:
+        return dtype(t).bits
+    except TypeError as e:
+        raise TypeError(f"sizeof_bits: {e}; or give a bit width") from None
 
 
 def _check_n(op, n):

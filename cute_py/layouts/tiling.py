@@ -18,7 +18,7 @@ from .algebra import _CACHE, _coalesce, _is_composed, _tiler_arg, complement, co
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r
 from .int_tuple import _, is_int
 from .layout import (
-    Layout, LayoutLeft, LayoutRight, append, cosize, make_ordered_layout, transform_layout, zip,
+    Layout, LayoutLeft, LayoutRight, _is_tensor, append, cosize, make_ordered_layout, transform_layout, zip,
 )
 
 __all__ = [
@@ -56,6 +56,8 @@ def logical_divide(layout, tiler):
     >>> print(logical_divide(Layout((12, 32), (32, 1)), (4, 8)))
     ((4,3),(8,4)):((32,128),(1,8))
     """
+    if _is_tensor(layout):
+        return layout._apply(logical_divide, tiler)
     if _is_composed(layout):
         return layout._with_inner(logical_divide(layout.inner, tiler))
     if not isinstance(layout, Layout):
@@ -127,6 +129,8 @@ def zipped_divide(layout, tiler):
     >>> print(zipped_divide(Layout((12, 32), (32, 1)), (4, 8)))
     ((4,8),(3,4)):((32,1),(128,8))
     """
+    if _is_tensor(layout):
+        return layout._apply(zipped_divide, tiler)
     if _is_composed(layout):
         return layout._with_inner(zipped_divide(layout.inner, tiler))
     return _zipped_divide(layout, _tiler_arg("zipped_divide", tiler))
@@ -143,6 +147,8 @@ def tiled_divide(layout, tiler):
     >>> print(tiled_divide(Layout((12, 32), (32, 1)), (4, 8)))
     ((4,8),3,4):((32,1),128,8)
     """
+    if _is_tensor(layout):
+        return layout._apply(tiled_divide, tiler)
     if _is_composed(layout):
         return layout._with_inner(tiled_divide(layout.inner, tiler))
     return _tiled(zipped_divide(layout, tiler))
@@ -154,6 +160,8 @@ def flat_divide(layout, tiler):
     >>> print(flat_divide(Layout((8, 8)), (4, 2)))
     (4,2,2,4):(1,8,4,16)
     """
+    if _is_tensor(layout):
+        return layout._apply(flat_divide, tiler)
     if _is_composed(layout):
         return layout._with_inner(flat_divide(layout.inner, tiler))
     return _flat(zipped_divide(layout, tiler))

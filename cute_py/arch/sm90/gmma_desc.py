@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...layouts import Layout, composition, int_tuple as it, logical_divide, upcast
+from ...layouts import Layout, coalesce, composition, int_tuple as it, logical_divide, upcast
 from ...layouts.dtypes import dtype
 from ...layouts.errors import LayoutError, layout_error
 from .smem import swizzle_bytes_of
@@ -40,11 +40,15 @@ class GmmaDescriptor:
     """A wgmma smem descriptor with the layout facts it came from.
 
     ``start``, ``lbo`` and ``sbo`` are in 16-byte units (as encoded);
-    ``k_block_step`` / ``mn_block_step`` are the integers added to the
-    descriptor to move to the next instruction-K slice / next MN slice of
-    the stage tile (the u128 offsets of those slices; hardware applies the
-    swizzle to the final address). ``derivation`` holds the canonical layout
-    and the strides each field was read from.
+    ``k_layout`` / ``mn_layout`` map the index of an instruction-K slice / an
+    MN slice of the stage tile to the integer added to the descriptor (the
+    slice's offset in 16-byte units before the hardware's swizzle; CuTe's
+    descriptor-iterator fragment). They are not always uniform: a K-major tile
+    spanning several swizzle atoms along K jumps by a whole atom after the
+    last slice of each atom. ``k_block_step`` / ``mn_block_step`` are the
+    first steps (``k_layout(1)``), exact for every slice only when
+    ``k_uniform``. ``derivation`` holds the canonical layout and the strides
+    each field was read from.
     """
 
     start: int
@@ -52,12 +56,39 @@ class GmmaDescriptor:
     sbo: int
     base_offset: int
     layout_type: str
-    k_block_step: int
-    mn_block_step: int
+    k_layout: Layout
+    mn_layout: Layout
     major: str
     mma_mn: int
     canonical: Layout
     derivation: tuple
+
+    @property
+    def k_block_step(self) -> int:
+        """Descriptor increment from K slice 0 to K slice 1 (``k_layout(1)``; 0 if there is one slice)."""
+        return self.k_layout(1) if it.product(self.k_layout.shape) > 1 else 0
+
+    @property
+    def mn_block_step(self) -> int:
+        """Descriptor increment from MN slice 0 to MN slice 1 (0 if there is one slice)."""
+        return self.mn_layout(1) if it.product(self.mn_layout.shape) > 1 else 0
+
+    @property
+    def k_uniform(self) -> bool:
+        """True if K slice ``j`` is at ``j * k_block_step`` for every ``j``."""
+        n = it.product(self.k_layout.shape)
+        return all(self.k_layout(j) == j * self.k_block_step for j in range(n))
+
+    def offset(self, mn_block: int, k_block: int) -> int:
+        """The integer added to the descriptor for operand slice ``(mn_block, k_block)`` of the tile.
+
+        >>> from cute_py import tile_to_shape
+        >>> from cute_py.arch.sm90 import smem_atom
+        >>> d = make_gmma_desc(tile_to_shape(smem_atom("K", 64, "f16"), (64, 64)), "f16", "K")
+        >>> [d.offset(0, j) for j in range(4)], d.k_uniform
+        ([0, 2, 256, 258], False)
+        """
+        return self.mn_layout(mn_block) + self.k_layout(k_block)
 
     @property
     def value(self) -> int:
@@ -77,8 +108,8 @@ class GmmaDescriptor:
           SBO >> 4           = 64     from stride<0,1> (next 8-row group)  = 1024 bytes
           base_offset        = 0      (stage buffers aligned to 1024 bytes)
           layout_type        = B128   from the swizzle Sw<3,4,3> on bytes
-          k-block step       = +2     (next instruction K, 32 bytes)
-          mn-block step      = +0     (next 64 along MN, 0 bytes)
+          k-blocks           : 4:2  (instruction-K slice -> descriptor increment)
+          mn-blocks          : 1:0  (slice of 64 along MN -> increment)
         """
         lines = [f"wgmma descriptor {self.value:#018x} ({self.major}-major, {self.layout_type})",
                  f"  canonical (16-byte units): {self.canonical}"]
@@ -88,9 +119,8 @@ class GmmaDescriptor:
         lines.append(f"  base_offset        = {self.base_offset:<6} (stage buffers aligned to 1024 bytes)")
         b = {"INTERLEAVE": 0, "B32": 1, "B64": 2, "B128": 3}[self.layout_type]
         lines.append(f"  layout_type        = {self.layout_type:<6} from the swizzle Sw<{b},4,3> on bytes")
-        lines.append(f"  k-block step       = +{self.k_block_step:<5} (next instruction K, {self.k_block_step * 16} bytes)")
-        lines.append(f"  mn-block step      = +{self.mn_block_step:<5} (next {self.mma_mn} along MN, "
-                     f"{self.mn_block_step * 16} bytes)")
+        lines.append(f"  k-blocks           : {self.k_layout}  (instruction-K slice -> descriptor increment)")
+        lines.append(f"  mn-blocks          : {self.mn_layout}  (slice of {self.mma_mn} along MN -> increment)")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -138,7 +168,10 @@ def make_gmma_desc(smem_layout, dtype_, major: str, mma_mn: int = 64, k_inst: in
     inner = getattr(smem_layout, "inner", smem_layout)
     if not isinstance(inner, Layout) or it.rank(inner.shape) < 2:
         raise layout_error(GmmaLayoutError, "make_gmma_desc", "need an (MN, K) smem layout", layout=smem_layout)
-    sw_bytes = swizzle_bytes_of(smem_layout, t)
+    try:
+        sw_bytes = swizzle_bytes_of(smem_layout, t)
+    except LayoutError as e:
+        raise layout_error(GmmaLayoutError, "make_gmma_desc", "not a canonical GMMA layout", str(e)) from None
     w = max(sw_bytes, 16) // 16
     if k_inst is None:
         k_inst = 256 // t.bits
@@ -154,9 +187,9 @@ def make_gmma_desc(smem_layout, dtype_, major: str, mma_mn: int = 64, k_inst: in
     except LayoutError as e:
         raise layout_error(GmmaLayoutError, "make_gmma_desc", "the slice is not made of 16-byte chunks",
                            str(e), layout=smem_layout) from None
-    # offsets (16-byte units, before the hardware swizzle) of the next k and mn slices
-    k_step = tile2(0, k_inst) * t.bits // 128
-    mn_step = tile2(mma_mn, 0) * t.bits // 128 if mn_size > mma_mn else 0
+    # slice index -> offset in 16-byte units (before the hardware swizzle), from the tile's own modes
+    k_layout = _block_layout(tile2[1], k_size // k_inst, k_inst, elems)
+    mn_layout = _block_layout(tile2[0], mn_size // mma_mn, mma_mn, elems)
     derivation = []
     if major == "K":
         if it.product(u128.shape[0]) % 8 or it.product(u128.shape[1]) != 2:
@@ -198,5 +231,13 @@ def make_gmma_desc(smem_layout, dtype_, major: str, mma_mn: int = 64, k_inst: in
             sbo, lbo = atoms_mn, krows
             derivation += [("LBO >> 4", lbo, f"from stride<1,1> (next 8-row K group, INTERLEAVE)  = {lbo * 16} bytes"),
                            ("SBO >> 4", sbo, f"from stride<0,1> (next MN atom, INTERLEAVE)  = {sbo * 16} bytes")]
-    return GmmaDescriptor(start, lbo, sbo, 0, LAYOUT_TYPES[sw_bytes], k_step, mn_step, major, mma_mn, canon,
+    return GmmaDescriptor(start, lbo, sbo, 0, LAYOUT_TYPES[sw_bytes], k_layout, mn_layout, major, mma_mn, canon,
                           tuple(derivation))
+
+
+def _block_layout(mode: Layout, count: int, step: int, elems: int) -> Layout:
+    """``coalesce(mode o count:step)`` with strides in 16-byte units: block index -> offset."""
+    blocks = coalesce(composition(mode, Layout(count, step)))
+    def scale(d):
+        return tuple(scale(x) for x in d) if isinstance(d, tuple) else d // elems
+    return Layout._make(blocks.shape, scale(blocks.stride))

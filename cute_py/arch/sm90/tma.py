@@ -96,10 +96,10 @@ class TmaParams:
                                f"{cta_rank} not in [0, {self.multicast})")
         origin = [0] * len(self.global_dim)
         for mode, t in enumerate(tile_coord):
-            if mode < len(self.cta_tiler):
-                for i, g in enumerate(self.gmem_modes):
-                    if g == mode:
-                        origin[i] = t * self.cta_tiler[mode]
+            extent = self.cta_tiler[mode] if mode < len(self.cta_tiler) else 1   # untiled modes step by 1
+            for i, g in enumerate(self.gmem_modes):
+                if g == mode:
+                    origin[i] = t * extent
         # multicast splits the box from the last dimension inward: slice r starts r*box further
         r = cta_rank
         for i in reversed(range(len(self.box_dim))):
@@ -177,9 +177,9 @@ def _derive(gmem, smem, dtype_, cta_tiler, multicast):
     cta_v_map = composition(make_identity_layout(proxy), tuple(Layout(c) for c in cta_tiler))
     inv = right_inverse(inner)
     if it.product(inv.shape) != it.product(inner.shape):
-        raise layout_error(TmaError, "make_tma_params", "smem layout is not compact",
-                           f"its right inverse covers {it.product(inv.shape)} of {it.product(inner.shape)} elements",
-                           smem=inner)
+        problems.append(f"smem layout {inner} is not compact: its right inverse covers "
+                        f"{it.product(inv.shape)} of {it.product(inner.shape)} elements")
+        return None, problems
     full = coalesce(composition(cta_v_map, inv))
     fs = full.shape if isinstance(full.shape, tuple) else (full.shape,)
     fd = full.stride if isinstance(full.stride, tuple) else (full.stride,)
@@ -281,7 +281,7 @@ def make_tma_params(gmem_layout, smem_layout, dtype_, cta_tiler=None, multicast:
     ((64, 64), 8192)
     """
     params, problems = _derive(gmem_layout, smem_layout, dtype_, cta_tiler, multicast)
-    if problems:
+    if problems or params is None:
         raise layout_error(TmaError, "make_tma_params", "TMA constraints violated", "; ".join(problems),
                            gmem=gmem_layout if isinstance(gmem_layout, Layout) else str(gmem_layout),
                            smem=smem_layout)

@@ -1,0 +1,703 @@
+"""Host tensors: a layout over a numpy array, or over coordinates (CuTe's ``tensor_impl.hpp``).
+
+``Tensor(engine, layout, offset)`` is an immutable *view*: element ``c`` is
+``engine[offset + layout(c)]``. The engine is a 1-D numpy array (shared, never
+copied) or the :class:`IdentityEngine` of coordinate tensors, whose element
+``c`` is the coordinate ``offset + layout(c)`` itself. Slicing with ``_``,
+the divides, ``composition`` and the partitions (:mod:`~cute_py.layouts.partition`) give new views of the same
+engine, so writes through any of them are seen by all.
+
+>>> import numpy as np
+>>> t = make_tensor(np.arange(32, dtype=np.float32), Layout((4, 8)))
+>>> print(t)
+tensor<f32>[32] o (4,8):(1,4)
+>>> float(t(1, 2)), float(t[1, 2]), t(_, 2).values().tolist()
+(9.0, 9.0, [8.0, 9.0, 10.0, 11.0])
+>>> from cute_py import zipped_divide
+>>> print(zipped_divide(t, (2, 4)))
+tensor<f32>[32] o ((2,4),(2,2)):((1,4),(2,16))
+>>> print(make_identity_tensor((4, 8))(_, 2))
+ArithTuple(0,2) o (4):(1@0)
+"""
+
+from __future__ import annotations
+
+import sys
+
+from . import int_tuple as it
+from .algebra import composition
+from .basis import ArithmeticTuple, ScaledBasis
+from .dtypes import dtype as _dtype
+from .errors import CoordinateError, DivisibilityError, LayoutError, layout_error, _r
+from .int_tuple import _, has_underscore, is_int, to_str
+from .layout import (
+    Layout, coshape, domain_offset, flat_modes, is_layout, make_identity_layout, make_layout_like,
+    slice_and_offset,
+)
+from .recast import recast_layout
+from .swizzle import Swizzle
+from .tiling import tiled_divide
+
+__all__ = [
+    "Tensor", "IdentityEngine", "make_tensor", "make_identity_tensor", "make_tensor_like", "recast",
+    "print_tensor",
+]
+
+
+def _np():
+    import numpy
+
+    return numpy
+
+
+class IdentityEngine:
+    """The engine of coordinate tensors: element ``c`` is the coordinate ``offset + layout(c)``.
+
+    It plays the part of CuTe's counting iterator (``ArithmeticTupleIterator``);
+    there is one instance.
+
+    >>> IdentityEngine() is IdentityEngine()
+    True
+    """
+
+    __slots__ = ()
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = object.__new__(cls)
+        return cls._instance
+
+    def __repr__(self):
+        return "IdentityEngine()"
+
+    def __reduce__(self):
+        return (IdentityEngine, ())
+
+
+def _to_at(x):
+    """Coordinates as nested ArithmeticTuples (so that ``+`` adds them element-wise)."""
+    if isinstance(x, ScaledBasis):
+        x = x.to_tuple()
+    if isinstance(x, tuple):
+        return ArithmeticTuple(_to_at(e) for e in x)
+    return x
+
+
+def _plain(x):
+    """Coordinates as nested plain tuples of ints."""
+    if isinstance(x, ScaledBasis):
+        x = x.to_tuple()
+    if isinstance(x, tuple):
+        return tuple(_plain(e) for e in x)
+    return int(x)
+
+
+def _in_domain(c, s) -> bool:
+    """Each integer of the coordinate lies inside its mode (``_`` always does)."""
+    if c is _:
+        return True
+    if isinstance(c, tuple):
+        return isinstance(s, tuple) and len(c) == len(s) and all(_in_domain(a, b) for a, b in zip(c, s))
+    return 0 <= c < it.product(s)
+
+
+def _int_strides(layout) -> bool:
+    if isinstance(layout, Layout):
+        return all(type(d) is int or is_int(d) for d in flat_modes(layout)[1])
+    if getattr(layout, "_is_composed_layout", False):
+        return (is_int(layout.offset) and _int_strides(layout.inner)
+                and (isinstance(layout.outer, Swizzle) or _int_strides(layout.outer)))
+    return False
+
+
+def _eval_1d(f, idx):
+    """``f(i)`` for a numpy array of 1-D indices (a Layout, a Swizzle or a ComposedLayout of those)."""
+    np = _np()
+    if isinstance(f, Layout):
+        fs, fd = flat_modes(f)
+        acc = np.zeros_like(idx)
+        rem = idx
+        for k, (s, d) in enumerate(zip(fs, fd)):
+            if k == len(fs) - 1:
+                c = rem
+            else:
+                c, rem = rem % s, rem // s
+            acc = acc + c * int(d)
+        return acc
+    if isinstance(f, Swizzle):
+        return f(idx)
+    return _eval_1d(f.outer, _eval_1d(f.inner, idx) + int(f.offset))
+
+
+def _offsets(layout):
+    """``[layout(i) for i in range(size(layout))]`` as an int64 array (integer strides)."""
+    np = _np()
+    return _eval_1d(layout, np.arange(it.product(layout.shape), dtype=np.int64))
+
+
+def _offset_range(layout):
+    """(smallest, largest) offset of ``layout`` over its domain (integer strides)."""
+    if isinstance(layout, Layout):
+        lo = hi = 0
+        for s, d in zip(*flat_modes(layout)):
+            if d < 0:
+                lo += (s - 1) * d
+            else:
+                hi += (s - 1) * d
+        return lo, hi
+    offs = _offsets(layout)
+    return int(offs.min()), int(offs.max())
+
+
+class Tensor:
+    """An immutable view ``engine o offset o layout``: element ``c`` is ``engine[offset + layout(c)]``.
+
+    ``engine`` is a 1-D contiguous numpy array (or the :class:`IdentityEngine`
+    of coordinate tensors, where the element is the coordinate ``offset +
+    layout(c)``); ``layout`` a Layout or ComposedLayout; ``offset`` an int (a
+    coordinate for identity tensors); ``dtype`` the element
+    :class:`~cute_py.layouts.dtypes.DType` (default: from the numpy dtype; it
+    must have the array's item size, e.g. ``bf16`` over ``uint16``).
+
+    * ``t(*coord)`` / ``t[coord]``: an element; a coordinate containing ``_``
+      gives the sub-tensor (``slice_and_offset``; a ComposedLayout takes the
+      offset in, as in CuTe). Raises CoordinateError for a coordinate outside
+      the shape or an element outside the engine.
+    * ``t[coord] = value`` writes through to the array (a sliced coordinate
+      writes every element: a scalar, or ``size`` values in colex order).
+    * ``size()``, ``rank``, ``depth``, ``shape``, ``stride``, ``len(t) ==
+      size(t)``; iteration, :meth:`values` and :meth:`to_numpy` go over the
+      elements in colexicographic order.
+    * The free functions of the algebra (``composition``, the divides,
+      ``coalesce``, ``group``, ``take`` ...) accept a tensor and return a view
+      of the same engine with the transformed layout.
+
+    >>> import numpy as np
+    >>> a = np.zeros(8, dtype=np.int32)
+    >>> t = Tensor(a, Layout((2, 4), (4, 1)))
+    >>> t[1, 2] = 7
+    >>> a.tolist(), t.rank, t.shape, len(t)
+    ([0, 0, 0, 0, 0, 0, 7, 0], 2, (2, 4), 8)
+    """
+
+    __slots__ = ("engine", "layout", "offset", "dtype")
+    _is_tensor = True
+
+    def __init__(self, engine, layout, offset=0, *, dtype=None):
+        np = sys.modules.get("numpy")
+        if not is_layout(layout):
+            raise TypeError(f"Tensor: expected a Layout or ComposedLayout, got {_r(layout)}")
+        if isinstance(engine, IdentityEngine):
+            if dtype is not None:
+                raise TypeError("Tensor: an identity tensor has no dtype")
+            if not (is_int(offset) or isinstance(offset, (tuple, ScaledBasis))):
+                raise TypeError(f"Tensor: the offset of an identity tensor is a coordinate, got {_r(offset)}")
+            offset = _to_at(offset) if not is_int(offset) else int(offset)
+        elif np is not None and isinstance(engine, np.ndarray):
+            if engine.ndim != 1:
+                raise TypeError(f"Tensor: the engine must be a 1-D numpy array, got {engine.ndim}-D "
+                                f"(make_tensor flattens arrays)")
+            if not engine.flags.contiguous:
+                raise layout_error(LayoutError, "Tensor", "the engine must be a contiguous array",
+                                   f"strides {engine.strides}")
+            if not is_int(offset):
+                raise TypeError(f"Tensor: offset must be an int, got {_r(offset)}")
+            offset = int(offset)
+            if dtype is None:
+                try:
+                    dtype = _dtype(engine.dtype)
+                except TypeError:
+                    dtype = None
+            else:
+                dtype = _dtype(dtype)
+                if dtype.bits != engine.dtype.itemsize * 8:
+                    raise TypeError(f"Tensor: dtype {dtype} ({dtype.bits} bits) does not match the "
+                                    f"engine's {engine.dtype} ({engine.dtype.itemsize * 8} bits)")
+            if not _int_strides(layout):
+                raise TypeError(f"Tensor: a data tensor needs integer strides, got {layout}")
+        else:
+            raise TypeError(f"Tensor: the engine must be a 1-D numpy array or IdentityEngine(), "
+                            f"got {type(engine).__name__}")
+        object.__setattr__(self, "engine", engine)
+        object.__setattr__(self, "layout", layout)
+        object.__setattr__(self, "offset", offset)
+        object.__setattr__(self, "dtype", dtype)
+
+    @classmethod
+    def _view(cls, engine, layout, offset, dtype):
+        """A tensor derived from a valid one (no re-validation)."""
+        self = object.__new__(cls)
+        object.__setattr__(self, "engine", engine)
+        object.__setattr__(self, "layout", layout)
+        object.__setattr__(self, "offset", _to_at(offset) if isinstance(offset, (tuple, ScaledBasis)) else offset)
+        object.__setattr__(self, "dtype", dtype)
+        return self
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Tensor is immutable (write elements with t[coord] = value)")
+
+    def __delattr__(self, name):
+        raise AttributeError("Tensor is immutable")
+
+    @property
+    def is_identity(self) -> bool:
+        """True for a coordinate tensor (engine is the :class:`IdentityEngine`)."""
+        return isinstance(self.engine, IdentityEngine)
+
+    # -- shape queries -------------------------------------------------------
+    @property
+    def shape(self):
+        """The layout's shape."""
+        return self.layout.shape
+
+    @property
+    def stride(self):
+        """The layout's stride (TypeError for a ComposedLayout, which has none)."""
+        from .layout import stride
+
+        return stride(self.layout)
+
+    @property
+    def rank(self) -> int:
+        """Number of top-level modes."""
+        return it.rank(self.layout.shape)
+
+    @property
+    def depth(self) -> int:
+        """Nesting depth of the shape."""
+        return it.depth(self.layout.shape)
+
+    def size(self) -> int:
+        """Number of elements, ``size(layout)``."""
+        return it.product(self.layout.shape)
+
+    def __len__(self):
+        return self.size()
+
+    # -- elements --------------------------------------------------------------
+    def __call__(self, *coord):
+        if not coord:
+            raise TypeError("Tensor.__call__: expected a coordinate")
+        return self._at(coord[0] if len(coord) == 1 else coord)
+
+    def __getitem__(self, coord):
+        return self._at(coord)
+
+    def _at(self, coord):
+        if isinstance(coord, list):
+            coord = tuple(coord)
+        if isinstance(coord, tuple):
+            it.check_depth("Tensor", coord)
+        if has_underscore(coord):
+            sub, off = slice_and_offset(coord, self.layout)
+            self._check_domain(coord)
+            return Tensor._view(self.engine, sub, self.offset + off, self.dtype)
+        off = self.layout(coord)
+        self._check_domain(coord)
+        if self.is_identity:
+            return _plain(self.offset + off)
+        return self.engine[self._index(self.offset + off, coord)]
+
+    def _check_domain(self, coord):
+        if not _in_domain(coord, self.layout.shape):
+            raise layout_error(CoordinateError, "Tensor", "coordinate out of range",
+                               coord=coord, shape=self.layout.shape)
+
+    def _index(self, idx, coord):
+        n = self.engine.shape[0]
+        if not 0 <= idx < n:
+            raise layout_error(CoordinateError, "Tensor", "element outside the engine",
+                               f"index {idx} not in [0, {n})", coord=coord, tensor=str(self))
+        return idx
+
+    def __setitem__(self, coord, value):
+        if self.is_identity:
+            raise TypeError("Tensor: an identity tensor is read-only")
+        if isinstance(coord, list):
+            coord = tuple(coord)
+        if not has_underscore(coord):
+            off = self.layout(coord)
+            self._check_domain(coord)
+            self.engine[self._index(self.offset + off, coord)] = value
+            return
+        sub = self._at(coord)
+        idx = sub._indices()
+        np = _np()
+        v = np.asarray(value)
+        if v.ndim == 0:
+            self.engine[idx] = v
+        elif v.size == idx.size:
+            self.engine[idx] = v.reshape(-1, order="F")
+        else:
+            raise layout_error(LayoutError, "Tensor", "value does not match the slice",
+                               f"{v.size} values for {idx.size} elements", coord=coord)
+
+    def _indices(self):
+        """Engine indices of all elements, colex order, checked against the engine."""
+        idx = _offsets(self.layout) + self.offset
+        n = self.engine.shape[0]
+        if idx.size and (idx.min() < 0 or idx.max() >= n):
+            bad = int(idx[(idx < 0) | (idx >= n)][0])
+            raise layout_error(CoordinateError, "Tensor", "element outside the engine",
+                               f"index {bad} not in [0, {n})", tensor=str(self))
+        return idx
+
+    def values(self):
+        """The elements in colexicographic order: a numpy array (a copy) of ``size`` elements.
+
+        For an identity tensor, a list of coordinate tuples.
+
+        >>> import numpy as np
+        >>> make_tensor(np.arange(6), Layout((2, 3), (3, 1))).values().tolist()
+        [0, 3, 1, 4, 2, 5]
+        >>> make_identity_tensor((2, 2)).values()
+        [(0, 0), (1, 0), (0, 1), (1, 1)]
+        """
+        if self.is_identity:
+            return [_plain(self.offset + self.layout(i)) for i in range(self.size())]
+        return self.engine[self._indices()]
+
+    def __iter__(self):
+        return iter(self.values())
+
+    def to_numpy(self):
+        """A numpy array of shape ``product_each(shape)`` with ``result[i, j, ...] == t(i, j, ...)``.
+
+        A copy (column-major order of the tensor's modes); for an identity
+        tensor an object array of coordinate tuples.
+
+        >>> import numpy as np
+        >>> make_tensor(np.arange(6), (2, 3)).to_numpy().tolist()
+        [[0, 2, 4], [1, 3, 5]]
+        """
+        np = _np()
+        shp = it.product_each(self.layout.shape)
+        shp = shp if isinstance(shp, tuple) else (shp,)
+        vals = self.values()
+        if self.is_identity:
+            arr = np.empty(len(vals), dtype=object)
+            for i, v in enumerate(vals):
+                arr[i] = v
+            vals = arr
+        return vals.reshape(shp, order="F")
+
+    # -- algebra ----------------------------------------------------------------
+    def _apply(self, op, *args):
+        """``op(layout, *args)`` as a tensor over the same engine and offset (the free functions' hook)."""
+        return Tensor._view(self.engine, op(self.layout, *args), self.offset, self.dtype)
+
+    def _domain_offset(self, coord):
+        layout, off = domain_offset(coord, self.layout)
+        return Tensor._view(self.engine, layout, self.offset + off, self.dtype)
+
+    def _make_like(self, make, dtype=None):
+        """A new zeroed tensor with layout ``make(layout)`` (make_tensor_like / make_fragment_like)."""
+        dt = dtype if dtype is not None else self.dtype
+        if dt is None:
+            raise TypeError(f"{make.__name__}: give dtype= for a tensor without a DType ({self})")
+        # coordinates have no stride order: an identity tensor is taken as column-major
+        return _new_tensor(make(Layout(self.shape) if self.is_identity else self.layout), dt)
+
+    def compose(self, *tilers):
+        """``composition(self, tilers)`` (one tiler, or one per mode).
+
+        >>> print(make_identity_tensor((4, 8)).compose((2, 4)))
+        ArithTuple(0,0) o (2,4):(1@0,1@1)
+        """
+        return self._apply(composition, tilers[0] if len(tilers) == 1 else tilers)
+
+    def tile(self, *tilers):
+        """``tiled_divide(self, tilers)`` (CuTe's ``Tensor::tile``)."""
+        return self._apply(tiled_divide, tilers)
+
+    def with_layout(self, layout):
+        """The same engine and offset viewed through another layout.
+
+        >>> import numpy as np
+        >>> make_tensor(np.arange(8), 8).with_layout(Layout(4, 2)).values().tolist()
+        [0, 2, 4, 6]
+        """
+        if not is_layout(layout):
+            raise TypeError(f"with_layout: expected a layout, got {_r(layout)}")
+        if self.is_identity:
+            return Tensor(self.engine, layout, self.offset)
+        return Tensor(self.engine, layout, self.offset, dtype=self.dtype)
+
+    # -- printing -----------------------------------------------------------------
+    def _engine_str(self):
+        if self.is_identity:
+            off = _plain(self.offset)
+            return f"ArithTuple({off})" if isinstance(off, int) else f"ArithTuple{to_str(off)}"
+        name = self.dtype.name if self.dtype is not None else self.engine.dtype.name
+        head = f"tensor<{name}>[{self.engine.shape[0]}]"
+        return head + (f"+{self.offset}" if self.offset > 0 else f"{self.offset}" if self.offset else "")
+
+    def __str__(self):
+        return f"{self._engine_str()} o {self.layout}"
+
+    def __repr__(self):
+        return f"Tensor({self})"
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+
+# ---------------------------------------------------------------------------
+# Builders
+
+
+def _new_tensor(layout, dt):
+    dt = _dtype(dt)
+    if dt.storage is None:
+        raise TypeError(f"a tensor of {dt} needs a numpy storage type; {dt} has none")
+    from .layout import cosize
+
+    return Tensor(_np().zeros(cosize(layout), dtype=dt.storage), layout, 0, dtype=dt)
+
+
+def _flatten_data(arr):
+    """``arr.reshape(-1)`` in memory order, which must be a view (C- or F-contiguous)."""
+    if arr.ndim == 1 and arr.flags.contiguous:
+        return arr
+    if arr.flags.c_contiguous:
+        return arr.reshape(-1)
+    if arr.flags.f_contiguous:
+        return arr.reshape(-1, order="F")
+    raise layout_error(LayoutError, "make_tensor", "data must be a contiguous numpy array",
+                       f"shape {arr.shape}, strides {arr.strides}: reshape(-1) would copy")
+
+
+def make_tensor(data, layout_or_shape=None, offset=0, *, dtype=None):
+    """A tensor over ``data``: element ``c`` is ``data.reshape(-1)[offset + layout(c)]``.
+
+    ``data`` is a contiguous numpy array (flattened in memory order, a view:
+    writes go to ``data``) or a list (copied into a new array).
+    ``layout_or_shape`` is a Layout / ComposedLayout, a shape (compact
+    column-major, as in CuTe), or None: the array's own shape and strides, so
+    that ``t(i, j) == data[i, j]``. ``dtype`` names a type numpy lacks (e.g.
+    ``"bf16"`` over ``uint16`` bits).
+
+    Preconditions: every ``offset + layout(c)`` lies in ``[0, data.size)``
+    (else LayoutError naming the layout and the data size); ``data`` is
+    contiguous (else LayoutError).
+
+    >>> import numpy as np
+    >>> a = np.arange(12).reshape(3, 4)
+    >>> t = make_tensor(a)
+    >>> print(t), int(t(2, 1)), int(a[2, 1])
+    tensor<s64>[12] o (3,4):(4,1)
+    (None, 9, 9)
+    >>> print(make_tensor(a, (4, 3)))
+    tensor<s64>[12] o (4,3):(1,4)
+    >>> make_tensor(a, (4, 4))
+    Traceback (most recent call last):
+    ...
+    cute_py.layouts.errors.LayoutError: make_tensor: layout does not fit in the data: offsets 0..15 ...
+    """
+    dt = _dtype(dtype) if dtype is not None else None
+    np = _np()
+    if isinstance(data, np.ndarray):
+        arr = data
+    elif isinstance(data, (list, tuple, range)):
+        if dt is not None and dt.numpy is None:
+            raise TypeError(f"make_tensor: numpy has no {dt}; give its bits as a numpy array of {dt.storage}")
+        arr = np.asarray(data, dtype=dt.numpy if dt is not None else None)
+    else:
+        raise TypeError(f"make_tensor: data must be a numpy array or a list, got {type(data).__name__}")
+    engine = _flatten_data(arr)
+    if layout_or_shape is None:
+        if arr.ndim == 0:
+            layout = Layout(1)
+        else:
+            strides = [s // arr.itemsize for s in arr.strides]
+            layout = Layout(tuple(arr.shape), tuple(strides)) if arr.ndim > 1 else Layout(arr.shape[0], strides[0])
+    elif is_layout(layout_or_shape):
+        layout = layout_or_shape
+    elif is_int(layout_or_shape) or isinstance(layout_or_shape, (tuple, list)):
+        layout = Layout(layout_or_shape)
+    else:
+        raise TypeError(f"make_tensor: expected a layout or a shape, got {_r(layout_or_shape)}")
+    t = Tensor(engine, layout, offset, dtype=dt)
+    lo, hi = _offset_range(layout)
+    if offset + lo < 0 or offset + hi >= engine.shape[0]:
+        raise layout_error(LayoutError, "make_tensor", "layout does not fit in the data",
+                           f"offsets {lo}..{hi} with offset {offset}, data has {engine.shape[0]} elements",
+                           layout=layout)
+    return t
+
+
+def make_identity_tensor(shape):
+    """The coordinate tensor of ``shape``: element ``c`` is the (hierarchical) coordinate ``c``.
+
+    ``make_identity_layout(shape)`` over the :class:`IdentityEngine`, offset 0
+    (CuTe's counting tensor). Partitioning it as a data tensor is partitioned
+    tells which coordinates each piece holds.
+
+    >>> c = make_identity_tensor((4, 8))
+    >>> print(c), c(1, 2), c(9)
+    ArithTuple(0,0) o (4,8):(1@0,1@1)
+    (None, (1, 2), (1, 2))
+    """
+    layout = make_identity_layout(shape)
+    return Tensor(IdentityEngine(), layout, it.repeat_like(coshape(layout), 0))
+
+
+def make_tensor_like(x, dtype=None):
+    """A new zeroed tensor with ``make_layout_like(layout)``: same shape, compact, same stride order.
+
+    ``x`` is a Tensor (``dtype`` defaults to its dtype) or a layout (``dtype``
+    required). A swizzled layout gives its inner layout's shape and order.
+
+    >>> import numpy as np
+    >>> t = make_tensor(np.arange(24.0), Layout((4, 3), (6, 1)))
+    >>> print(make_tensor_like(t))
+    tensor<f64>[12] o (4,3):(3,1)
+    >>> print(make_tensor_like(Layout((2, 2)), "bf16"))
+    tensor<bf16>[4] o (2,2):(1,2)
+    """
+    def like(layout):
+        return make_layout_like(layout.inner if getattr(layout, "_is_composed_layout", False) else layout)
+
+    if getattr(x, "_is_tensor", False):
+        return x._make_like(like, _dtype(dtype) if dtype is not None else None)
+    if not is_layout(x):
+        raise TypeError(f"make_tensor_like: expected a Tensor or a layout, got {_r(x)}")
+    if dtype is None:
+        raise TypeError("make_tensor_like: a layout needs dtype=")
+    return _new_tensor(like(x), dtype)
+
+
+def _require_tensor(op, t):
+    if not getattr(t, "_is_tensor", False):
+        raise TypeError(f"{op}: expected a Tensor, got {type(t).__name__}: {_r(t)}")
+
+
+# ---------------------------------------------------------------------------
+# recast, max_common_*
+
+
+def recast(t, new_dtype):
+    """View a data tensor's elements as ``new_dtype``: the array viewed as the new type, the layout recast.
+
+    The layout is ``recast_layout(layout, old, new)`` (upcast or downcast by
+    the bit ratio), the offset is rescaled, the numpy array is viewed (not
+    copied) as ``new_dtype.storage``; a tail of the array too short for a whole
+    new element is left out.
+
+    Preconditions: ``offset * bits(old)`` divisible by ``bits(new)`` (else
+    DivisibilityError); the layout's strides admit the recast (see
+    :func:`~cute_py.layouts.recast.upcast`); no negative strides when the
+    width changes.
+
+    >>> import numpy as np
+    >>> t = make_tensor(np.arange(16, dtype=np.float16), Layout((4, 4), (4, 1)))
+    >>> r = recast(t, "f32")
+    >>> print(r)
+    tensor<f32>[8] o (4,2):(2,1)
+    >>> print(recast(t, "bf16"))
+    tensor<bf16>[16] o (4,4):(4,1)
+    """
+    _require_tensor("recast", t)
+    new = _dtype(new_dtype)
+    if t.is_identity:
+        raise TypeError("recast: an identity tensor has no element type to recast")
+    if new.storage is None:
+        raise TypeError(f"recast: {new} has no numpy storage type")
+    eng = t.engine
+    ob = t.dtype.bits if t.dtype is not None else eng.dtype.itemsize * 8
+    nb = new.bits
+    if ob == nb:
+        layout, offset = t.layout, t.offset
+    else:
+        flat = it.flatten_to_tuple(getattr(t.layout, "inner", t.layout).stride)
+        if any(d < 0 for d in flat):
+            raise layout_error(LayoutError, "recast", "negative strides are not supported when the width changes",
+                               layout=t.layout)
+        if (t.offset * ob) % nb:
+            raise layout_error(DivisibilityError, "recast", "offset is not a whole number of new elements",
+                               f"offset {t.offset} x {ob} bits is not a multiple of {nb} bits", layout=t.layout)
+        layout = recast_layout(t.layout, ob, nb)
+        offset = t.offset * ob // nb
+    keep = eng.shape[0] * ob // nb
+    view = eng[: keep * nb // ob].view(new.storage)
+    return Tensor(view, layout, offset, dtype=new)
+
+
+def _max_common(op, a, b):
+    """max_common_vector / max_common_layout of two tensors (C++: 0 / ``1:0`` unless both hold the same type)."""
+    if not (getattr(a, "_is_tensor", False) and getattr(b, "_is_tensor", False)):
+        raise TypeError(f"{op.__name__}: give two tensors or two layouts, got {type(a).__name__} "
+                        f"and {type(b).__name__}")
+    same = (not a.is_identity and not b.is_identity and a.engine.dtype == b.engine.dtype
+            and a.dtype == b.dtype)
+    if same:
+        return op(a.layout, b.layout)
+    return 0 if op.__name__ == "max_common_vector" else Layout(1, 0)
+
+
+# ---------------------------------------------------------------------------
+# printing
+
+
+def _formatter(t):
+    """CuTe's ``pretty_print`` widths for the tensor's element type."""
+    if t.is_identity:
+        return lambda v: "  " + to_str(v)
+    dt = t.dtype
+    kind = t.engine.dtype.kind
+    if dt is not None and dt.name in ("f16", "bf16", "e4m3", "e5m2"):
+        return lambda v: f"{float(v):8.2f}"
+    if dt is not None and dt.name in ("f32", "tf32"):
+        return lambda v: f"{float(v):10.2e}"
+    if dt is not None and dt.name == "f64":
+        return lambda v: f"{float(v):11.3e}"
+    if kind == "b":
+        return lambda v: f"{int(v):3d}"
+    if kind in "iu":
+        return lambda v: f"{int(v):5d}"
+    return lambda v: "  " + str(v)
+
+
+def _body(arr, fmt, lines):
+    if arr.ndim == 0:
+        lines.append(fmt(arr[()]))
+    elif arr.ndim == 1:
+        lines.extend(fmt(v) for v in arr)
+    elif arr.ndim == 2:
+        lines.extend("".join(fmt(v) for v in row) for row in arr)
+    else:
+        sep = ("-" if arr.ndim == 3 else "=") * (5 * arr.shape[1])
+        for k in range(arr.shape[-1]):
+            if k:
+                lines.append(sep)
+            _body(arr[..., k], fmt, lines)
+
+
+def print_tensor(t, file=None):
+    """Print the tensor's header and its elements, as CuTe's ``print_tensor``.
+
+    The header is ``str(t)`` followed by ``:``. Rank 1: one element per line;
+    rank 2: one row per ``m``; rank 3 (4, ...): the rank-2 (rank-3 ...) slices
+    along the last mode, separated by a line of ``-`` (``=``). Widths are
+    CuTe's ``pretty_print``: ints ``%5d``, f32 ``%10.2e``, f64 ``%11.3e``,
+    f16/bf16/fp8 ``%8.2f`` (bf16 and fp8 bits decoded), coordinates
+    ``"  (m,n)"``.
+
+    >>> import numpy as np
+    >>> print_tensor(make_tensor(np.arange(6, dtype=np.int32), (2, 3)))
+    tensor<s32>[6] o (2,3):(1,2):
+        0    2    4
+        1    3    5
+    >>> print_tensor(make_identity_tensor((2, 2)))
+    ArithTuple(0,0) o (2,2):(1@0,1@1):
+      (0,0)  (0,1)
+      (1,0)  (1,1)
+    """
+    _require_tensor("print_tensor", t)
+    arr = t.to_numpy()
+    if t.dtype is not None and not t.is_identity:
+        arr = t.dtype.decode(arr)
+    lines = [f"{t}:"]
+    _body(arr, _formatter(t), lines)
+    print("\n".join(lines), file=file)

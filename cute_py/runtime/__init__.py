@@ -1,0 +1,38 @@
+"""``cute_py.runtime``: NVRTC compile (cached), module loading, TMA descriptors, cluster launch, array interop.
+
+The only package of cute_py that touches cuda-python, and only lazily:
+importing it imports no ``cuda`` module. Compiling needs NVRTC (the
+``nvidia-cuda-nvrtc`` wheel) but no GPU; loading, encoding tensor maps and
+launching need a driver and a GPU. Install with ``pip install "cute-py[cuda]"``.
+
+- :func:`compile` -> :class:`Program` (cubin, log, per-kernel registers /
+  spills / smem, warnings); :meth:`Program.kernel` -> :class:`Kernel`.
+- :func:`launch` (``cuLaunchKernelEx`` with cluster dims), :func:`pack_args`.
+- :func:`tensor_map` (``cuTensorMapEncodeTiled`` from
+  :func:`cute_py.arch.sm90.make_tma_params`), :func:`encode_args`.
+- :func:`as_device_array` / :func:`layout_of` for torch, cupy, jax or raw pointers.
+- :func:`device` (primary context of device 0, shared with torch and cupy).
+
+>>> import cute_py.runtime
+>>> cute_py.runtime.pack_args(())
+((), ())
+"""
+
+from .arrays import DeviceArray, as_device_array, layout_of
+from .driver import Device, Kernel, Module, device, launch, launch_dims, pack_args, synchronize
+from .errors import (
+    ArrayError, CompileError, CudaNotInstalledError, CudaRuntimeError, DriverError, LaunchError, NoDeviceError,
+    NvrtcNotFoundError, PackError, TensorMapError, UnsupportedArchError,
+)
+from .nvrtc import Program, compile, nvrtc_version
+from .report import Diagnostic, KernelReport
+from .tensormap import TensorMap, encode_args, tensor_map
+
+__all__ = [
+    "compile", "Program", "KernelReport", "Diagnostic", "nvrtc_version",
+    "device", "Device", "Module", "Kernel", "launch", "launch_dims", "pack_args", "synchronize",
+    "tensor_map", "TensorMap", "encode_args",
+    "as_device_array", "DeviceArray", "layout_of",
+    "CudaRuntimeError", "CompileError", "CudaNotInstalledError", "NvrtcNotFoundError", "NoDeviceError",
+    "UnsupportedArchError", "DriverError", "LaunchError", "ArrayError", "TensorMapError", "PackError",
+]

@@ -1,0 +1,542 @@
+"""Shared-memory banks: the bank map of a layout, bank-conflict reports, swizzle comparison and suggestion.
+
+The model (what every number below means)
+-----------------------------------------
+* Shared memory is 32 banks of 4-byte words: the byte at address ``a`` is in
+  word ``a // 4`` and bank ``(a // 4) % 32``. Its 16-byte *chunk* is
+  ``(a // 16) % 8``, the group of banks ``4c .. 4c+3`` within a 128-byte line.
+* Addresses come from evaluating the layout: domain index ``i`` is at byte
+  ``layout(i) * sizeof_bits(dtype) / 8`` (the buffer starts at a 1024-byte
+  aligned address, so swizzles act on absolute addresses as the hardware does).
+* A *warp request* is one memory instruction of one warp: each lane accesses one
+  vector of W bits. The hardware serves it in phases: W <= 32 bits: one phase of
+  32 lanes; W = 64: two phases of 16 lanes (half-warps); W = 128: four phases of
+  8 lanes (quarter-warps). ldmatrix/stmatrix: each address lane moves a 16-byte
+  row (one phase per 8x8 matrix); TMA (``"row128"``): one 128-byte row per request.
+* Within a phase, the number of *wavefronts* (shared-memory cycles) is the
+  largest number of distinct 4-byte words that fall in one bank. Lanes reading
+  the same word are served together (broadcast); different words in the same
+  bank are an n-way conflict. A request's wavefronts are the sum over its phases;
+  its ideal is the sum over phases of ``ceil(distinct words / 32)`` (at least 1),
+  i.e. one wavefront per phase for accesses of up to 128 bits. Phases are never
+  merged (the hardware may merge 64-bit half-warps that do not conflict; this
+  model is the documented worst case).
+
+>>> import cute_py as cp
+>>> r = bank_conflicts(cp.Layout((32, 32), (32, 1)), "vec32", "f32")
+>>> r.max_ways, r.wavefronts[0], r.ideal_wavefronts[0]
+(32, 32, 1)
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+
+from ..layouts import ComposedLayout, Layout, Swizzle, composition, int_tuple as it
+from ..layouts.errors import LayoutError, layout_error
+from . import _requests as rq
+
+__all__ = ["BankMap", "BankEntry", "BankConflictReport", "BankConflict", "RequestBanks", "SwizzleComparison",
+           "SwizzleSuggestion", "bank_map", "bank_conflicts", "compare_swizzle", "suggest_swizzle",
+           "NUM_BANKS", "BANK_BYTES"]
+
+NUM_BANKS = 32
+BANK_BYTES = 4
+CHUNK_BYTES = 16
+LINE_BYTES = 128
+
+
+# ---------------------------------------------------------------------------
+# bank map
+
+
+@dataclass(frozen=True)
+class BankEntry:
+    """Where one element lives: domain ``index``, element ``offset``, byte ``address``, ``bank``, ``chunk``."""
+
+    index: int
+    offset: int
+    address: int
+    bank: int
+    chunk: int
+
+
+class BankMap:
+    """The bank of every element of a shared-memory layout, in the layout's domain order.
+
+    ``entries[i]`` (also ``bank_map[i]``) describes domain index ``i``;
+    ``banks``, ``addresses``, ``chunks`` are the columns. ``grid(field)`` folds
+    them into rows x columns (mode 0 down, the other modes across) and
+    ``str()`` prints the bank grid.
+    """
+
+    def __init__(self, layout, dtype, entries):
+        self.layout = layout
+        self.dtype = dtype
+        self.entries = tuple(entries)
+
+    @property
+    def banks(self):
+        return tuple(e.bank for e in self.entries)
+
+    @property
+    def addresses(self):
+        return tuple(e.address for e in self.entries)
+
+    @property
+    def chunks(self):
+        return tuple(e.chunk for e in self.entries)
+
+    def __len__(self):
+        return len(self.entries)
+
+    def __getitem__(self, i):
+        return self.entries[i]
+
+    def __iter__(self):
+        return iter(self.entries)
+
+    def _rows(self):
+        s = self.layout.shape
+        rows = it.product(s[0]) if isinstance(s, tuple) else 1
+        return rows, len(self.entries) // rows
+
+    def grid(self, field: str = "bank"):
+        """``[[value of (row m, column n)] ...]`` with ``field`` one of index/offset/address/bank/chunk."""
+        rows, cols = self._rows()
+        return [[getattr(self.entries[m + rows * n], field) for n in range(cols)] for m in range(rows)]
+
+    def to_text(self, field: str = "bank") -> str:
+        """The grid of ``field`` as a text table with row and column numbers."""
+        g = self.grid(field)
+        rows, cols = len(g), len(g[0]) if g else 0
+        w = max([len(str(v)) for r in g for v in r] + [len(str(cols - 1))])
+        lw = len(str(rows - 1))
+        head = " " * (lw + 3) + " ".join(str(n).rjust(w) for n in range(cols))
+        body = [str(m).rjust(lw) + " | " + " ".join(str(v).rjust(w) for v in r) for m, r in enumerate(g)]
+        title = f"{field}s of {self.layout} ({self.dtype.name}, {NUM_BANKS} banks x {BANK_BYTES} B)"
+        return "\n".join([title, head, *body])
+
+    def __str__(self):
+        return self.to_text("bank")
+
+    def __repr__(self):
+        return f"<BankMap of {self.layout} ({self.dtype.name}): {len(self.entries)} elements>"
+
+    def _repr_html_(self):
+        return f"<pre>{html.escape(str(self))}</pre>"
+
+
+def bank_map(smem_layout, dtype) -> BankMap:
+    """The byte address, 4-byte bank and 16-byte chunk of every element, in domain order.
+
+    ``smem_layout`` is a Layout, a ComposedLayout (swizzled) or CuTe text.
+    Postconditions: ``len(result) == size(smem_layout)``; for every ``i``,
+    ``result[i].address == smem_layout(i) * sizeof_bits(dtype) // 8``,
+    ``result[i].bank == result[i].address // 4 % 32`` and
+    ``result[i].chunk == result[i].address // 16 % 8``.
+
+    >>> m = bank_map("(8,64):(64,1)", "bf16")
+    >>> m[1].address, m[1].bank, m[8].address, m.grid()[1][:4]      # m[1] is (1,0), m[8] is (0,1)
+    (128, 0, 2, [0, 0, 1, 1])
+    >>> print(bank_map("Sw<3,3,3> o 0 o (8,64):(64,1)", "bf16")[1].address)
+    144
+    """
+    layout = rq.as_layout("bank_map", smem_layout)
+    t = rq.as_dtype("bank_map", dtype)
+    entries = []
+    for i, o in enumerate(rq.offsets("bank_map", layout)):
+        a = o * t.bits // 8
+        entries.append(BankEntry(i, o, a, (a // BANK_BYTES) % NUM_BANKS, (a // CHUNK_BYTES) % (LINE_BYTES // CHUNK_BYTES)))
+    return BankMap(layout, t, entries)
+
+
+# ---------------------------------------------------------------------------
+# conflict report
+
+
+@dataclass(frozen=True)
+class BankConflict:
+    """Distinct words of one bank within one phase of one request: ``words`` is ``((byte address, lanes), ...)``."""
+
+    request: int
+    label: str
+    phase: int
+    bank: int
+    words: tuple
+
+    @property
+    def ways(self) -> int:
+        return len(self.words)
+
+    def __str__(self):
+        ws = ", ".join(f"{a:#06x} (lane{'s' if len(ls) > 1 else ''} {','.join(map(str, ls))})" for a, ls in self.words[:8])
+        if len(self.words) > 8:
+            ws += f", ... ({len(self.words) - 8} more)"
+        return f"request {self.request} ({self.label}), phase {self.phase}, bank {self.bank}: {self.ways}-way: {ws}"
+
+
+@dataclass(frozen=True)
+class RequestBanks:
+    """One warp request: wavefronts and ideal wavefronts per phase, and its largest conflict."""
+
+    label: str
+    phase_wavefronts: tuple
+    phase_ideal: tuple
+    max_ways: int
+
+    @property
+    def wavefronts(self) -> int:
+        return sum(self.phase_wavefronts)
+
+    @property
+    def ideal(self) -> int:
+        return sum(self.phase_ideal)
+
+
+@dataclass(frozen=True)
+class BankConflictReport:
+    """Bank-conflict analysis of an access pattern over a shared-memory layout (see the module docstring).
+
+    Attributes: ``max_ways`` (largest n-way conflict, 1 = conflict-free),
+    ``wavefronts`` / ``ideal_wavefronts`` (per warp request),
+    ``total_wavefronts`` / ``total_ideal``, ``conflicts`` (every bank of every
+    phase with more than one distinct word, with the lanes involved),
+    ``requests`` (per-request details), ``vector_bits``, ``lanes_per_phase``.
+    """
+
+    layout: object
+    dtype: object
+    access: str
+    vector_bits: int
+    lanes_per_phase: int
+    requests: tuple
+    conflicts: tuple = field(repr=False)
+
+    @property
+    def wavefronts(self) -> tuple:
+        return tuple(r.wavefronts for r in self.requests)
+
+    @property
+    def ideal_wavefronts(self) -> tuple:
+        return tuple(r.ideal for r in self.requests)
+
+    @property
+    def total_wavefronts(self) -> int:
+        return sum(self.wavefronts)
+
+    @property
+    def total_ideal(self) -> int:
+        return sum(self.ideal_wavefronts)
+
+    @property
+    def max_ways(self) -> int:
+        return max((r.max_ways for r in self.requests), default=0)
+
+    @property
+    def conflict_free(self) -> bool:
+        return self.max_ways <= 1
+
+    def summary(self) -> str:
+        n = len(self.requests)
+        tw, ti = self.total_wavefronts, self.total_ideal
+        verdict = "conflict-free" if self.conflict_free else \
+            f"{self.max_ways}-way conflicts, {tw / ti:.2f}x the ideal"
+        return f"{n} warp request{'s' if n != 1 else ''}: {tw} wavefronts (ideal {ti}); {verdict}"
+
+    def to_text(self, max_requests: int = 16, max_conflicts: int = 8) -> str:
+        lpp = self.lanes_per_phase
+        lines = [f"Shared-memory bank conflicts: {self.layout} ({self.dtype.name})",
+                 f"  access: {self.access}; {self.vector_bits}-bit accesses, "
+                 f"phases of {lpp} lanes ({NUM_BANKS} banks x {BANK_BYTES} B)",
+                 "  " + self.summary()]
+        shown = self.requests[:max_requests]
+        for i, r in enumerate(shown):
+            lines.append(f"  request {i} ({r.label}): {r.wavefronts} wavefronts (ideal {r.ideal}), "
+                         f"phases {list(r.phase_wavefronts)}, max {r.max_ways}-way")
+        if len(self.requests) > len(shown):
+            lines.append(f"  ... {len(self.requests) - len(shown)} more requests")
+        if self.conflicts:
+            k = min(max_conflicts, len(self.conflicts))
+            lines.append(f"  conflicts (first {k} of {len(self.conflicts)}):")
+            lines += ["    " + str(c) for c in self.conflicts[:k]]
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.to_text()
+
+    def _repr_html_(self):
+        return f"<pre>{html.escape(str(self))}</pre>"
+
+
+def _word_set(acc, elem_bits):
+    words = set()
+    for b in acc.bits:
+        words.update(range(b // 32, (b + elem_bits - 1) // 32 + 1))
+    return words
+
+
+def analyze_plan(plan, layout, t, access_desc=None) -> BankConflictReport:
+    """Count wavefronts of every phase of every request of a plan (the model in the module docstring)."""
+    lpp = rq.lanes_per_phase(plan.vector_bits)
+    reqs, conflicts = [], []
+    for ri, req in enumerate(plan.requests):
+        phases = {}
+        for acc in req.lanes:
+            phases.setdefault(acc.lane // lpp, []).append(acc)
+        pw, pi, worst = [], [], 0
+        for p in sorted(phases):
+            banks = {}
+            for acc in phases[p]:
+                for w in _word_set(acc, plan.elem_bits):
+                    banks.setdefault(w % NUM_BANKS, {}).setdefault(w, []).append(acc.lane)
+            ways = max(len(ws) for ws in banks.values())
+            distinct = sum(len(ws) for ws in banks.values())
+            pw.append(ways)
+            pi.append(max(1, math.ceil(distinct / NUM_BANKS)))
+            worst = max(worst, ways)
+            for b in sorted(banks):
+                if len(banks[b]) > 1:
+                    words = tuple((w * BANK_BYTES, tuple(sorted(set(ls)))) for w, ls in sorted(banks[b].items()))
+                    conflicts.append(BankConflict(ri, req.label, p, b, words))
+        reqs.append(RequestBanks(req.label, tuple(pw), tuple(pi), worst))
+    return BankConflictReport(layout, t, access_desc or plan.description, plan.vector_bits, lpp, tuple(reqs),
+                              tuple(conflicts))
+
+
+def bank_conflicts(smem_layout, access, dtype, *, vector_bits=None, side=None) -> BankConflictReport:
+    """Wavefronts and n-way bank conflicts of ``access`` over ``smem_layout`` (model: module docstring).
+
+    ``access`` is a TV layout ``(thread, value) -> domain index of smem_layout``
+    (threads ``32w .. 32w+31`` form warp ``w``; each thread's values are split into
+    vectors of ``vector_bits``, default the widest contiguous aligned width up to
+    128 bits, and vector ``g`` of a warp is one request); a copy atom, copy op
+    (name or object) or TiledCopy (its shared-memory side, or ``side``; a
+    TiledCopy's tile is repeated over the whole layout); or a named pattern:
+    ``"row128"`` (TMA rows), ``"vec32"``/``"vec64"``/``"vec128"`` (or 32/64/128:
+    lanes read consecutive vectors in domain order).
+
+    Postconditions: ``len(result.wavefronts) == len(result.ideal_wavefronts)`` ==
+    number of warp requests; ``wavefronts[r] >= ideal_wavefronts[r]``;
+    ``result.conflict_free == (result.max_ways <= 1)``.
+
+    >>> import cute_py as cp
+    >>> tv = cp.Layout((32, 8), (1, 64))          # lane i reads row i, 8 bf16 = 128 bits
+    >>> bank_conflicts("(64,64):(64,1)", tv, "bf16").max_ways
+    8
+    >>> bank_conflicts("Sw<3,3,3> o 0 o (64,64):(64,1)", tv, "bf16").conflict_free
+    True
+    """
+    layout = rq.as_layout("bank_conflicts", smem_layout, "smem_layout")
+    t = rq.as_dtype("bank_conflicts", dtype)
+    addr = [o * t.bits for o in rq.offsets("bank_conflicts", layout)]
+    p = rq.plan("bank_conflicts", layout, access, t, addr, vector_bits=vector_bits, side=side, space="smem")
+    return analyze_plan(p, layout, t)
+
+
+# ---------------------------------------------------------------------------
+# swizzles
+
+
+def _apply_swizzle(layout, sw: Swizzle):
+    if isinstance(layout, ComposedLayout):
+        return ComposedLayout(sw, layout.offset, layout.inner) if sw.bits else layout.inner
+    return composition(sw, layout) if sw.bits else layout
+
+
+@dataclass(frozen=True)
+class SwizzleComparison:
+    """``before`` (the layout as given) and ``after`` (with the swizzle) bank-conflict reports."""
+
+    swizzle: Swizzle
+    before: BankConflictReport
+    after: BankConflictReport
+
+    @property
+    def speedup(self) -> float:
+        """``before.total_wavefronts / after.total_wavefronts``."""
+        return self.before.total_wavefronts / max(1, self.after.total_wavefronts)
+
+    def __str__(self):
+        b, a = self.before, self.after
+        return "\n".join([
+            f"Swizzle {self.swizzle}: {b.dtype.name}, access {a.access}",
+            f"  before: {b.layout}",
+            f"          {b.summary()}",
+            f"  after:  {a.layout}",
+            f"          {a.summary()}",
+            f"  wavefronts {b.total_wavefronts} -> {a.total_wavefronts} ({self.speedup:.2f}x fewer); "
+            f"max {b.max_ways}-way -> {a.max_ways}-way"])
+
+    def _repr_html_(self):
+        return f"<pre>{html.escape(str(self))}</pre>"
+
+
+def compare_swizzle(layout, swizzle, access, dtype, *, vector_bits=None) -> SwizzleComparison:
+    """Bank conflicts of ``access`` over ``layout`` without and with ``swizzle``.
+
+    ``swizzle`` is a Swizzle, ``(B, M, S)`` or ``"Sw<B,M,S>"``. "After" is
+    ``composition(swizzle, layout)`` (for a ComposedLayout: its outer swizzle
+    replaced). Postcondition: ``result.before == bank_conflicts(layout, access, dtype)``.
+
+    >>> import cute_py as cp
+    >>> c = compare_swizzle("(64,64):(64,1)", (3, 3, 3), cp.Layout((32, 8), (1, 64)), "bf16")
+    >>> c.before.max_ways, c.after.max_ways, c.before.total_wavefronts, c.after.total_wavefronts
+    (8, 1, 32, 4)
+    """
+    lay = rq.as_layout("compare_swizzle", layout)
+    sw = rq.as_swizzle("compare_swizzle", swizzle)
+    before = bank_conflicts(lay, access, dtype, vector_bits=vector_bits)
+    after = bank_conflicts(_apply_swizzle(lay, sw), access, dtype, vector_bits=vector_bits)
+    return SwizzleComparison(sw, before, after)
+
+
+@dataclass(frozen=True)
+class SwizzleSuggestion:
+    """The result of :func:`suggest_swizzle`; unpacks as ``swizzle, explanation``."""
+
+    swizzle: Swizzle
+    explanation: str
+    before: tuple
+    after: tuple
+    conflict_free: bool
+
+    def __iter__(self):
+        return iter((self.swizzle, self.explanation))
+
+    def __str__(self):
+        return self.explanation
+
+    def _repr_html_(self):
+        return f"<pre>{html.escape(str(self))}</pre>"
+
+
+def _pattern_tvs(access, rows, cols, vec):
+    """The TV layouts (over the (rows, cols) col-major domain) a vector-width access stands for."""
+    col_read = Layout((rows, (vec, cols // vec)), (1, (rows, rows * vec)))
+    row_major = Layout((cols, rows), (rows, 1))  # row-major linear element -> domain index
+    n = rows * cols // vec
+    thr = min(rq.WARP, n)
+    row_read = composition(row_major, Layout((thr, (vec, n // thr)), (vec, (1, thr * vec))))
+    return [("column-wise (lane i reads row i)", col_read, access),
+            ("row-wise (lanes read consecutive vectors)", row_read, access)]
+
+
+def suggest_swizzle(dtype, row_bytes, access=128, *, rows=None) -> SwizzleSuggestion:
+    """The cheapest ``Sw<B,M,S>`` that makes ``access`` conflict-free on a row-major tile of ``row_bytes`` rows.
+
+    The tile is ``(rows, C):(C, 1)`` with ``C = row_bytes / sizeof(dtype)``
+    elements per row (default ``rows``: 32, or what the access needs). ``access``:
+    a vector width in bits (32/64/128, or ``"vec128"``...; ``"ldmatrix"`` is 128)
+    checks the column-wise read (lane ``i`` reads row ``i``) and the row-wise read;
+    ``"row128"`` (TMA rows); a TV layout over the tile's (rows, C) domain; or a
+    TiledCopy. ``M`` is ``log2`` of the access vector in elements (vectors stay
+    whole), ``B`` is as small as possible, and among those ``S`` is the
+    smallest that XORs row (line) bits into the chunk bits conflict-free.
+
+    Postcondition: ``result.conflict_free`` implies every checked access pattern
+    is conflict-free on ``composition(result.swizzle, tile)``.
+
+    >>> print(suggest_swizzle("bf16", 128, 128).swizzle)
+    Sw<3,3,3>
+    >>> print(suggest_swizzle("bf16", 64, "ldmatrix").swizzle)
+    Sw<2,3,3>
+    >>> print(suggest_swizzle("f32", 128, 32).swizzle)
+    Sw<5,0,5>
+    """
+    from ..atoms import TiledCopy
+
+    t = rq.as_dtype("suggest_swizzle", dtype)
+    if not it.is_int(row_bytes) or row_bytes <= 0 or (row_bytes * 8) % t.bits:
+        raise layout_error(LayoutError, "suggest_swizzle", "row_bytes must hold a whole number of elements",
+                           f"row_bytes={row_bytes!r}, {t.name}")
+    cols = row_bytes * 8 // t.bits
+    acc = access
+    if isinstance(acc, str) and acc.lower() in ("ldmatrix", "ldsm", "stmatrix", "stsm"):
+        acc = 128
+    if isinstance(acc, str) and acc.lower().startswith("vec") and acc[3:].isdigit():
+        acc = int(acc[3:])
+    nrows = rows or 32
+    if isinstance(acc, TiledCopy):
+        tm = acc.tiler_mn
+        nrows = max(nrows, tm[0])
+        nrows = -(-nrows // tm[0]) * tm[0]
+        if cols % tm[1]:
+            raise layout_error(LayoutError, "suggest_swizzle", "the tiled copy's tile does not divide the row",
+                               f"{cols} elements per row, tile {tm}")
+    tile = Layout((nrows, cols), (cols, 1))
+
+    if it.is_int(acc) and not isinstance(acc, bool):
+        if acc not in (8, 16, 32, 64, 128) or acc < t.bits:
+            raise layout_error(LayoutError, "suggest_swizzle", "vector width must be 8..128 bits, at least one element",
+                               f"{acc} bits for {t.name}")
+        vec = acc // t.bits
+        if cols % vec:
+            raise layout_error(LayoutError, "suggest_swizzle", "a row is not a whole number of vectors",
+                               f"{cols} elements, {vec} per vector")
+        patterns = _pattern_tvs(acc, nrows, cols, vec)
+        vector_bits = acc
+    elif isinstance(acc, str) and acc.lower() in ("row128", "tma"):
+        patterns = [("TMA 128-byte rows", "row128", None)]
+        vector_bits = 128
+    elif isinstance(acc, (Layout, TiledCopy)) or isinstance(acc, str):
+        name = f"tiled copy of {acc.atom.name}" if isinstance(acc, TiledCopy) else f"TV layout {acc}"
+        patterns = [(name, rq.parse(acc) if isinstance(acc, str) else acc, None)]
+        vector_bits = bank_conflicts(tile, patterns[0][1], t).vector_bits
+    else:
+        raise TypeError(f"suggest_swizzle: access must be a vector width, 'ldmatrix', 'row128', a TV layout "
+                        f"or a TiledCopy, got {type(acc).__name__}")
+
+    def evaluate(layout):
+        return tuple(bank_conflicts(layout, p, t, vector_bits=vb) for _n, p, vb in patterns)
+
+    m = max(0, (vector_bits // t.bits).bit_length() - 1)
+    elem_bits_total = (nrows * cols).bit_length() - 1
+    line_elems = LINE_BYTES * 8 // t.bits
+    bank_elems = BANK_BYTES * 8 // t.bits if t.bits <= 32 else 1
+    max_b = max(0, (line_elems.bit_length() - 1) - max(m, bank_elems.bit_length() - 1))
+    before = evaluate(tile)
+    best = (Swizzle(0, m, 0), before)
+    found = all(r.conflict_free for r in before)
+    if not found:
+        for b in range(1, max_b + 1):
+            for s in range(b, elem_bits_total - m - b + 1):
+                sw = Swizzle(b, m, s)
+                reps = evaluate(composition(sw, tile))
+                if sum(r.total_wavefronts for r in reps) < sum(r.total_wavefronts for r in best[1]):
+                    best = (sw, reps)
+                if all(r.conflict_free for r in reps):
+                    found = True
+                    break
+            if found:
+                break
+    sw, after = best
+    row_bit = cols.bit_length() - 1
+    shown = f"tiled copy of {access.atom.name}" if isinstance(access, TiledCopy) else (
+        str(access) if isinstance(access, Layout) else repr(access))
+    lines = [f"suggest_swizzle({t.name}, {row_bytes}-byte rows = {cols} elements, access {shown}):",
+             f"  tile {tile}; {vector_bits}-bit accesses = {vector_bits // t.bits} element(s) -> M = {m} "
+             f"(the low {m} offset bits stay put, so each vector stays contiguous)"]
+    for (name, _p, _v), r in zip(patterns, before):
+        lines.append(f"  unswizzled, {name}: {r.summary()}")
+    if sw.bits == 0:
+        lines.append("  no swizzle needed: Sw<0,...> (the identity) is already conflict-free" if found else
+                     "  no swizzle found that helps")
+    else:
+        lo, hi = m + sw.shift, m + sw.shift + sw.bits - 1
+        unit = "row"
+        if cols * t.bits < LINE_BYTES * 8 and lo >= (line_elems.bit_length() - 1):
+            unit = "128-byte line"  # several short rows share one line of 32 banks
+        elif lo < row_bit:
+            unit = "column/row"
+        lines.append(f"  {sw}: XORs offset bits {lo}..{hi} ({unit} index bits; rows start at bit {row_bit}) "
+                     f"into the vector-slot bits {m}..{m + sw.bits - 1}, so {1 << sw.bits} consecutive "
+                     f"{unit}s put the same column in {1 << sw.bits} different bank groups; "
+                     f"B = {sw.bits} is the fewest bits that works, S = {sw.shift} the smallest shift that does")
+        for (name, _p, _v), r in zip(patterns, after):
+            lines.append(f"  swizzled, {name}: {r.summary()}")
+        if not found:
+            lines.append("  no conflict-free Sw<B,M,S> exists for this access; this is the best found")
+    return SwizzleSuggestion(sw, "\n".join(lines), before, after, found)
