@@ -88,7 +88,11 @@ def tour() -> None:
 
 
 class CliError(Exception):
-    """A one-line error for the user; ``code`` is the exit status."""
+    """A one-line error for the user; ``code`` is the exit status (2: malformed argument, 1: rejected input).
+
+    >>> CliError("unknown operation 'x'").code
+    2
+    """
 
     def __init__(self, message: str, code: int = 2):
         super().__init__(message)
@@ -107,7 +111,19 @@ def _parse_error_line(what: str, text: str, err, offset: int = 0) -> str:
 
 
 def parse_value(text: str, what: str = "LAYOUT"):
-    """Parse a CLI argument: CuTe text, ``_``, or a by-mode tiler ``<a,b,...>``; CliError (code 2) if malformed."""
+    """Parse a CLI argument: CuTe text, ``_``, or a by-mode tiler ``<a,b,...>``; CliError (code 2) if malformed.
+
+    The error message is one line and names the position of the bad character
+    (``ParseError.pos``, shifted to the whole argument for a tiler part).
+
+    >>> parse_value("<4:1,_>")
+    (Layout(4, 1), _)
+    >>> try:
+    ...     parse_value("(4,2]:(1,4)")
+    ... except CliError as e:
+    ...     print(e)
+    malformed LAYOUT '(4,2]:(1,4)' at position 4: expected ')', found ']'; here: '(4,2' >>> ']:(1,4)'
+    """
     from .layouts import ParseError, parse
     from .layouts.int_tuple import _
 
@@ -172,7 +188,7 @@ def _emit(text: str, out) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
-def cmd_show(args) -> int:
+def _cmd_show(args) -> int:
     from .layouts import ComposedLayout, Layout, Swizzle, composition
     from .layouts import int_tuple as it
 
@@ -220,7 +236,7 @@ def cmd_show(args) -> int:
     return 0
 
 
-def cmd_mma(args) -> int:
+def _cmd_mma(args) -> int:
     from . import atoms
 
     try:
@@ -249,7 +265,7 @@ def cmd_mma(args) -> int:
     return 0
 
 
-def cmd_explain(args) -> int:
+def _cmd_explain(args) -> int:
     from .viz.explain import OPS, explain
 
     if args.op not in OPS:
@@ -266,6 +282,14 @@ def cmd_explain(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``cute-py`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status (see the module docstring).
+
+    >>> main(["explain", "complement", "4:2", "24"])  # doctest: +ELLIPSIS
+    complement(4:2, 24): the offsets that 4:2 does not reach, in increasing order
+    ...
+    result = (2,3):(1,8)
+    0
+    """
     parser = argparse.ArgumentParser(
         prog="cute-py", description="The CuTe layout algebra in pure Python.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
@@ -299,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in (None, "tour"):
         tour()
         return 0
-    handler = {"show": cmd_show, "mma": cmd_mma, "explain": cmd_explain}[args.command]
+    handler = {"show": _cmd_show, "mma": _cmd_mma, "explain": _cmd_explain}[args.command]
     try:
         return handler(args)
     except CliError as e:

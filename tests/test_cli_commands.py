@@ -144,3 +144,12 @@ def test_explain_errors():
 
 def test_tour_still_default():
     assert "composition((4,3):(3,1), 6:2) = (2,3):(6,1)" in ok()
+
+
+def test_docstring_examples():
+    import doctest
+
+    import cute_py.cli
+
+    result = doctest.testmod(cute_py.cli, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 4 and result.failed == 0

@@ -363,3 +363,12 @@ def test_coalescing_of_a_cp_async_tiled_copy():
     assert r.vector_bits == 128 and r.coalesced and r.efficiency == 1.0
     with pytest.raises(cp.LayoutError, match="not a vector access"):  # M-major gmem: 16 B are not contiguous
         coalescing(tiled, Layout((64, 64), (1, 64)), "bf16")
+
+
+@pytest.mark.parametrize("module", ["cute_py.viz.banks", "cute_py.viz.coalesce"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 5 and result.failed == 0

@@ -255,3 +255,11 @@ def test_top_level_explain_and_ops():
     for op in OPS:
         assert hasattr(cp, op)
     assert repr(explain("coalesce", "4:1")) == str(explain("coalesce", "4:1"))
+
+
+def test_docstring_examples():
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module("cute_py.viz.explain"), optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 5 and result.failed == 0

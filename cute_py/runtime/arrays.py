@@ -234,7 +234,8 @@ def _dlpack_device(obj):
 def _from_cuda_core(obj, shape, dtype, dev_id):
     from cuda.core.utils import StridedMemoryView   # optional dependency; ImportError -> caller falls back
 
-    view = StridedMemoryView(obj, stream_ptr=-1)
+    from_dlpack = getattr(StridedMemoryView, "from_dlpack", None)          # cuda.core >= 1.2
+    view = from_dlpack(obj, stream_ptr=-1) if from_dlpack else StridedMemoryView(obj, stream_ptr=-1)
     if not view.is_device_accessible:
         raise ArrayError("as_device_array: the DLPack array is not device accessible; move it to the GPU first")
     name = str(view.dtype)

@@ -365,6 +365,14 @@ def _pack_one(i: int, a):
         return a, None
     if tname == "CUdeviceptr":
         return int(a), ctypes.c_void_p
+    if _is_numpy_scalar(a):                                    # before int/float: np.float64 is a float
+        name = a.dtype.name
+        if name == "float16":
+            return int(a.view("uint16")), ctypes.c_uint16       # __half / bf16 bits travel as 16-bit words
+        ct = _NP_CTYPES.get(name)
+        if ct is None:
+            raise PackError(f"pack_args: argument {i}: numpy scalar type {name} is not supported")
+        return a.item(), ct
     if isinstance(a, bool):
         return a, ctypes.c_bool
     if isinstance(a, int):
@@ -378,14 +386,6 @@ def _pack_one(i: int, a):
         return (a.value or 0), ctypes.c_void_p
     if type(a) in _CT_INTS:
         return a.value, type(a)
-    if _is_numpy_scalar(a):
-        name = a.dtype.name
-        if name == "float16":
-            return int(a.view("uint16")), ctypes.c_uint16       # __half / bf16 bits travel as 16-bit words
-        ct = _NP_CTYPES.get(name)
-        if ct is None:
-            raise PackError(f"pack_args: argument {i}: numpy scalar type {name} is not supported")
-        return a.item(), ct
     if isinstance(a, DeviceArray):
         return a.ptr, ctypes.c_void_p
     if isinstance(a, (ctypes._SimpleCData, ctypes.Structure, ctypes.Array)):

@@ -70,6 +70,10 @@ class BankMap:
     ``banks``, ``addresses``, ``chunks`` are the columns. ``grid(field)`` folds
     them into rows x columns (mode 0 down, the other modes across) and
     ``str()`` prints the bank grid.
+
+    >>> m = bank_map("(4,32):(32,1)", "f32")
+    >>> m.grid()[1][:3], m.banks[:4]
+    ([0, 1, 2], (0, 0, 0, 0))
     """
 
     def __init__(self, layout, dtype, entries):
@@ -205,6 +209,11 @@ class BankConflictReport:
     ``total_wavefronts`` / ``total_ideal``, ``conflicts`` (every bank of every
     phase with more than one distinct word, with the lanes involved),
     ``requests`` (per-request details), ``vector_bits``, ``lanes_per_phase``.
+
+    >>> import cute_py as cp
+    >>> r = bank_conflicts(cp.Layout(256), cp.Layout((32, 2), (2, 1)), "f32")   # 64-bit: two half-warps
+    >>> r.vector_bits, r.lanes_per_phase, r.requests[0].phase_wavefronts, r.summary()
+    (64, 16, (1, 1), '1 warp request: 2 wavefronts (ideal 2); conflict-free')
     """
 
     layout: object
@@ -278,7 +287,7 @@ def _word_set(acc, elem_bits):
     return words
 
 
-def analyze_plan(plan, layout, t, access_desc=None) -> BankConflictReport:
+def _analyze_plan(plan, layout, t, access_desc=None) -> BankConflictReport:
     """Count wavefronts of every phase of every request of a plan (the model in the module docstring)."""
     lpp = rq.lanes_per_phase(plan.vector_bits)
     reqs, conflicts = [], []
@@ -333,7 +342,7 @@ def bank_conflicts(smem_layout, access, dtype, *, vector_bits=None, side=None) -
     t = rq.as_dtype("bank_conflicts", dtype)
     addr = [o * t.bits for o in rq.offsets("bank_conflicts", layout)]
     p = rq.plan("bank_conflicts", layout, access, t, addr, vector_bits=vector_bits, side=side, space="smem")
-    return analyze_plan(p, layout, t)
+    return _analyze_plan(p, layout, t)
 
 
 # ---------------------------------------------------------------------------
@@ -348,7 +357,12 @@ def _apply_swizzle(layout, sw: Swizzle):
 
 @dataclass(frozen=True)
 class SwizzleComparison:
-    """``before`` (the layout as given) and ``after`` (with the swizzle) bank-conflict reports."""
+    """``before`` (the layout as given) and ``after`` (with the swizzle) bank-conflict reports.
+
+    >>> import cute_py as cp
+    >>> print(compare_swizzle("(32,32):(32,1)", "Sw<5,0,5>", cp.Layout(32, 1), "f32").speedup)  # a column
+    32.0
+    """
 
     swizzle: Swizzle
     before: BankConflictReport
@@ -395,7 +409,16 @@ def compare_swizzle(layout, swizzle, access, dtype, *, vector_bits=None) -> Swiz
 
 @dataclass(frozen=True)
 class SwizzleSuggestion:
-    """The result of :func:`suggest_swizzle`; unpacks as ``swizzle, explanation``."""
+    """The result of :func:`suggest_swizzle`; unpacks as ``swizzle, explanation``.
+
+    ``before``/``after``: the reports of the checked access patterns on the
+    unswizzled and swizzled tile; ``conflict_free``: whether ``after`` is.
+
+    >>> sw, why = suggest_swizzle("f16", 128, 128)
+    >>> print(sw), why.splitlines()[0]
+    Sw<3,3,3>
+    (None, 'suggest_swizzle(f16, 128-byte rows = 64 elements, access 128):')
+    """
 
     swizzle: Swizzle
     explanation: str

@@ -50,7 +50,13 @@ class RequestCoalescing:
 
 @dataclass(frozen=True)
 class CoalescingReport:
-    """Coalescing of a TV layout over a global layout: per-request tuples and overall ``efficiency``."""
+    """Coalescing of a TV layout over a global layout: per-request tuples and overall ``efficiency``.
+
+    >>> import cute_py as cp
+    >>> r = coalescing(cp.Layout((32, 2), (1, 32)), cp.Layout(64), "f32")   # two fully coalesced requests
+    >>> r.sectors, r.lines, r.coalesced, r.summary()
+    ((4, 4), (1, 1), True, '2 warp requests: 8 sectors (minimum 8), 2 lines (minimum 2); efficiency 100.0%')
+    """
 
     layout: object
     dtype: object
