@@ -19,9 +19,15 @@ class ArithmeticTuple(tuple):
 
     >>> ArithmeticTuple((1, 2)) + ArithmeticTuple((3,))
     (4,2)
+    >>> ArithmeticTuple((1, (2, 3))) + (1, (1, 1))
+    (2,(3,4))
     """
 
     __slots__ = ()
+
+    def __new__(cls, items=()):
+        return super().__new__(cls, (ArithmeticTuple(x) if isinstance(x, tuple) and not isinstance(x, cls) else x
+                                     for x in items))
 
     def __add__(self, other):
         if isinstance(other, ScaledBasis):
@@ -30,6 +36,7 @@ class ArithmeticTuple(tuple):
             return self
         if not isinstance(other, tuple):
             return NotImplemented
+        other = other if isinstance(other, ArithmeticTuple) else ArithmeticTuple(other)
         n = max(len(self), len(other))
         a = tuple(self) + (0,) * (n - len(self))
         b = tuple(other) + (0,) * (n - len(other))

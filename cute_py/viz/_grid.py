@@ -106,11 +106,92 @@ def boundary_level(idx: int, bounds) -> int:
     return sum(1 for p in bounds if idx % p == 0)
 
 
+def prefix_offsets(obj, count: int) -> list:
+    """``[obj(i) for i in range(count)]`` (``count <= size(obj)``), touching only those indices."""
+    if isinstance(obj, Layout):
+        shapes, strides = flat_modes(obj)
+        if all(it.is_int(d) for d in strides):
+            offs = [0]
+            for s, d in zip(shapes, strides):
+                if len(offs) >= count:
+                    break
+                if s == 1:
+                    continue
+                reps = min(s, -(-count // len(offs)))
+                offs = offs * reps if d == 0 else [o + j * d for j in range(reps) for o in offs]
+            return offs[:count]
+        return [obj(i) for i in range(count)]
+    if getattr(obj, "_is_composed_layout", False):
+        off = obj.offset
+        if not it.is_int(off):
+            return [obj(i) for i in range(count)]
+        inner = prefix_offsets(obj.inner, count)
+        return _apply(obj.outer, [off + v for v in inner] if off else inner)
+    raise TypeError(f"offsets: expected a Layout or ComposedLayout, got {type(obj).__name__}")
+
+
+def _split(obj):
+    """``(rows_layout, cols_layout)`` of a plain rank >= 2 Layout: mode 0 and modes 1.. grouped."""
+    return (Layout._make(obj.shape[0], obj.stride[0]),
+            Layout._make(tuple(obj.shape[1:]), tuple(obj.stride[1:])))
+
+
+def window_offsets(obj, rows: int, wr: int, wc: int) -> list:
+    """``obj(m + rows*n)`` for ``m < wr``, ``n < wc``, listed at ``m + wr*n``; only those cells are evaluated."""
+    if wr == rows:
+        return prefix_offsets(obj, rows * wc)
+    if isinstance(obj, Layout) and it.rank(obj.shape) >= 2 and all(
+            it.is_int(d) for d in flat_modes(obj)[1]):
+        rl, cl = _split(obj)
+        r = prefix_offsets(rl, wr)
+        c = prefix_offsets(cl, wc)
+        return [ro + co for co in c for ro in r]
+    if getattr(obj, "_is_composed_layout", False) and it.is_int(obj.offset):
+        inner = window_offsets(obj.inner, rows, wr, wc)
+        return _apply(obj.outer, [obj.offset + v for v in inner] if obj.offset else inner)
+    return [obj(m + rows * n) for n in range(wc) for m in range(wr)]
+
+
+def _fmt_value(v) -> str:
+    if isinstance(v, tuple):
+        return it.to_str(v)
+    if isinstance(v, float):
+        return f"{v:.3g}"
+    try:
+        import numpy as np
+
+        if isinstance(v, np.floating):
+            return f"{float(v):.3g}"
+        if isinstance(v, np.integer):
+            return str(int(v))
+    except ImportError:  # pragma: no cover - numpy is a core dependency
+        pass
+    return str(v) if it.is_int(v) else it.to_str(v)
+
+
+class Cells:
+    """The drawn block of a :class:`Grid`: ``values[m + wr*n]`` and ``labels[m + wr*n]`` for ``m < wr, n < wc``."""
+
+    __slots__ = ("wr", "wc", "values", "labels", "ints")
+
+    def __init__(self, wr, wc, values, labels):
+        self.wr, self.wc, self.values, self.labels = wr, wc, values, labels
+        self.ints = all(it.is_int(v) for v in values)
+
+    def value(self, m: int, n: int):
+        return self.values[m + self.wr * n]
+
+    def label(self, m: int, n: int) -> str:
+        return self.labels[m + self.wr * n]
+
+
 class Grid:
     """A layout-like object on ``rows x cols`` cells (see the module docstring).
 
-    ``values`` lists ``obj(m + rows*n)`` for all cells (colexicographic);
-    ``labels`` (optional) replaces the printed text of each cell;
+    ``cells(wr, wc)`` evaluates only the drawn block (the first ``wr`` rows and
+    ``wc`` columns), so a huge layout costs what its window costs. Cell
+    ``(m, n)``'s value is ``obj(m + rows*n)`` (a tensor: its engine offset);
+    its label the value's text (a tensor: its element).
     ``row_leaves``/``col_leaves`` are the leaf extents of the row and column
     modes (for nested-mode boundaries and windows), ``row_strides``/
     ``col_strides`` their strides when the object is a plain Layout (else
@@ -119,29 +200,37 @@ class Grid:
     cells mean when that is not plain offsets.
     """
 
-    __slots__ = ("title", "obj", "rows", "cols", "values", "labels", "row_leaves", "col_leaves",
-                 "row_strides", "col_strides", "cosize", "unit", "note", "rank")
+    __slots__ = ("title", "obj", "layout", "rows", "cols", "row_leaves", "col_leaves", "row_strides",
+                 "col_strides", "cosize", "unit", "note", "rank", "tensor")
 
-    def __init__(self, title, obj, rows, cols, values, *, labels=None, row_leaves=(), col_leaves=(),
-                 row_strides=None, col_strides=None, cosize=None, unit=1, note="", rank=2):
-        self.title, self.obj, self.rows, self.cols = title, obj, rows, cols
-        self.values, self.labels = values, labels
+    def __init__(self, title, obj, layout, rows, cols, *, row_leaves=(), col_leaves=(), row_strides=None,
+                 col_strides=None, cosize=None, unit=1, note="", rank=2, tensor=None):
+        self.title, self.obj, self.layout, self.rows, self.cols = title, obj, layout, rows, cols
         self.row_leaves, self.col_leaves = tuple(row_leaves), tuple(col_leaves)
         self.row_strides, self.col_strides = row_strides, col_strides
-        self.cosize, self.unit, self.note, self.rank = cosize, unit, note, rank
+        self.cosize, self.unit, self.note, self.rank, self.tensor = cosize, unit, note, rank, tensor
 
-    def value(self, m: int, n: int):
-        return self.values[m + self.rows * n]
+    def cells(self, wr=None, wc=None) -> Cells:
+        wr = self.rows if wr is None else wr
+        wc = self.cols if wc is None else wc
+        vals = window_offsets(self.layout, self.rows, wr, wc)
+        t = self.tensor
+        if t is None:
+            return Cells(wr, wc, vals, [_fmt_value(v) for v in vals])
+        if t.is_identity:
+            labels = [_fmt_value(t(m + self.rows * n)) for n in range(wc) for m in range(wr)]
+            return Cells(wr, wc, vals, labels)
+        idx = [t.offset + v for v in vals]
+        import numpy as np
 
-    def label(self, m: int, n: int) -> str:
-        i = m + self.rows * n
-        if self.labels is not None:
-            return self.labels[i]
-        v = self.values[i]
-        return str(v) if it.is_int(v) else it.to_str(v)
-
-    def int_values(self) -> bool:
-        return all(it.is_int(v) for v in self.values[:64]) and all(it.is_int(v) for v in self.values)
+        raw = t.engine[np.asarray(idx, dtype=np.int64)] if idx else t.engine[:0]
+        if t.dtype is not None:
+            try:
+                raw = t.dtype.decode(raw)
+            except Exception:  # noqa: BLE001 - keep the raw values when the type has no decoder
+                pass
+        cells = Cells(wr, wc, idx, [_fmt_value(v) for v in raw.tolist()])
+        return cells
 
 
 def swizzle_layout(sw: Swizzle):
@@ -155,7 +244,7 @@ def swizzle_layout(sw: Swizzle):
 
 
 def layout_grid(obj, op="to_svg") -> Grid:
-    """The :class:`Grid` of a Layout, ComposedLayout, Swizzle or Tensor."""
+    """The :class:`Grid` of a Layout, ComposedLayout, Swizzle or Tensor (nothing is evaluated yet)."""
     if isinstance(obj, Swizzle):
         g = layout_grid(swizzle_layout(obj), op)
         g.obj, g.unit = obj, 1 << obj.base
@@ -164,7 +253,11 @@ def layout_grid(obj, op="to_svg") -> Grid:
                   f"value = the chunk {obj} sends it to")
         return g
     if getattr(obj, "_is_tensor", False):
-        return _tensor_grid(obj, op)
+        g = layout_grid(obj.layout, op)
+        g.title, g.obj, g.tensor = str(obj), obj, obj
+        g.note = ("cells show the coordinates" if obj.is_identity else
+                  "cells show the elements; colors follow their offsets")
+        return g
     if not _is_layout_like(obj):
         raise TypeError(f"{op}: expected a Layout, ComposedLayout, Swizzle, Tensor, atom, TiledMMA or "
                         f"TiledCopy, got {type(obj).__name__}")
@@ -183,53 +276,16 @@ def layout_grid(obj, op="to_svg") -> Grid:
         col_leaves = it.flatten_to_tuple(shape[1:])
         row_strides = it.flatten_to_tuple(stride[0]) if plain else None
         col_strides = it.flatten_to_tuple(stride[1:]) if plain else None
-    size = it.product(shape)
-    cols = size // rows
-    values = offsets(obj)
+    cols = it.product(shape) // rows
     try:
-        cos = obj.cosize() if hasattr(obj, "cosize") else None
-    except Exception:  # basis-valued strides have no integer cosize
+        cos = obj.cosize()
+    except Exception:  # noqa: BLE001 - basis-valued strides have no integer cosize
         cos = None
     if cos is not None and not it.is_int(cos):
         cos = None
-    return Grid(str(obj), obj, rows, cols, values, row_leaves=row_leaves, col_leaves=col_leaves,
+    return Grid(str(obj), obj, obj, rows, cols, row_leaves=row_leaves, col_leaves=col_leaves,
                 row_strides=row_strides if plain else None, col_strides=col_strides if plain else None,
                 cosize=cos, rank=r)
-
-
-def _fmt_value(v) -> str:
-    if isinstance(v, tuple):
-        return it.to_str(v)
-    if isinstance(v, float):
-        return f"{v:.3g}"
-    try:
-        import numpy as np
-
-        if isinstance(v, np.floating):
-            return f"{float(v):.3g}"
-        if isinstance(v, np.integer):
-            return str(int(v))
-    except ImportError:  # pragma: no cover - numpy is a core dependency
-        pass
-    return str(v)
-
-
-def _tensor_grid(t, op) -> Grid:
-    """A tensor drawn over its layout: cells labelled with the elements, values = engine offsets."""
-    g = layout_grid(t.layout, op)
-    vals = t.values()
-    if not t.is_identity and t.dtype is not None:
-        try:
-            vals = t.dtype.decode(vals)
-        except Exception:  # noqa: BLE001 - keep the raw values when the type has no decoder
-            pass
-    g.labels = [_fmt_value(v) for v in (vals.tolist() if hasattr(vals, "tolist") else vals)]
-    if not t.is_identity and it.is_int(t.offset):
-        g.values = [t.offset + v for v in g.values] if t.offset else g.values
-    g.title, g.obj = str(t), t
-    g.note = "cells show the elements; colors follow their offsets" if not t.is_identity else \
-        "cells show the coordinates"
-    return g
 
 
 # ---------------------------------------------------------------------------
