@@ -320,3 +320,33 @@ def test_wgmma_case_tables():
     a, b, a_img, b_img = case.inputs()
     assert a_img.nbytes == case.a_bytes and b_img.nbytes == case.b_bytes
     assert case.desc_a.layout_type == "B128" and case.k_tile == 64
+
+
+# ---------------------------------------------------------------------------
+# Docstring examples of the runtime (the ones needing a GPU or NVRTC are marked +SKIP)
+
+RUNTIME_MODULES = ["cute_py.runtime", "cute_py.runtime.errors", "cute_py.runtime.report", "cute_py.runtime.cache",
+                   "cute_py.runtime.nvrtc", "cute_py.runtime.driver", "cute_py.runtime.tensormap",
+                   "cute_py.runtime.arrays"]
+
+
+@pytest.mark.parametrize("name", RUNTIME_MODULES)
+def test_runtime_doctests(name):
+    import doctest
+    import importlib
+
+    module = importlib.import_module(name)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    out = []
+    for t in doctest.DocTestFinder(exclude_empty=True).find(module):
+        runner.run(t, out=out.append)
+    failed, attempted = runner.summarize(verbose=False)
+    assert failed == 0, "".join(out)
+
+
+def test_every_public_runtime_name_is_documented_with_an_example():
+    import inspect
+
+    missing = [n for n in rt.__all__ if (inspect.isfunction(getattr(rt, n)) or inspect.isclass(getattr(rt, n)))
+               and ">>>" not in (inspect.getdoc(getattr(rt, n)) or "")]
+    assert not missing, missing

@@ -221,6 +221,15 @@ def test_syntax_error_carries_line_and_numbered_source():
 
 
 @needs_nvrtc
+def test_report_survives_recompiling_the_same_source():
+    # NVRTC 13.0 has a compile cache of its own whose hits come back with an empty log (no ptxas report);
+    # cute_py passes --no-cache so every NVRTC compile reports
+    for _ in range(3):
+        p = rt.compile(KERNELS["mbar_loop"], cache=False)
+        assert p.registers["mbar_loop"] > 0 and "Used" in p.log
+
+
+@needs_nvrtc
 def test_plain_sm90_rejects_wgmma_with_ptxas_error():
     with pytest.raises(rt.CompileError, match="not supported on .target 'sm_90'"):
         rt.compile(KERNELS["warp_specialized"], arch="sm_90")

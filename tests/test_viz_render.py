@@ -199,7 +199,7 @@ def test_svg_bank_colors_need_dtype_and_follow_banks():
         to_svg(L, color="bank")
     cells = _grid_cells(_parse(to_svg(L, color="bank", dtype="bf16")))
     assert len(cells) == 512
-    for m, n, fill, label in cells:
+    for m, n, fill, _label in cells:
         bank = (L(m, n) * 16 // 32) % 32
         assert fill == "rgb({},{},{})".format(*BANK32[bank])
     assert len(set(BANK32)) == 32
@@ -282,7 +282,8 @@ def test_mma_svg_places_a_left_and_b_transposed_above_c():
     pos = {}
     for e in root.iter(NS + "rect"):
         if e.get("class") == "cell":
-            pos[(e.get("data-op"), int(e.get("data-i")), int(e.get("data-j")))] = (float(e.get("x")), float(e.get("y")))
+            key = (e.get("data-op"), int(e.get("data-i")), int(e.get("data-j")))
+            pos[key] = (float(e.get("x")), float(e.get("y")))
     cx, cy = pos[("C", 0, 0)]
     ax, ay = pos[("A", 0, 0)]
     bx, by = pos[("B", 0, 0)]
@@ -420,7 +421,8 @@ def test_repr_hooks_after_import_cute_py(obj):
 
 def test_import_cute_py_alone_installs_the_hooks():
     code = ("import cute_py, sys\n"
-            "names = ['Layout', 'ComposedLayout', 'Swizzle', 'Tensor', 'MMAAtom', 'CopyAtom', 'TiledMMA', 'TiledCopy']\n"
+            "names = ['Layout', 'ComposedLayout', 'Swizzle', 'Tensor', 'MMAAtom', 'CopyAtom',\n"
+            "         'TiledMMA', 'TiledCopy']\n"
             "missing = [n for n in names if not (hasattr(getattr(cute_py, n), '_repr_svg_') and "
             "hasattr(getattr(cute_py, n), '_repr_html_'))]\n"
             "assert not missing, missing\n"
@@ -470,6 +472,16 @@ def test_256x256_renders_fast_and_small():
     print(f"256x256 to_svg (collapse=False, 65536 cells): {dt_full * 1000:.0f} ms, {len(full) / 2**20:.1f} MiB")
     assert full.count('class="cell"') == 65536
     assert dt_full < 5.0
+
+
+def test_huge_layouts_only_evaluate_the_drawn_window():
+    for L in (Layout((1 << 20, 1 << 20)), Layout(1 << 30),
+              ComposedLayout(Swizzle(3, 4, 3), 0, Layout((1 << 20, 1 << 20), (1 << 20, 1)))):
+        t0 = time.perf_counter()
+        svg = L._repr_svg_()
+        assert time.perf_counter() - t0 < 2.0, str(L)
+        cells = _grid_cells(_parse(svg))
+        assert all(lab == str(L(m, n) if cute_py.rank(L) == 2 else L(n)) for m, n, _f, lab in cells)
 
 
 def test_collapse_options():

@@ -21,7 +21,8 @@ launching need a driver and a GPU. Install with ``pip install "cute-py[cuda]"``.
 from .arrays import DeviceArray, as_device_array, layout_of
 from .driver import Device, Kernel, Module, device, launch, launch_dims, pack_args, synchronize
 from .errors import (
-    ArrayError, CompileError, CudaNotInstalledError, CudaRuntimeError, DriverError, LaunchError, NoDeviceError,
+    ArrayError, CompileError, CudaNotInstalledError, CudaRuntimeError, DriverError, KernelNotFoundError, LaunchError,
+    NoDeviceError,
     NvrtcNotFoundError, PackError, TensorMapError, UnsupportedArchError,
 )
 from .nvrtc import Program, compile, nvrtc_version
@@ -34,5 +35,5 @@ __all__ = [
     "tensor_map", "TensorMap", "encode_args",
     "as_device_array", "DeviceArray", "layout_of",
     "CudaRuntimeError", "CompileError", "CudaNotInstalledError", "NvrtcNotFoundError", "NoDeviceError",
-    "UnsupportedArchError", "DriverError", "LaunchError", "ArrayError", "TensorMapError", "PackError",
+    "UnsupportedArchError", "DriverError", "KernelNotFoundError", "LaunchError", "ArrayError", "TensorMapError", "PackError",
 ]

@@ -9,14 +9,9 @@ version, so changing any of them misses. Writes are atomic (temporary file
 then rename); a damaged entry reads as a miss. Deleting the folder is always
 safe.
 
->>> import os
->>> os.environ["CUTE_PY_CACHE_DIR"] = "/tmp/cute_py_doc_cache"
->>> str(cache_dir())
-'/tmp/cute_py_doc_cache'
 >>> key = cache_key("int x;", ("-lineinfo",), "sm_90a", (13, 0), "kernel.cu")
 >>> len(key), key == cache_key("int x;", ("-G",), "sm_90a", (13, 0), "kernel.cu")
 (64, False)
->>> del os.environ["CUTE_PY_CACHE_DIR"]
 """
 
 from __future__ import annotations
@@ -36,7 +31,7 @@ FORMAT = 1
 def cache_dir() -> Path:
     """The cache folder (not created): ``$CUTE_PY_CACHE_DIR``, ``$XDG_CACHE_HOME/cute_py`` or ``~/.cache/cute_py``.
 
-    >>> cache_dir().name in ("cute_py", os.environ.get("CUTE_PY_CACHE_DIR", "cute_py").rstrip("/").split("/")[-1])
+    >>> isinstance(cache_dir(), Path)
     True
     """
     explicit = os.environ.get("CUTE_PY_CACHE_DIR")

@@ -23,7 +23,8 @@ import threading
 
 from .arrays import DeviceArray, as_device_array
 from .errors import (
-    CudaNotInstalledError, DriverError, LaunchError, NoDeviceError, PackError, UnsupportedArchError,
+    CudaNotInstalledError, DriverError, KernelNotFoundError, LaunchError, NoDeviceError, PackError,
+    UnsupportedArchError,
 )
 
 __all__ = ["Device", "device", "Module", "Kernel", "launch", "launch_dims", "pack_args", "synchronize",
@@ -216,9 +217,10 @@ class Module:
         if k is None:
             d = _driver()
             res = d.cuModuleGetFunction(self.handle, name.encode())
-            if int(res[0]) != 0:
-                raise DriverError("cuModuleGetFunction", _result_name(res[0]), f"no kernel named {name!r}",
-                                  'C++ kernel names are mangled; declare kernels extern "C"')
+            if _result_name(res[0]) == "CUDA_ERROR_NOT_FOUND":
+                raise KernelNotFoundError(f"no kernel named {name!r} in the module (C++ kernel names are mangled; "
+                                          f'declare kernels extern "C")')
+            _check(res, "cuModuleGetFunction")
             k = Kernel(name, res[1], self, report)
             self._kernels[name] = k
         return k

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 __all__ = [
     "CudaRuntimeError", "CudaNotInstalledError", "NvrtcNotFoundError", "NoDeviceError", "UnsupportedArchError",
-    "CompileError", "DriverError", "LaunchError", "ArrayError", "TensorMapError", "PackError",
+    "CompileError", "DriverError", "KernelNotFoundError", "LaunchError", "ArrayError", "TensorMapError", "PackError",
     "INSTALL_HINT",
 ]
 
@@ -143,6 +143,17 @@ class DriverError(CudaRuntimeError):
         self.result = result
         msg = f"{call} failed: {result}" + (f" ({description})" if description else "")
         super().__init__(msg + (f"; {hint}" if hint else ""))
+
+
+class KernelNotFoundError(CudaRuntimeError, KeyError):
+    """A module or program has no kernel of that name (also a ``KeyError``).
+
+    >>> issubclass(KernelNotFoundError, KeyError)
+    True
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 class LaunchError(CudaRuntimeError, ValueError):

@@ -23,7 +23,9 @@ import re
 import time
 
 from . import cache as _cache
-from .errors import CompileError, CudaNotInstalledError, NvrtcNotFoundError, UnsupportedArchError
+from .errors import (
+    CompileError, CudaNotInstalledError, KernelNotFoundError, NvrtcNotFoundError, UnsupportedArchError,
+)
 from .report import Report, parse_report
 
 __all__ = ["compile", "Program", "nvrtc_version", "supported_archs"]
@@ -194,8 +196,8 @@ class Program:
 
         Raises :class:`~cute_py.runtime.errors.NoDeviceError` without a driver
         or GPU, :class:`~cute_py.runtime.errors.UnsupportedArchError` if the
-        device cannot run this arch, ``KeyError`` naming the kernels the
-        program has if ``name`` is not one of them.
+        device cannot run this arch, :class:`~cute_py.runtime.errors.KernelNotFoundError` (a
+        ``KeyError``) naming the kernels the program has if ``name`` is not one of them.
 
         >>> compile(src).kernel("gemm")  # doctest: +SKIP
         Kernel('gemm', registers=168, spills=0)
@@ -203,7 +205,7 @@ class Program:
         from .driver import Module
 
         if self.report.kernels and name not in self.report.kernels:
-            raise KeyError(f"Program.kernel: no kernel {name!r} in {self.name}; kernels: "
+            raise KernelNotFoundError(f"Program.kernel: no kernel {name!r} in {self.name}; kernels: "
                            f"{', '.join(self.report.kernels)} (C++ names are mangled; use extern \"C\")")
         if self._module is None:
             self._module = Module.load(self.cubin, arch=self.arch)
@@ -283,22 +285,34 @@ def compile(source: str, *, arch: str = "sm_90a", options=(), name: str = "kerne
     return _finish(Program(cubin, log, source, name, arch, options, version, report, False, seconds), strict)
 
 
+_NO_CACHE = [b"--no-cache"]
+"""NVRTC 13 keeps its own compile cache (``~/.nv/ComputeCache``) and, on a hit, returns the cubin with an
+empty log: no ptxas report. cute_py has its own cache, so NVRTC's is always bypassed."""
+
+
 def _compile_uncached(source: str, arch: str, options: tuple, name: str):
     nv = _nvrtc()
     t0 = time.perf_counter()
     res = _call(nv.nvrtcCreateProgram, source.encode(), name.encode(), 0, [], [])
     prog = _ok(res, "nvrtcCreateProgram")
+    retry = False
     try:
-        opts = [f"--gpu-architecture={arch}".encode(), b"--ptxas-options=-v"] + [o.encode() for o in options]
+        opts = [f"--gpu-architecture={arch}".encode(), b"--ptxas-options=-v"] + _NO_CACHE + [o.encode() for o in options]
         (status,) = nv.nvrtcCompileProgram(prog, len(opts), opts)
         log = _log(nv, prog)
-        if int(status) != 0:
+        if int(status) != 0 and _NO_CACHE and "no-cache" in log:
+            retry = True                              # an NVRTC without its own cache rejects the option
+        elif int(status) != 0:
             raise CompileError(_name(status), log, source, name)
-        size = _ok(nv.nvrtcGetCUBINSize(prog), "nvrtcGetCUBINSize")
-        buf = b" " * size
-        _ok(nv.nvrtcGetCUBIN(prog, buf), "nvrtcGetCUBIN")
+        else:
+            size = _ok(nv.nvrtcGetCUBINSize(prog), "nvrtcGetCUBINSize")
+            buf = b" " * size
+            _ok(nv.nvrtcGetCUBIN(prog, buf), "nvrtcGetCUBIN")
     finally:
         nv.nvrtcDestroyProgram(prog)
+    if retry:
+        _NO_CACHE.clear()
+        return _compile_uncached(source, arch, options, name)
     if not buf.startswith(b"\x7fELF"):
         raise CompileError("NO_CUBIN", log, source, name,
                            summary=f"NVRTC produced no CUBIN for {arch} (got {buf[:4]!r}); is {arch} a real arch?")

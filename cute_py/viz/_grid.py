@@ -79,7 +79,7 @@ def _apply(f, xs: list) -> list:
         return [x ^ ((x & y) << -s) for x in xs]
     if isinstance(f, Layout):
         n = it.product(f.shape)
-        if n <= _TABLE_LIMIT and all(it.is_int(x) for x in xs[:1]):
+        if n <= min(_TABLE_LIMIT, max(4096, 4 * len(xs))):
             table = offsets(f)
             return [table[x] if 0 <= x < n else f(x) for x in xs]
         return [f(x) for x in xs]
@@ -312,7 +312,7 @@ def window(extent: int, leaves, limit: int) -> int:
         if acc * s <= limit:
             acc *= s
             continue
-        k = max(d for d in range(1, s + 1) if s % d == 0 and acc * d <= limit)
+        k = next(d for d in range(min(s, limit // acc), 0, -1) if s % d == 0)
         acc *= k
         break
     if 4 * acc < limit:  # the modes split badly (large prime extents): a plain prefix of `limit` cells

@@ -8,8 +8,8 @@ call. The layers below (``cute_py.layouts``, ``cute_py.atoms``) never import
 ``cute_py.viz``: the hooks are attached from above, with ``setattr`` on the
 classes. Frontends that take HTML show the SVG with the object's text as a
 caption; a hook returns ``None`` (the frontend then shows the text) when the
-object cannot be drawn, e.g. a layout whose strides are not integers and
-whose values do not fit in cells. Rendering never prints or writes.
+object cannot be drawn, e.g. a TV layout that leaves its tile or a composed
+layout whose function fails on its domain. Rendering never prints or writes.
 
 >>> from cute_py.layouts import Layout
 >>> Layout((2, 2))._repr_svg_().startswith("<svg")

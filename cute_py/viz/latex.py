@@ -63,23 +63,20 @@ def _tv_node(t, v, m, n) -> str:
 
 def _layout_latex(obj) -> str:
     g = layout_grid(obj, "to_latex")
+    block = g.cells()
     if g.rank <= 1:  # CuTe: append<2>(layout, Layout<_1,_0>{}) -- one column
         M, N = g.cols, 1
-        vals = g.values
         title = str(_append(obj, Layout(1, 0))) if isinstance(obj, Layout) else g.title
     else:
         M, N = g.rows, g.cols
-        vals = g.values
         title = g.title
-    ints = g.int_values()
     out = [f"% Layout: {title}", _HEADER]
     for m in range(M):
         for n in range(N):
-            i = m + M * n
-            v = vals[i]
-            label = g.label(i % g.rows, i // g.rows) if g.rows else str(v)
-            fill = BW8[v % 8] if ints else "white"
-            out.append(f"\\node[fill={fill}] at ({m},{n}) {{{label}}};")
+            i = m + M * n  # the same colexicographic index in both orientations
+            v = block.values[i]
+            fill = BW8[v % 8] if block.ints else "white"
+            out.append(f"\\node[fill={fill}] at ({m},{n}) {{{block.labels[i]}}};")
     out.append(_grid_line(0, 0, M, N))
     out.extend(_label(m, -1, m) for m in range(M))
     out.extend(_label(-1, n, n) for n in range(N))

@@ -132,10 +132,10 @@ def _grid_svg(g, color, collapse, dtype):
     if color not in ("offset", "bank"):
         raise ValueError(f"to_svg: color={color!r} is not one of 'offset', 'bank' for a layout "
                          f"('thread' needs a TV picture: pass tile=(M, N), an atom, TiledMMA or TiledCopy)")
-    if not g.int_values():
-        color = "none"
     bits = None
     if color == "bank":
+        if dtype is None and g.tensor is not None and not g.tensor.is_identity:
+            dtype = g.tensor.dtype
         if dtype is None:
             raise ValueError("to_svg: color='bank' needs dtype= (the element type, e.g. 'bf16') to find "
                              "each element's 4-byte bank")
@@ -145,8 +145,11 @@ def _grid_svg(g, color, collapse, dtype):
     wr = axis_window(R, g.row_leaves, lr, tr)
     wc = axis_window(C, g.col_leaves, lc, tc)
 
-    labels = [[g.label(m, n) for n in range(wc)] for m in range(wr)]
-    maxlen = max((len(s) for row in labels for s in row), default=1)
+    block = g.cells(wr, wc)
+    if not block.ints:
+        color = "none"
+    labels, vals = block.labels, block.values
+    maxlen = max((len(s) for s in labels), default=1)
     cw = max(24, int(maxlen * _CHAR) + 10)
     ch = 22
     notes = [n for n in (g.note,
@@ -180,14 +183,12 @@ def _grid_svg(g, color, collapse, dtype):
     out.extend(f'<text class="ix" x="{x0 - left / 2:.1f}" y="{y0 + m * ch + ch / 2:.1f}">{m}</text>'
                for m in range(wr))
     # cells
-    rows = g.rows
-    vals = g.values
     for n in range(wc):
         x = x0 + n * cw
         xc = x + cw / 2
         for m in range(wr):
             y = y0 + m * ch
-            v = vals[m + rows * n]
+            v = vals[m + wr * n]
             dark = False
             if color == "offset":
                 k = v % 8
@@ -200,7 +201,7 @@ def _grid_svg(g, color, collapse, dtype):
             out.append(f'<rect class="cell" x="{x}" y="{y}" width="{cw}" height="{ch}" fill="{fill}" '
                        f'data-m="{m}" data-n="{n}"/>')
             out.append(f'<text class="v{" w" if dark else ""}" x="{xc:.1f}" y="{y + ch / 2:.1f}">'
-                       f'{_esc(labels[m][n])}</text>')
+                       f'{_esc(labels[m + wr * n])}</text>')
     # nested-mode boundaries
     rb, cb = prefix_boundaries(g.row_leaves), prefix_boundaries(g.col_leaves)
     for m in range(1, wr):

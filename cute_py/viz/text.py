@@ -21,9 +21,9 @@ CuTe's ``print_layout`` takes rank 2 only. cute_py also accepts:
   chunks (row ``r``, column ``c`` is chunk ``r*2^|S| + c``; the cell holds the
   chunk it is sent to).
 
->>> print_layout(Layout((2, 3), (3, 1)))
+>>> print_layout(Layout((2, 3), (3, 1)))  # doctest: +NORMALIZE_WHITESPACE
 (2,3):(3,1)
-      0   1   2 
+      0   1   2
     +---+---+---+
  0  | 0 | 1 | 2 |
     +---+---+---+
@@ -46,21 +46,21 @@ def layout_table(grid: Grid) -> str:
     """CuTe's print_layout table of a :class:`~cute_py.viz._grid.Grid` (ends with a newline).
 
     >>> from cute_py.viz._grid import layout_grid
-    >>> print(layout_table(layout_grid(Layout(3))), end="")
+    >>> print(layout_table(layout_grid(Layout(3))), end="")  # doctest: +NORMALIZE_WHITESPACE
     3:1
-          0   1   2 
+          0   1   2
         +---+---+---+
      0  | 0 | 1 | 2 |
         +---+---+---+
     """
     rows, cols = grid.rows, grid.cols
-    if grid.cosize is not None and grid.labels is None and grid.int_values():
+    block = grid.cells()
+    if grid.cosize is not None and grid.tensor is None and block.ints:
         width = num_digits(grid.cosize) + 2
-        cells = [f"{v:>{width - 2}d}" for v in grid.values]
+        cells = [f"{v:>{width - 2}d}" for v in block.values]
     else:
-        texts = [grid.label(i % rows, i // rows) for i in range(rows * cols)]
-        width = max((len(t) for t in texts), default=1) + 2
-        cells = [f"{t:>{width - 2}}" for t in texts]
+        width = max((len(t) for t in block.labels), default=1) + 2
+        cells = [f"{t:>{width - 2}}" for t in block.labels]
     sep = "    " + ("+" + "-" * width) * cols + "+"
     out = [grid.title, "    " + "".join(f"  {n:>{width - 2}d} " for n in range(cols))]
     for m in range(rows):
@@ -86,9 +86,9 @@ def to_text(obj) -> str:
 
     Postcondition: the result ends with a newline; nothing is printed.
 
-    >>> print(to_text(Layout((2, 2), (1, 2))), end="")
+    >>> print(to_text(Layout((2, 2), (1, 2))), end="")  # doctest: +NORMALIZE_WHITESPACE
     (2,2):(1,2)
-          0   1 
+          0   1
         +---+---+
      0  | 0 | 2 |
         +---+---+
@@ -111,9 +111,9 @@ def to_text(obj) -> str:
 def print_layout(obj, file=None) -> None:
     """Print ``to_text(obj)``: CuTe's ``print_layout`` table for a layout (to ``file``, default stdout).
 
-    >>> print_layout(Layout((2, 4)))
+    >>> print_layout(Layout((2, 4)))  # doctest: +NORMALIZE_WHITESPACE
     (2,4):(1,2)
-          0   1   2   3 
+          0   1   2   3
         +---+---+---+---+
      0  | 0 | 2 | 4 | 6 |
         +---+---+---+---+

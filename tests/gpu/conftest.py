@@ -1,7 +1,8 @@
 """tests/gpu: skipped cleanly (with the reason) unless an sm_90 GPU, its driver and NVRTC are usable.
 
 Device memory comes from cupy if importable, else torch (both exist on the GPU
-machine); the runtime under test never imports either.
+machine; ``CUTE_PY_TEST_ARRAYS=torch`` or ``=cupy`` picks one); the runtime
+under test never imports either.
 """
 
 from __future__ import annotations
@@ -48,6 +49,13 @@ def _gpu_unavailable_reason():
 
 
 def _array_lib():
+    forced = os.environ.get("CUTE_PY_TEST_ARRAYS")           # "torch" or "cupy": run with that library only
+    if forced:
+        try:
+            mod = __import__(forced)
+            return forced if forced != "torch" or mod.cuda.is_available() else None
+        except Exception:  # noqa: BLE001
+            return None
     try:
         import cupy  # noqa: F401
         return "cupy"

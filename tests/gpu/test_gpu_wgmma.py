@@ -38,3 +38,18 @@ def test_wgmma(n, major, swizzle, mem):
         f"{case.id}: {len(bad)} of {want.size} accumulators wrong; first (m, n): {bad[:5].tolist()} "
         f"got {[float(got[tuple(x)]) for x in bad[:5]]} want {[float(want[tuple(x)]) for x in bad[:5]]}\n"
         f"A desc {case.desc_a}\nB desc {case.desc_b}")
+
+
+def test_wgmma_detects_a_wrong_descriptor(mem):
+    """Negative control: B's descriptor with the wrong layout type (B64 for a B128 tile) gives wrong results."""
+    case = cases.wgmma_case(64, "K", 128)
+    a, b, a_img, b_img = case.inputs(seed=3)
+    kernel = rt.compile(case.source).kernel(case.kernel)
+    wrong_b = case.desc_b.value & ~(3 << 62) | (2 << 62)          # layout type B64
+    c_out = mem.zeros(64 * 64, np.float32)
+    rt.launch(kernel, grid=1, block=128, smem=case.dyn_smem,
+              args=(mem.to_device(a_img), mem.to_device(b_img), mem.to_device(case.c_index), c_out,
+                    np.uint64(case.desc_a.value), np.uint64(wrong_b)))
+    rt.synchronize()
+    got = mem.to_host(c_out, np.float32).reshape(64, 64).T
+    assert not np.array_equal(got, a @ b.T)
