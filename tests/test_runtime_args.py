@@ -323,25 +323,7 @@ def test_wgmma_case_tables():
 
 
 # ---------------------------------------------------------------------------
-# Docstring examples of the runtime (the ones needing a GPU or NVRTC are marked +SKIP)
-
-RUNTIME_MODULES = ["cute_py.runtime", "cute_py.runtime.errors", "cute_py.runtime.report", "cute_py.runtime.cache",
-                   "cute_py.runtime.nvrtc", "cute_py.runtime.driver", "cute_py.runtime.tensormap",
-                   "cute_py.runtime.arrays"]
-
-
-@pytest.mark.parametrize("name", RUNTIME_MODULES)
-def test_runtime_doctests(name):
-    import doctest
-    import importlib
-
-    module = importlib.import_module(name)
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-    out = []
-    for t in doctest.DocTestFinder(exclude_empty=True).find(module):
-        runner.run(t, out=out.append)
-    failed, attempted = runner.summarize(verbose=False)
-    assert failed == 0, "".join(out)
+# Docstrings (their examples run in test_docstrings.py; the ones needing a GPU or NVRTC are +SKIP)
 
 
 def test_every_public_runtime_name_is_documented_with_an_example():

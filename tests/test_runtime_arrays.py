@@ -139,6 +139,8 @@ def test_raw_pointers():
         rt.as_device_array(PTR, shape=(4,), dtype="s4")
     with pytest.raises(rt.ArrayError):
         rt.as_device_array(True, shape=(4,), dtype="f16")
+    with pytest.raises(rt.ArrayError, match="only for raw pointers"):
+        rt.as_device_array(FakeCAI((4,), "<f4"), strides=(1,))
 
 
 def test_cuda_bindings_device_pointer():

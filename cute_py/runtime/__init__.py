@@ -35,5 +35,6 @@ __all__ = [
     "tensor_map", "TensorMap", "encode_args",
     "as_device_array", "DeviceArray", "layout_of",
     "CudaRuntimeError", "CompileError", "CudaNotInstalledError", "NvrtcNotFoundError", "NoDeviceError",
-    "UnsupportedArchError", "DriverError", "KernelNotFoundError", "LaunchError", "ArrayError", "TensorMapError", "PackError",
+    "UnsupportedArchError", "DriverError", "KernelNotFoundError", "LaunchError", "ArrayError", "TensorMapError",
+    "PackError",
 ]

@@ -298,7 +298,8 @@ def read_dlpack_capsule(capsule):
     capsule is collected), so the caller must keep the producing object alive.
 
     >>> import numpy as np
-    >>> ptr, dev, _, shape, strides, dt, ro = read_dlpack_capsule(np.arange(6, dtype=np.int32).reshape(2, 3).__dlpack__())
+    >>> capsule = np.arange(6, dtype=np.int32).reshape(2, 3).__dlpack__()
+    >>> ptr, dev, _, shape, strides, dt, ro = read_dlpack_capsule(capsule)
     >>> dev, shape, dt
     (1, (2, 3), (0, 32, 1))
     """
@@ -371,6 +372,8 @@ def as_device_array(obj, *, shape=None, dtype=None, strides=None) -> DeviceArray
     ...
     cute_py.runtime.errors.ArrayError: as_device_array: the array lives on the CPU device, not a CUDA GPU; ...
     """
+    if strides is not None and _as_address(obj) is None:
+        raise ArrayError("as_device_array: strides= is only for raw pointers; an array brings its own strides")
     if isinstance(obj, DeviceArray):
         if shape is not None and tuple(shape) != obj.shape:
             raise ArrayError(f"as_device_array: shape {tuple(shape)} was requested but the array has {obj.shape}")

@@ -213,7 +213,8 @@ class Program:
 
     def __repr__(self) -> str:
         ks = ", ".join(f"{n}: {k.registers} regs" for n, k in self.report.kernels.items())
-        return f"Program({self.name}, {self.arch}, {len(self.cubin)} bytes cubin, {{{ks}}}{', cached' if self.cached else ''})"
+        cached = ", cached" if self.cached else ""
+        return f"Program({self.name}, {self.arch}, {len(self.cubin)} bytes cubin, {{{ks}}}{cached})"
 
 
 def _fatal_diagnostics(report: Report) -> list:
@@ -297,7 +298,8 @@ def _compile_uncached(source: str, arch: str, options: tuple, name: str):
     prog = _ok(res, "nvrtcCreateProgram")
     retry = False
     try:
-        opts = [f"--gpu-architecture={arch}".encode(), b"--ptxas-options=-v"] + _NO_CACHE + [o.encode() for o in options]
+        opts = [f"--gpu-architecture={arch}".encode(), b"--ptxas-options=-v", *_NO_CACHE]
+        opts += [o.encode() for o in options]
         (status,) = nv.nvrtcCompileProgram(prog, len(opts), opts)
         log = _log(nv, prog)
         if int(status) != 0 and _NO_CACHE and "no-cache" in log:

@@ -1,0 +1,164 @@
+"""The notebooks in notebooks/ run top to bottom, show their key results, and are stored without outputs.
+
+Each notebook is executed headless with nbclient in a fresh ``python3`` kernel
+whose working directory is the repository root (so ``import cute_py`` finds
+the checkout even without ``pip install -e .``). A cell that raises fails the
+test; so does a missing key output (a conflict count, a layout, a descriptor)
+or a notebook that draws no picture. The files on disk are never modified.
+"""
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+
+# Text each notebook must print (stdout or a displayed object's text), and how many pictures
+# (image/svg+xml outputs) it must show at least.
+EXPECTED = {
+    "01_layout_algebra_tour.ipynb": {
+        "svg": 6,
+        "text": [
+            "L(2, 3) = 19",
+            "((2,2),(2,2)):((1,4),(8,32))   -> (2,4,2):(1,4,32)   same function: True",
+            "[0, 6, 1, 7, 2, 8] == [0, 6, 1, 7, 2, 8]",
+            "DivisibilityError - composition: shape divisibility condition",
+            "result = ((2,3),2):((6,1),3)",  # explain("composition", ...)
+            "complement(4:2, 24) = (2,3):(1,8)",
+            "covers [0, 24) exactly once: True",
+            "right_inverse((8,4):(4,1)) = (4,8):(8,1)  L(R(i)) == i: True",
+            "zipped_divide   ((4,8),(3,4)):((32,1),(128,8))",
+            "flat_divide     (4,8,3,4):(32,1,128,8)",
+            "blocked: ((2,3),(5,4)):((5,10),(1,30))",
+            "raked:   ((3,2),(4,5)):((10,5),(30,1))",
+            "Sw<3,3,3> o 0 o (8,64):(64,1) ComposedLayout",
+        ],
+    },
+    "02_swizzles_and_bank_conflicts.ipynb": {
+        "svg": 3,
+        "text": [
+            "swizzled: Sw<3,3,3> o 0 o ((8,8),(64,1)):((64,512),(1,0))",
+            "row 7: [7, 6, 5, 4, 3, 2, 1, 0]",
+            "plain     max 8-way, wavefronts 32 (ideal 4)",
+            "swizzled  max 1-way, wavefronts 4 (ideal 4)",
+            "plain:    8 warp requests: 256 wavefronts (ideal 32); 8-way conflicts",
+            "16 warp requests: 512 wavefronts (ideal 64); 8-way conflicts, 8.00x the ideal",
+            "16 warp requests: 64 wavefronts (ideal 64); conflict-free",
+            "wavefronts 32 -> 4 (8.00x fewer); max 8-way -> 1-way",
+            "wavefronts 512 -> 64 (8.00x fewer); max 8-way -> 1-way",
+            "Sw<2,3,3>: max 8-way -> 2-way",
+            "128-byte rows: suggest Sw<3,3,3>   GMMA atom Sw<3,3,3> o 0 o (8,64):(64,1)",
+        ],
+    },
+    "03_mma_tv_layouts.ipynb": {
+        "svg": 5,
+        "text": [
+            "C TV layout matches the PTX fragment formula: True",
+            "C[9, 2] is value 2 of thread 5",
+            "GMMA C layout matches row lane/4 + 16*warp + 8*v1, column 2*(lane%4) + v0 + 8*v2: True",
+            "C TV layout of the whole tile: ((4,8,8),((2,2,16),(1,1))):((256,1,16),((128,8,1024),(0,0)))",
+            "ArithTuple(0,0) o ((2,2,16),1,1):((1@1,8@0,8@1),0,0)",
+            "thread 0, first 8 values: [(0, 0), (0, 1), (8, 0), (8, 1), (0, 8), (0, 9), (8, 8), (8, 9)]",
+            "same elements as the identity partition: True",
+            "ldmatrix destination == MMA A fragment for all 128 threads: True",
+            "wgmma descriptor 0x4000004000010000 (K-major, B128)",
+            "warpgroup 1's A descriptor: + 512   = sA(64, 0) * 2 // 16 = 512",
+            "dim 1: gmem mode 0, globalDim 4096, stride 8192 bytes, box 128",
+        ],
+    },
+}
+
+_MISSING = [m for m in ("nbclient", "nbformat", "ipykernel") if importlib.util.find_spec(m) is None]
+needs_jupyter = pytest.mark.skipif(
+    bool(_MISSING),
+    reason=f"executing notebooks needs {', '.join(_MISSING)} (pip install -e '.[test]')",
+)
+
+
+def _notebook_names():
+    return sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
+
+
+def test_the_notebooks_exist():
+    assert set(EXPECTED) <= set(_notebook_names()), f"missing notebooks: {set(EXPECTED) - set(_notebook_names())}"
+
+
+@pytest.mark.parametrize("name", _notebook_names())
+def test_notebook_is_stored_without_outputs(name):
+    """Notebooks are committed stripped: no outputs, no execution counts, the python3 kernel."""
+    nb = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))
+    assert nb.get("nbformat") == 4
+    assert nb["metadata"].get("kernelspec", {}).get("name") == "python3", f"{name}: kernelspec must be python3"
+    dirty = [i for i, c in enumerate(nb["cells"])
+             if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count") is not None)]
+    assert not dirty, (f"{name}: code cells {dirty} have outputs or execution counts; strip them "
+                       f"(e.g. jupyter nbconvert --clear-output --inplace {name})")
+
+
+def _tracked_notebooks():
+    """``{path: text}`` of the notebooks git tracks, as staged (what a commit stores); None without git."""
+    if shutil.which("git") is None:
+        return None
+    ls = subprocess.run(["git", "ls-files", "-z", "--", "notebooks/*.ipynb"], cwd=ROOT, capture_output=True,
+                        check=False)
+    if ls.returncode != 0:
+        return None
+    paths = [p for p in ls.stdout.decode().split("\0") if p]
+    return {p: subprocess.run(["git", "show", f":{p}"], cwd=ROOT, capture_output=True, check=True).stdout.decode()
+            for p in paths}
+
+
+def test_notebooks_in_git_have_no_outputs():
+    tracked = _tracked_notebooks()
+    if tracked is None:
+        pytest.skip("not a git checkout (or git is missing)")
+    for path, text in tracked.items():
+        nb = json.loads(text)
+        dirty = [i for i, c in enumerate(nb["cells"])
+                 if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count") is not None)]
+        assert not dirty, f"{path} is stored in git with outputs in code cells {dirty}"
+
+
+def _text_of(output) -> str:
+    if output.get("output_type") == "stream":
+        return output.get("text", "")
+    return output.get("data", {}).get("text/plain", "")
+
+
+@needs_jupyter
+@pytest.mark.parametrize("name", _notebook_names())
+def test_notebook_executes(name, tmp_path, monkeypatch, record_property):
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    # Keep the kernel's connection files and IPython profile out of the user's home.
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    client = NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}})
+    start = time.perf_counter()
+    try:
+        client.execute()
+    except CellExecutionError as e:
+        pytest.fail(f"{name}: a cell raised:\n{e}")
+    record_property("seconds", round(time.perf_counter() - start, 2))
+
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    errors = [o for o in outputs if o.get("output_type") == "error"]
+    assert not errors, f"{name}: error outputs: {[(o['ename'], o['evalue']) for o in errors]}"
+    stderr = [o["text"] for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stderr"]
+    assert not stderr, f"{name}: cells wrote to stderr (warnings?):\n{''.join(stderr)}"
+
+    text = "\n".join(_text_of(o) for o in outputs)
+    expected = EXPECTED.get(name, {})
+    missing = [s for s in expected.get("text", []) if s not in text]
+    assert not missing, f"{name}: expected output not found: {missing}"
+    svgs = sum("image/svg+xml" in o.get("data", {}) for o in outputs)
+    assert svgs >= expected.get("svg", 1), f"{name}: {svgs} pictures shown, expected at least {expected.get('svg', 1)}"
