@@ -15,8 +15,8 @@ the atom's TV layouts, so "which thread holds which element" is a Layout.
 from __future__ import annotations
 
 from ..layouts import (
-    Layout, _, append, coalesce, composition, int_tuple as it, logical_divide, make_layout,
-    right_inverse, tiled_product, zip, zipped_divide,
+    Layout, _, append, coalesce, composition, int_tuple as it, logical_divide, logical_product, make_layout,
+    right_inverse, tiled_product, upcast, zip, zipped_divide,
 )
 from ..layouts.errors import LayoutError, layout_error
 from .copy import CopyAtom, make_copy_atom  # noqa: F401 - make_copy_atom is used in examples
@@ -183,12 +183,21 @@ class ThrMMA:
         """This thread's B elements of an (N, K, ...) tensor: ``(FrgV, RestN, RestK, ...)``."""
         return self._partition("partition_B", t, self.tiled.thrfrg_B, 2, 3)
 
-    def _fragment(self, part, value_type):
-        """A zeroed register tensor of ``value_type`` with the partition's shape, compact column-major."""
+    def _fragment(self, part, value_type, like=False):
+        """A zeroed register tensor of ``value_type`` shaped like the partition.
+
+        C fragments are compact column-major (CuTe's ``make_fragment_C``); A/B
+        fragments follow ``make_fragment_like``: mode 0 column-major, the other
+        modes ordered like the partition's strides (integer strides only;
+        otherwise column-major).
+        """
+        from ..layouts import make_fragment_like
         from ..layouts.tensor import make_tensor_like
 
-        shape = part.shape if isinstance(part, Layout) else part.layout.shape
-        return make_tensor_like(Layout(shape), value_type)
+        layout = part if isinstance(part, Layout) else part.layout
+        if like and all(it.is_int(d) for d in it.flatten_to_tuple(layout.stride)):
+            return make_fragment_like(layout, value_type)
+        return make_tensor_like(Layout(layout.shape), value_type)
 
     def partition_fragment_C(self, t):
         """A new register fragment shaped like ``partition_C(t)`` (zeros of the atom's C type)."""
@@ -196,11 +205,11 @@ class ThrMMA:
 
     def partition_fragment_A(self, t):
         """A new register fragment shaped like ``partition_A(t)``."""
-        return self._fragment(self.partition_A(t), self.tiled.atom.a_type)
+        return self._fragment(self.partition_A(t), self.tiled.atom.a_type, like=True)
 
     def partition_fragment_B(self, t):
         """A new register fragment shaped like ``partition_B(t)``."""
-        return self._fragment(self.partition_B(t), self.tiled.atom.b_type)
+        return self._fragment(self.partition_B(t), self.tiled.atom.b_type, like=True)
 
     def __str__(self) -> str:
         return f"ThrMMA\n  Thr VMNK: {it.to_str(self.thr_vmnk)}\n" + str(self.tiled)
@@ -340,6 +349,24 @@ class TiledCopy:
         """``(thread, value) -> tile index`` of the destination elements."""
         return self._layout_TV(self._dst2ref())
 
+    def retile(self, t):
+        """Re-view a thread's register fragment (``(V, RestM, RestN, ...)``) by the copy's values.
+
+        Result shape ``((AtomV, RestV), CPY_M, CPY_N, ...)``: the fragment's
+        elements grouped the way this copy moves them (CuTe's ``retile``, used
+        by ``retile_S``/``retile_D``).
+        """
+        layout, rebuild = _as_tensor("retile", t)
+        v = _size(Layout._make(layout.shape[0], layout.stride[0])) if isinstance(layout.shape, tuple) \
+            else _size(layout)
+        tiler = Layout(self.tiler_mn)
+        frg_mn = upcast(composition(right_inverse(self.layout_tv), tiler), self.num_threads * v)
+        frg_v = zipped_divide(logical_product(Layout(v), right_inverse(frg_mn)), Layout(self.atom.num_values))
+        t_tensor = zipped_divide(rebuild(layout), (v,) + tuple(it.product_each(frg_mn.shape)))
+        v_tensor = t_tensor.compose(frg_v, _) if not isinstance(t_tensor, Layout) else composition(t_tensor, (frg_v, _))
+        r = it.rank(layout.shape)
+        return _slice(v_tensor, (_, (0,) + (_,) * (r - 1)))
+
     def get_slice(self, thr_idx: int) -> "ThrCopy":
         """The view of thread ``thr_idx``."""
         if not it.is_int(thr_idx) or not 0 <= thr_idx < self.num_threads:
@@ -374,6 +401,14 @@ class ThrCopy:
     def partition_D(self, t):
         """This thread's destination elements: shape ``(CPY, CPY_M, CPY_N, ...)``."""
         return self._partition("partition_D", t, self.tiled.tidfrg_D)
+
+    def retile_S(self, t):
+        """A register fragment (e.g. from an MMA partition) re-viewed as this copy's source."""
+        return self.tiled.retile(t)
+
+    def retile_D(self, t):
+        """A register fragment re-viewed as this copy's destination (``((AtomV,RestV), CPY_M, ...)``)."""
+        return self.tiled.retile(t)
 
 
 def make_tiled_copy(atom, thr_layout, val_layout=None) -> TiledCopy:
