@@ -28,3 +28,8 @@ from . import viz  # noqa: E402,F401
 from .viz.explain import explain  # noqa: E402
 
 __all__ += ["explain"]
+
+# The GEMM product: cute_py.gemm(a, b, ...) (the function; its module is cute_py.gemm's __module__).
+from .gemm import gemm  # noqa: E402
+
+__all__ += ["gemm"]

@@ -6,7 +6,10 @@ the layout algebra: every result below is computed when the command runs.
 ``cute-py show LAYOUT [--swizzle B,M,S] [--format text|svg|latex|html] [--banks --dtype bf16]
 [--access PATTERN] [-o FILE]`` draws a layout (CuTe notation); ``cute-py mma ATOM
 [--tiled 2,1,1] [--format ...]`` prints an MMA atom or TiledMMA and its TV layouts;
-``cute-py explain OP ARG...`` prints the derivation of an algebra operation.
+``cute-py explain OP ARG...`` prints the derivation of an algebra operation;
+``cute-py gemm --m M --n N --k K [--dtype bf16] [--layout tn|nn|nt|tt] [--spec FILE|example:NAME] [--check]
+[--bench] [--arrays auto|torch|driver] [--emit-only -o kernel.cu]`` generates a GEMM from a layout spec, compiles
+it and, on a GPU, runs, checks and times it (without a GPU it stops after the compile step and says so).
 
 Exit codes: 0 success; 2 a malformed argument (a layout that does not parse,
 with the position of the bad character), an unknown atom or operation; 1 an
@@ -281,6 +284,12 @@ def _cmd_explain(args) -> int:
     return 0
 
 
+def _cmd_gemm(args) -> int:
+    from . import cli_gemm
+
+    return cli_gemm.run(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run ``cute-py`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status (see the module docstring).
 
@@ -318,12 +327,15 @@ def main(argv: list[str] | None = None) -> int:
     exp.add_argument("args", metavar="ARG", nargs="+", help='layouts in CuTe notation, ints, or tilers "<4:1,8:1>"')
     exp.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
 
+    from . import cli_gemm
+    cli_gemm.add_parser(sub)
+
     args = parser.parse_args(argv)
 
     if args.command in (None, "tour"):
         tour()
         return 0
-    handler = {"show": _cmd_show, "mma": _cmd_mma, "explain": _cmd_explain}[args.command]
+    handler = {"show": _cmd_show, "mma": _cmd_mma, "explain": _cmd_explain, "gemm": _cmd_gemm}[args.command]
     try:
         return handler(args)
     except CliError as e:

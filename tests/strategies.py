@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from cute_py import Layout, Swizzle
 from cute_py.int_tuple import product
+from oracle import flat, unflatten
 
 EXTENTS = st.sampled_from([1, 2, 3, 4, 6, 8])
 POW2 = st.sampled_from([1, 2, 4, 8])
@@ -41,62 +42,45 @@ def shapes(draw, max_leaves=4, extents=EXTENTS, max_size=256):
     return _nest(draw, leaves)
 
 
-def _with_profile(shape, flat):
-    it = iter(flat)
-
-    def build(s):
-        if isinstance(s, tuple):
-            return tuple(build(x) for x in s)
-        return next(it)
-
-    return build(shape)
-
-
-def _flat(t):
-    if isinstance(t, tuple):
-        out = []
-        for x in t:
-            out.extend(_flat(x))
-        return out
-    return [t]
-
-
 @st.composite
 def layouts(draw, max_leaves=4, max_stride=64, allow_negative=False, max_size=256):
     """Arbitrary layouts: any shape, arbitrary strides (zeros allowed)."""
     shape = draw(shapes(max_leaves=max_leaves, max_size=max_size))
     lo = -max_stride if allow_negative else 0
-    flat = [draw(st.integers(lo, max_stride)) for _ in _flat(shape)]
-    return Layout(shape, _with_profile(shape, flat))
+    strides = [draw(st.integers(lo, max_stride)) for _ in flat(shape)]
+    return Layout(shape, unflatten(strides, shape))
+
+
+def _shape_and_order(draw, max_leaves, max_size):
+    """A shape, its leaves, and a random order of the leaves (the order the strides grow in)."""
+    shape = draw(shapes(max_leaves=max_leaves, max_size=max_size))
+    leaves = flat(shape)
+    return shape, leaves, draw(st.permutations(range(len(leaves))))
 
 
 @st.composite
 def compact_layouts(draw, max_leaves=4, max_size=256):
     """Compact (bijective onto [0, size)) layouts: a permutation of column-major strides."""
-    shape = draw(shapes(max_leaves=max_leaves, max_size=max_size))
-    leaves = _flat(shape)
-    perm = draw(st.permutations(range(len(leaves))))
+    shape, leaves, perm = _shape_and_order(draw, max_leaves, max_size)
     strides = [0] * len(leaves)
     acc = 1
     for k in perm:
         strides[k] = acc if leaves[k] != 1 else draw(st.sampled_from([0, acc]))
         acc *= leaves[k]
-    return Layout(shape, _with_profile(shape, strides))
+    return Layout(shape, unflatten(strides, shape))
 
 
 @st.composite
 def injective_layouts(draw, max_leaves=4, max_size=256):
     """Injective layouts with gaps: sorted strides, each a multiple of the previous reach."""
-    shape = draw(shapes(max_leaves=max_leaves, max_size=max_size))
-    leaves = _flat(shape)
-    perm = draw(st.permutations(range(len(leaves))))
+    shape, leaves, perm = _shape_and_order(draw, max_leaves, max_size)
     strides = [0] * len(leaves)
     acc = 1
     for k in perm:
         acc *= draw(st.sampled_from([1, 1, 2, 3]))
         strides[k] = acc
         acc *= leaves[k]
-    return Layout(shape, _with_profile(shape, strides))
+    return Layout(shape, unflatten(strides, shape))
 
 
 @st.composite

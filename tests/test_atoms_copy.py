@@ -20,7 +20,6 @@ element width; the C++ prints for ``half_t`` are compared verbatim.
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 import pytest
@@ -31,42 +30,10 @@ from cute_py.atoms import (
     AtomError, CopyAtom, CopyOp, all_copy_ops, cp_async, get, get_copy_op, ldmatrix, make_copy_atom,
     stmatrix, tma, universal_copy,
 )
-from cute_py.int_tuple import flatten, product
+from cute_py.int_tuple import product
+from oracle import cpp, flat, tv_table
 
 OPS = all_copy_ops()
-
-
-def cpp(s: str) -> str:
-    """A C++ CuTe print with the static-integer underscores removed (cute_py prints plain ints)."""
-    return re.sub(r"_(?=\d)", "", s)
-
-
-def _leaves(x):
-    return list(flatten(x)) if isinstance(x, tuple) else [x]
-
-
-def _eval_mode(shape, stride) -> np.ndarray:
-    ss, ds = _leaves(shape), _leaves(stride)
-    n = product(shape)
-    idx = np.arange(n, dtype=np.int64)
-    out = np.zeros(n, dtype=np.int64)
-    div = 1
-    for s, d in zip(ss, ds):
-        out += ((idx // div) % s) * d
-        div *= s
-    return out
-
-
-def tv_table(layout: Layout) -> np.ndarray:
-    """``table[t, v] = layout(t + T*v)``, vectorized; spot-checked against ``Layout.__call__``."""
-    assert cute_py.rank(layout) == 2, str(layout)
-    thr = _eval_mode(layout.shape[0], layout.stride[0])
-    val = _eval_mode(layout.shape[1], layout.stride[1])
-    table = thr[:, None] + val[None, :]
-    T, V = table.shape
-    for k in range(0, T * V, max(1, (T * V) // 31)):
-        assert layout(k) == table[k % T, k // T], (str(layout), k)
-    return table
 
 
 def test_tv_table_helper():
@@ -111,7 +78,7 @@ def test_bit_layouts_consistent(op):
         return len({tuple(r) for r in tab.tolist()}) * tab.shape[1]
 
     assert distinct_thread_bits(src) == distinct_thread_bits(dst) == distinct_thread_bits(ref)
-    if all(d != 0 for d in _leaves(op.src_bits.stride[0]) + _leaves(op.dst_bits.stride[0])):
+    if all(d != 0 for d in flat(op.src_bits.stride[0]) + flat(op.dst_bits.stride[0])):
         assert src.size == dst.size == ref.size
     # the reference is one of the two sides
     assert op.ref_bits in (op.src_bits, op.dst_bits)
@@ -188,7 +155,7 @@ def test_ldmatrix_matches_ptx(num, trans):
     active = src[: 8 * num]
     assert len({tuple(r) for r in active.tolist()}) == 8 * num
     if num < 4:
-        thr_leaves = list(zip(_leaves(op.src_bits.shape[0]), _leaves(op.src_bits.stride[0])))
+        thr_leaves = list(zip(flat(op.src_bits.shape[0]), flat(op.src_bits.stride[0])))
         assert thr_leaves[-1][1] == 0 and math.prod(s for s, _ in thr_leaves[:-1]) == 8 * num
 
 

@@ -29,54 +29,24 @@ from cute_py.atoms import (
     AtomError, MMAAtom, all_mma_atoms, find, get, gmma, gmma_c_layout, sm70_mma, sm75_mma, sm80_mma,
     sm89_mma,
 )
-from cute_py.int_tuple import flatten, product
+from cute_py.int_tuple import product
 from cute_py.layouts.dtypes import dtype
+from oracle import cpp, eval_mode, flat, tv_table as _tv_table
 
 ATOMS = all_mma_atoms()
-
-
-def cpp(s: str) -> str:
-    """A C++ CuTe print with the static-integer underscores removed (cute_py prints plain ints)."""
-    return re.sub(r"_(?=\d)", "", s)
 
 
 # ---------------------------------------------------------------------------
 # Layout evaluation, vectorized (independent of Layout.__call__, cross-checked against it)
 
-def _leaves(x):
-    return list(flatten(x)) if isinstance(x, tuple) else [x]
-
-
-def _eval_mode(shape, stride) -> np.ndarray:
-    """Values of a (possibly nested) mode at its 1-D colexicographic indices 0..size-1."""
-    ss, ds = _leaves(shape), _leaves(stride)
-    n = product(shape)
-    idx = np.arange(n, dtype=np.int64)
-    out = np.zeros(n, dtype=np.int64)
-    div = 1
-    for s, d in zip(ss, ds):
-        out += ((idx // div) % s) * d
-        div *= s
-    return out
-
-
 _EVAL_CACHE: dict = {}
 
 
 def tv_table(layout: Layout) -> np.ndarray:
-    """``table[t, v] = layout(t + T*v)`` for a rank-2 (thread, value) layout."""
+    """:func:`oracle.tv_table` (spot-checked against ``Layout.__call__`` at 97 points), cached."""
     key = (layout.shape, layout.stride)
     if key not in _EVAL_CACHE:
-        assert cute_py.rank(layout) == 2, f"not a TV layout: {layout}"
-        thr = _eval_mode(layout.shape[0], layout.stride[0])
-        val = _eval_mode(layout.shape[1], layout.stride[1])
-        table = thr[:, None] + val[None, :]
-        # tie the vectorized evaluation to Layout.__call__ on a spread of points
-        T, V = table.shape
-        for k in range(0, T * V, max(1, (T * V) // 97)):
-            t, v = k % T, k // T
-            assert layout(k) == table[t, v], (str(layout), k)
-        _EVAL_CACHE[key] = table
+        _EVAL_CACHE[key] = _tv_table(layout, spot_checks=97)
     return _EVAL_CACHE[key]
 
 
@@ -178,8 +148,8 @@ def _check_register_operand(layout, T, tile, what):
 def _check_smem_operand(layout, T, mn, k, what):
     # thread mode: T threads, all stride 0
     assert product(layout.shape[0]) == T, what
-    assert all(d == 0 for d in _leaves(layout.stride[0])), f"{what}: thread stride not 0 in {layout}"
-    val = _eval_mode(layout.shape[1], layout.stride[1])
+    assert all(d == 0 for d in flat(layout.stride[0])), f"{what}: thread stride not 0 in {layout}"
+    val = eval_mode(layout.shape[1], layout.stride[1])
     assert np.array_equal(np.sort(val), np.arange(mn * k)), f"{what}: value mode not a bijection: {layout}"
     assert np.array_equal(val, np.arange(mn * k)), f"{what}: value mode is not CuTe's ABLayout: {layout}"
     assert str(layout) == f"({T},({mn},{k})):(0,(1,{mn}))", what

@@ -17,7 +17,6 @@ Tile<_32,_32,_16>{})`` and ``make_tiled_copy``). Properties:
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 
 import numpy as np
@@ -30,40 +29,13 @@ from cute_py.atoms import (
     make_tiled_copy_B, make_tiled_copy_C, make_tiled_mma, partition_shape_A, partition_shape_B,
     partition_shape_C,
 )
-from cute_py.int_tuple import flatten, product
-
-
-def cpp(s: str) -> str:
-    """A C++ CuTe print with the static-integer underscores removed (cute_py prints plain ints)."""
-    return re.sub(r"_(?=\d)", "", s)
-
-
-def _leaves(x):
-    return list(flatten(x)) if isinstance(x, tuple) else [x]
-
-
-def _eval_mode(shape, stride) -> np.ndarray:
-    ss, ds = _leaves(shape), _leaves(stride)
-    n = product(shape)
-    idx = np.arange(n, dtype=np.int64)
-    out = np.zeros(n, dtype=np.int64)
-    div = 1
-    for s, d in zip(ss, ds):
-        out += ((idx // div) % s) * d
-        div *= s
-    return out
+from cute_py.int_tuple import product
+from oracle import cpp, tv_table as _tv_table
 
 
 def tv_table(layout: Layout) -> np.ndarray:
-    """``table[t, v] = layout(t + T*v)``, vectorized; spot-checked against ``Layout.__call__``."""
-    assert cute_py.rank(layout) == 2, str(layout)
-    thr = _eval_mode(layout.shape[0], layout.stride[0])
-    val = _eval_mode(layout.shape[1], layout.stride[1])
-    table = thr[:, None] + val[None, :]
-    T, V = table.shape
-    for k in range(0, T * V, max(1, (T * V) // 53)):
-        assert layout(k) == table[k % T, k // T], (str(layout), k)
-    return table
+    """:func:`oracle.tv_table`, spot-checked against ``Layout.__call__`` at 53 points."""
+    return _tv_table(layout, spot_checks=53)
 
 
 SM80_F16 = "SM80_16x8x16_F16F16F16F16_TN"

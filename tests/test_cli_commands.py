@@ -74,7 +74,7 @@ def test_show_banks_and_access():
     ET.fromstring(svg)
 
 
-@pytest.mark.parametrize("text,pos", [("(4,2]:(1,4)", 4), ("(4,8):(8,1", 10), ("(4,8):(8;1)", 8), ("4:x", 2)])
+@pytest.mark.parametrize("text,pos", [("(4,2]:(1,4)", 4), ("(4,8):(8,1", 10), ("(4,8):(8;1)", 8), ("4:$", 2)])
 def test_show_malformed_layout_points_at_the_character(text, pos):
     line = fails(2, "show", text)
     assert f"at position {pos}" in line

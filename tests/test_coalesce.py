@@ -13,52 +13,8 @@ from hypothesis import strategies as st
 
 import cute_py
 from cute_py import Layout, coalesce, filter as cute_filter, parse
+from oracle import depth, flat, modes_of, prod, ref_eval
 from strategies import compact_layouts, injective_layouts, layouts
-
-# ---------------------------------------------------------------------------
-# independent reference helpers (do not rely on the code under test)
-
-
-def _flat(t):
-    if isinstance(t, tuple):
-        out = []
-        for x in t:
-            out.extend(_flat(x))
-        return out
-    return [t]
-
-
-def _prod(t):
-    p = 1
-    for x in _flat(t):
-        p *= x
-    return p
-
-
-def _depth(t):
-    if isinstance(t, tuple):
-        return 1 + max((_depth(x) for x in t), default=0)
-    return 0
-
-
-def ref_eval(layout, i):
-    """L(i) for a 1-D index: colexicographic split over the flat leaves, the last leaf takes the rest."""
-    fs, fd = _flat(layout.shape), _flat(layout.stride)
-    r = 0
-    for k, (s, d) in enumerate(zip(fs, fd)):
-        if k == len(fs) - 1:
-            r += i * d
-        else:
-            r += (i % s) * d
-            i //= s
-    return r
-
-
-def _modes(layout):
-    if isinstance(layout.shape, tuple):
-        return [Layout(s, d) for s, d in zip(layout.shape, layout.stride)]
-    return [layout]
-
 
 # ---------------------------------------------------------------------------
 # checks
@@ -67,15 +23,15 @@ def _modes(layout):
 def check_coalesce(L, R):
     """Brute-force the coalesce postconditions of ``R = coalesce(L)``."""
     assert isinstance(R, Layout), R
-    n = _prod(L.shape)
-    assert _prod(R.shape) == n, f"size changed: {L} -> {R}"
+    n = prod(L.shape)
+    assert prod(R.shape) == n, f"size changed: {L} -> {R}"
     assert cute_py.size(R) == n
-    assert _depth(R.shape) <= 1, f"depth(R) > 1: {L} -> {R}"
+    assert depth(R.shape) <= 1, f"depth(R) > 1: {L} -> {R}"
     for i in range(n):
         assert ref_eval(R, i) == ref_eval(L, i), f"R({i}) != L({i}): {L} -> {R}"
         assert R(i) == L(i), f"R({i}) != L({i}) (Layout.__call__): {L} -> {R}"
     # coalesce is canonical: no adjacent modes are mergeable and no size-1 modes remain
-    fs, fd = _flat(R.shape), _flat(R.stride)
+    fs, fd = flat(R.shape), flat(R.stride)
     if len(fs) > 1:
         assert all(s != 1 for s in fs), f"size-1 mode left in {R}"
         for k in range(len(fs) - 1):
@@ -87,21 +43,21 @@ def check_coalesce(L, R):
 def check_filter(L, R):
     """Brute-force the filter postconditions of ``R = filter(L)``."""
     assert isinstance(R, Layout), R
-    n = _prod(L.shape)
+    n = prod(L.shape)
     img_l = {ref_eval(L, i) for i in range(n)}
-    img_r = {ref_eval(R, i) for i in range(_prod(R.shape))}
+    img_r = {ref_eval(R, i) for i in range(prod(R.shape))}
     assert img_l == img_r, f"image changed: {L} -> {R}"
-    assert _depth(R.shape) <= 1, f"depth(R) > 1: {L} -> {R}"
-    fs, fd = _flat(R.shape), _flat(R.stride)
+    assert depth(R.shape) <= 1, f"depth(R) > 1: {L} -> {R}"
+    fs, fd = flat(R.shape), flat(R.stride)
     if str(R) != "1:0":
         assert all(d != 0 for d in fd), f"stride-0 mode left in {R} (from {L})"
         assert all(s != 1 for s in fs), f"size-1 mode left in {R} (from {L})"
     # filter_zeros then coalesce: the size is the product of the non-zero-stride extents
     expect = 1
-    for s, d in zip(_flat(L.shape), _flat(L.stride)):
+    for s, d in zip(flat(L.shape), flat(L.stride)):
         if d != 0:
             expect *= s
-    assert _prod(R.shape) == expect, f"size(filter(L)) != product of non-zero-stride extents: {L} -> {R}"
+    assert prod(R.shape) == expect, f"size(filter(L)) != product of non-zero-stride extents: {L} -> {R}"
     # filter(L) is coalesced: filtering again changes nothing
     assert cute_filter(R) == R
     assert coalesce(R) == R
@@ -110,18 +66,18 @@ def check_filter(L, R):
 def check_coalesce_profile(L, profile, R):
     """``R = coalesce(L, profile)``: mode-wise coalesce for the modes the profile names, rest kept."""
     assert isinstance(R, Layout)
-    n = _prod(L.shape)
-    assert _prod(R.shape) == n
+    n = prod(L.shape)
+    assert prod(R.shape) == n
     for i in range(n):
         assert ref_eval(R, i) == ref_eval(L, i), f"R({i}) != L({i}): {L} | {profile} -> {R}"
     if not isinstance(profile, tuple):
         assert R == coalesce(L)
         return
-    lm, rm = _modes(L), _modes(R)
+    lm, rm = modes_of(L), modes_of(R)
     assert len(rm) == len(lm), f"rank changed under profile {profile}: {L} -> {R}"
     for k, (a, b) in enumerate(zip(lm, rm)):
-        assert _prod(a.shape) == _prod(b.shape), f"mode {k} size changed: {L} -> {R}"
-        for j in range(_prod(a.shape)):
+        assert prod(a.shape) == prod(b.shape), f"mode {k} size changed: {L} -> {R}"
+        for j in range(prod(a.shape)):
             assert ref_eval(a, j) == ref_eval(b, j), f"mode {k} changed: {L} -> {R}"
         if k < len(profile):
             check_coalesce_profile(a, profile[k], b)
@@ -232,12 +188,12 @@ def test_filter_property(L):
 @st.composite
 def _layout_and_profile(draw):
     L = draw(layouts(max_leaves=5))
-    modes = _modes(L)
+    modes = modes_of(L)
     k = draw(st.integers(0, len(modes)))
 
     def prof(m):
         if isinstance(m.shape, tuple) and draw(st.booleans()):
-            return tuple(prof(x) for x in _modes(m))
+            return tuple(prof(x) for x in modes_of(m))
         return 1
 
     return L, tuple(prof(m) for m in modes[:k]) if (k or draw(st.booleans())) else 1

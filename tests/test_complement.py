@@ -18,55 +18,15 @@ from cute_py import (
     InjectivityError, Layout, LayoutError, coalesce, complement, cosize, filter as cute_filter,
     make_layout, parse,
 )
+from oracle import flat, image, prod, ref_cosize, ref_eval
 from strategies import compact_layouts, injective_layouts, layouts
 
 # ---------------------------------------------------------------------------
 # independent reference helpers
 
 
-def _flat(t):
-    if isinstance(t, tuple):
-        out = []
-        for x in t:
-            out.extend(_flat(x))
-        return out
-    return [t]
-
-
-def _prod(t):
-    p = 1
-    for x in _flat(t):
-        p *= x
-    return p
-
-
-def ref_eval(layout, i):
-    fs, fd = _flat(layout.shape), _flat(layout.stride)
-    r = 0
-    for k, (s, d) in enumerate(zip(fs, fd)):
-        if k == len(fs) - 1:
-            r += i * d
-        else:
-            r += (i % s) * d
-            i //= s
-    return r
-
-
-def ref_cosize(layout):
-    """One past the largest offset, for non-negative strides."""
-    return sum((s - 1) * abs(d) for s, d in zip(_flat(layout.shape), _flat(layout.stride))) + 1
-
-
 def _round_up(a, b):
     return -(-a // b) * b
-
-
-def _image(layout):
-    return {ref_eval(layout, i) for i in range(_prod(layout.shape))}
-
-
-def _is_injective(layout):
-    return len(_image(layout)) == _prod(layout.shape)
 
 
 # ---------------------------------------------------------------------------
@@ -76,7 +36,7 @@ def _is_injective(layout):
 def _tileable(L):
     """The non-zero strides of L, sorted, each a multiple of the reach below (CuTe's exact case)."""
     f = cute_filter(L)
-    fs, fd = _flat(f.shape), _flat(f.stride)
+    fs, fd = flat(f.shape), flat(f.stride)
     reach = 1
     for k in sorted(range(len(fs)), key=lambda k: fd[k]):
         if fd[k] == 0:
@@ -90,7 +50,7 @@ def _tileable(L):
 def _reach(L):
     """``max(s * d)`` over the modes of filter(L): the new_stride of CuTe's complement (0 for 1:0)."""
     f = cute_filter(L)
-    return max(s * d for s, d in zip(_flat(f.shape), _flat(f.stride)))
+    return max(s * d for s, d in zip(flat(f.shape), flat(f.stride)))
 
 
 def check_complement(L, cotarget, R, strict_cover=True):
@@ -112,9 +72,9 @@ def check_complement(L, cotarget, R, strict_cover=True):
       cosize 10 > round_up(9, 3).
     """
     assert isinstance(R, Layout), R
-    size_ct = ref_cosize(L) if cotarget is None else _prod(cotarget)
-    n_r = _prod(R.shape)
-    for d in _flat(R.stride):
+    size_ct = ref_cosize(L) if cotarget is None else prod(cotarget)
+    n_r = prod(R.shape)
+    for d in flat(R.stride):
         assert d >= 0, f"negative stride in complement {R}"
     tileable = _tileable(L)
     reach = _reach(L)
@@ -124,7 +84,7 @@ def check_complement(L, cotarget, R, strict_cover=True):
         assert ref_cosize(LR) >= size_ct, f"(1) cosize(L++R) < size(cotarget): {L}, {cotarget} -> {R}"
     assert cosize(LR) == ref_cosize(LR)
     # (2) R does not overshoot
-    compact_below_reach = reach == 0 or _image(cute_filter(L)) == set(range(reach))
+    compact_below_reach = reach == 0 or image(cute_filter(L)) == set(range(reach))
     if strict_cover and tileable and (cotarget is None or reach == 0 or size_ct % reach == 0
                                       or compact_below_reach):
         assert ref_cosize(R) <= _round_up(size_ct, ref_cosize(L)), (
@@ -135,15 +95,15 @@ def check_complement(L, cotarget, R, strict_cover=True):
     for i in range(1, n_r):
         assert vals[i - 1] < vals[i], f"(3) R not strictly increasing at {i}: {L}, {cotarget} -> {R}"
     # (4) disjoint from the image of L (except R(0) == 0)
-    img = _image(L)
+    img = image(L)
     for i in range(1, n_r):
         assert vals[i] not in img, f"(4) R({i})={vals[i]} is in the image of L: {L}, {cotarget} -> {R}"
     # other observations of the C++ test
     assert n_r <= ref_cosize(R)
     assert ref_cosize(LR) <= ref_cosize(R) + ref_cosize(L)
-    assert _prod(complement(LR).shape) == 1, f"complement(L ++ R) is not trivial: {L}, {cotarget} -> {R}"
+    assert prod(complement(LR).shape) == 1, f"complement(L ++ R) is not trivial: {L}, {cotarget} -> {R}"
     if strict_cover and tileable:
-        n_f = _prod(cute_filter(L).shape)
+        n_f = prod(cute_filter(L).shape)
         assert n_r >= size_ct // n_f, f"size(R) too small: {L}, {cotarget} -> {R}"
         assert ref_cosize(R) >= size_ct // n_f, f"cosize(R) too small: {L}, {cotarget} -> {R}"
     # R is returned coalesced
@@ -207,7 +167,7 @@ def test_complement_shape_cotarget_exact(src, cotarget, expect):
     R = complement(L, cotarget)
     assert str(R) == expect
     check_complement(L, cotarget, R)
-    assert R == complement(L, _prod(cotarget))
+    assert R == complement(L, prod(cotarget))
 
 
 def test_complement_shape_cotarget_uses_ceil_div_fold():
@@ -290,7 +250,7 @@ def test_complement_property_arbitrary(L, cotarget):
         # only a layout that is non-injective after removing its stride-0 modes may be rejected
         # as non-injective in the CuTe sense (sorted strides overlap the reach below them)
         f = cute_filter(L)
-        fs, fd = _flat(f.shape), _flat(f.stride)
+        fs, fd = flat(f.shape), flat(f.stride)
         order = sorted(range(len(fs)), key=lambda k: fd[k])
         reach, overlap = 1, False
         for k in order:
@@ -305,7 +265,7 @@ def test_complement_property_arbitrary(L, cotarget):
 def _ceil_div_fold(shape, k):
     """C++ ceil_div(tuple, int): fold with ceil over the flattened modes."""
     out = []
-    for s in _flat(shape):
+    for s in flat(shape):
         out.append(-(-s // k))
         k = -(-k // s)
     return out
@@ -317,13 +277,13 @@ def _ceil_div_fold(shape, k):
 def test_complement_property_shape_cotarget(L, cotarget):
     R = complement(L, cotarget)
     f = cute_filter(L)
-    reach = max(s * d for s, d in zip(_flat(f.shape), _flat(f.stride)))
+    reach = max(s * d for s, d in zip(flat(f.shape), flat(f.stride)))
     exact = reach == 0 or (
-        _prod(tuple(_ceil_div_fold(cotarget, reach))) == -(-_prod(cotarget) // reach))
+        prod(tuple(_ceil_div_fold(cotarget, reach))) == -(-prod(cotarget) // reach))
     check_complement(L, cotarget, R, strict_cover=exact)
     if exact:
         # static shape cotargets coalesce to one mode: the same as the int cotarget
-        assert R == complement(L, _prod(cotarget))
+        assert R == complement(L, prod(cotarget))
 
 
 @settings(max_examples=150, deadline=None)
@@ -332,7 +292,7 @@ def test_complement_of_concatenation_is_trivial(L, cotarget):
     """L ++ complement(L, n) leaves no gap below its cosize: its own complement is 1:0."""
     R = complement(L, cotarget)
     LR = make_layout(L, R)
-    assert _prod(complement(LR).shape) == 1
+    assert prod(complement(LR).shape) == 1
     assert str(complement(LR)) == "1:0"
 
 

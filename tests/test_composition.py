@@ -20,88 +20,8 @@ import cute_py
 from cute_py import (
     DivisibilityError, Layout, LayoutError, _, composition, logical_product, make_layout, parse,
 )
+from oracle import compatible, flat, idx2crd, modes_of, prod, ref_eval, top_crd
 from strategies import compact_layouts, injective_layouts, layouts, shapes
-
-# ---------------------------------------------------------------------------
-# independent reference helpers
-
-
-def _flat(t):
-    if isinstance(t, tuple):
-        out = []
-        for x in t:
-            out.extend(_flat(x))
-        return out
-    return [t]
-
-
-def _prod(t):
-    p = 1
-    for x in _flat(t):
-        p *= x
-    return p
-
-
-def ref_eval(layout, c):
-    """CuTe's crd2idx(c, shape, stride), written independently of cute_py."""
-    return _crd2idx(c, layout.shape, layout.stride)
-
-
-def _crd2idx(c, s, d):
-    if isinstance(c, tuple):
-        assert isinstance(s, tuple) and len(c) == len(s)
-        return sum(_crd2idx(ci, si, di) for ci, si, di in zip(c, s, d))
-    if isinstance(s, tuple):
-        r = 0
-        for k, (si, di) in enumerate(zip(s, d)):
-            if k == len(s) - 1:
-                r += _crd2idx(c, si, di)
-            else:
-                p = _prod(si)
-                r += _crd2idx(c % p, si, di)
-                c //= p
-        return r
-    return c * d
-
-
-def _idx2crd(i, s):
-    """Colexicographic hierarchical coordinate of index ``i`` in shape ``s``."""
-    if isinstance(s, tuple):
-        out = []
-        for k, si in enumerate(s):
-            if k == len(s) - 1:
-                out.append(_idx2crd(i, si))
-            else:
-                p = _prod(si)
-                out.append(_idx2crd(i % p, si))
-                i //= p
-        return tuple(out)
-    return i
-
-
-def _top_crd(i, s):
-    """Coordinate with one 1-D int per top-level mode."""
-    if isinstance(s, tuple):
-        out = []
-        for k, si in enumerate(s):
-            p = _prod(si)
-            out.append(i if k == len(s) - 1 else i % p)
-            i //= p
-        return tuple(out)
-    return i
-
-
-def _compatible(a, b):
-    if isinstance(a, tuple):
-        return isinstance(b, tuple) and len(a) == len(b) and all(_compatible(x, y) for x, y in zip(a, b))
-    return a == _prod(b)
-
-
-def _modes(layout):
-    if isinstance(layout.shape, tuple):
-        return [Layout(s, d) for s, d in zip(layout.shape, layout.stride)]
-    return [layout]
-
 
 # ---------------------------------------------------------------------------
 # check
@@ -116,22 +36,22 @@ def check_composition(A, B, R):
     if isinstance(B, int):
         B = Layout(B, 1)
     if isinstance(B, tuple):
-        am, rm = _modes(A), _modes(R)
+        am, rm = modes_of(A), modes_of(R)
         # C++ drops the modes of A the tiler does not reach
         assert len(rm) == len(B), f"by-mode composition must have rank {len(B)}: {A} o {B} -> {R}"
         assert len(B) <= len(am)
         for a, b, r in zip(am, B, rm):
             check_composition(a, b, r)
         return
-    assert _compatible(B.shape, R.shape), f"shape(B)={B.shape} not compatible with shape(R)={R.shape}"
-    n = _prod(B.shape)
+    assert compatible(B.shape, R.shape), f"shape(B)={B.shape} not compatible with shape(R)={R.shape}"
+    n = prod(B.shape)
     for i in range(n):
         assert ref_eval(R, i) == ref_eval(A, ref_eval(B, i)), f"R({i}) != A(B({i})): {A} o {B} -> {R}"
         assert R(i) == A(B(i)), f"R({i}) != A(B({i})) (Layout.__call__): {A} o {B} -> {R}"
-        hc = _idx2crd(i, B.shape)
+        hc = idx2crd(i, B.shape)
         assert ref_eval(R, hc) == ref_eval(A, ref_eval(B, hc)), f"R{hc} != A(B{hc}): {A} o {B} -> {R}"
         assert R(hc) == A(B(hc)), f"R{hc} != A(B{hc}): {A} o {B} -> {R}"
-        tc = _top_crd(i, B.shape)
+        tc = top_crd(i, B.shape)
         assert R(tc) == ref_eval(A, ref_eval(B, tc)), f"R{tc} != A(B{tc}): {A} o {B} -> {R}"
 
 
@@ -341,7 +261,7 @@ def _divisors(n):
 def layouts_within(draw, n, max_leaves=3):
     """Layouts with non-negative strides and cosize <= n (B stays inside A's domain)."""
     shape = draw(shapes(max_leaves=max_leaves, max_size=max(n, 1)))
-    leaves = _flat(shape)
+    leaves = flat(shape)
     order = draw(st.permutations(range(len(leaves))))
     budget = n - 1
     strides = [0] * len(leaves)
@@ -375,7 +295,7 @@ def layouts_within(draw, n, max_leaves=3):
 @st.composite
 def a_and_b_within(draw):
     A = draw(st.one_of(layouts(), compact_layouts(), injective_layouts()))
-    B = draw(layouts_within(_prod(A.shape)))
+    B = draw(layouts_within(prod(A.shape)))
     return A, B
 
 
@@ -407,7 +327,7 @@ def test_composition_fuzz_negative_strides_in_a(A, B):
 @given(compact_layouts(), st.data())
 def test_composition_compact_a_with_compact_b_of_same_size(A, data):
     """B a permutation of A's domain built from a factorisation of size(A) into divisors."""
-    n = _prod(A.shape)
+    n = prod(A.shape)
     # factor n randomly into a shape and take a permuted compact layout of it
     factors, rest = [], n
     while rest > 1 and len(factors) < 4:
@@ -437,20 +357,20 @@ def test_composition_with_own_col_major_is_a(A):
     B = make_layout(A.shape)
     R = composition(A, B)
     check_composition(A, B, R)
-    for i in range(_prod(A.shape)):
+    for i in range(prod(A.shape)):
         assert R(i) == A(i)
-        assert R(_idx2crd(i, A.shape)) == A(_idx2crd(i, A.shape))
+        assert R(idx2crd(i, A.shape)) == A(idx2crd(i, A.shape))
 
 
 @st.composite
 def _by_mode(draw):
     A = draw(layouts(max_leaves=4))
-    am = _modes(A)
+    am = modes_of(A)
     k = draw(st.integers(1, len(am)))
     tiler = []
     for m in am[:k]:
         kind = draw(st.integers(0, 2))
-        n = _prod(m.shape)
+        n = prod(m.shape)
         if kind == 0:
             tiler.append(_)
         elif kind == 1:
@@ -470,8 +390,8 @@ def test_composition_by_mode_fuzz(at):
 @st.composite
 def _triple(draw):
     A = draw(st.one_of(layouts(), compact_layouts(), injective_layouts()))
-    B = draw(layouts_within(_prod(A.shape)))
-    C = draw(layouts_within(_prod(B.shape), max_leaves=2))
+    B = draw(layouts_within(prod(A.shape)))
+    C = draw(layouts_within(prod(B.shape), max_leaves=2))
     return A, B, C
 
 
@@ -485,7 +405,7 @@ def test_composition_associative_where_defined(abc):
     left = compose_or_reject(AB, C)
     right = compose_or_reject(A, BC)
     assume(left is not None and right is not None)
-    for i in range(_prod(C.shape)):
+    for i in range(prod(C.shape)):
         expect = A(B(C(i)))
         assert left(i) == expect, f"((A o B) o C)({i}): {A}, {B}, {C}"
         assert right(i) == expect, f"(A o (B o C))({i}): {A}, {B}, {C}"

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import cute_py
 from cute_py import Layout, _, parse
+from oracle import compatible, rank
 from strategies import compact_layouts, divisor_tilers, injective_layouts, layouts, shapes
 
 P = parse
@@ -22,19 +23,8 @@ P = parse
 # helpers
 
 
-def _rank(layout):
-    return len(layout.shape) if isinstance(layout.shape, tuple) else 1
-
-
 def _size(x):
     return cute_py.size(x)
-
-
-def _compatible(a, b):
-    """CuTe's ``compatible(a, b)``: sizes agree and ``b`` refines ``a`` mode by mode."""
-    if isinstance(a, tuple):
-        return isinstance(b, tuple) and len(a) == len(b) and all(_compatible(x, y) for x, y in zip(a, b))
-    return cute_py.int_tuple.product(b) == a
 
 
 def _tile_rest_of_mode(R, tiler):
@@ -42,10 +32,10 @@ def _tile_rest_of_mode(R, tiler):
     tiles, rests = [], []
     for i, t in enumerate(tiler):
         assert not isinstance(t, tuple), "nested tilers are not generated here"
-        assert _rank(R[i]) == 2, f"divided mode {R[i]} is not (tile, rest)"
+        assert rank(R[i]) == 2, f"divided mode {R[i]} is not (tile, rest)"
         tiles.append(R[i][0])
         rests.append(R[i][1])
-    rests += [R[i] for i in range(len(tiler), _rank(R))]
+    rests += [R[i] for i in range(len(tiler), rank(R))]
     return tiles, rests
 
 
@@ -54,8 +44,8 @@ def check_logical_divide(A, T, R):
     assert isinstance(R, Layout)
     if isinstance(T, tuple):
         # mode by mode; modes of A beyond the tiler are kept unchanged
-        assert _rank(R) == _rank(A)
-        for i in range(_rank(A)):
+        assert rank(R) == rank(A)
+        for i in range(rank(A)):
             if i < len(T) and T[i] is not _:
                 sub = T[i]
                 check_logical_divide(A[i], sub, R[i])
@@ -68,9 +58,9 @@ def check_logical_divide(A, T, R):
         return R
     Tl = T if isinstance(T, Layout) else Layout(T)
     M = cute_py.make_layout(Tl, cute_py.complement(Tl, cute_py.coalesce(A).shape))
-    assert _rank(R) == 2
-    assert _compatible(Tl.shape, R[0].shape), (Tl, R)
-    assert _compatible(M.shape, R.shape), (M, R)
+    assert rank(R) == 2
+    assert compatible(Tl.shape, R[0].shape), (Tl, R)
+    assert compatible(M.shape, R.shape), (M, R)
     assert _size(R) == _size(M)
     for i in range(_size(M)):
         assert R(i) == A(M(i)), f"R({i})={R(i)} but A(M({i}))={A(M(i))}; A={A} T={Tl} R={R}"
@@ -114,7 +104,7 @@ def _eval_tuple_divided(R, T, tile_idx, rest_idx):
     """R evaluated at the coordinate whose mode i is (tile_idx[i], rest_idx[i]) (extra modes: rest)."""
     coord = []
     k = len(T)
-    for i in range(_rank(R)):
+    for i in range(rank(R)):
         if i < k:
             coord.append((tile_idx[i], rest_idx[i]))
         else:
@@ -126,11 +116,11 @@ def check_zipped_tiled_flat(A, T, R, Z, Ti, F):
     """Zipped/tiled/flat forms regroup R's modes: same offsets, structure per CuTe."""
     assert _size(Z) == _size(Ti) == _size(F) == _size(R)
     # zipped: rank 2, mode 0 the tile
-    assert _rank(Z) == 2
+    assert rank(Z) == 2
     if isinstance(T, tuple):
         tiles, rests = _tile_rest_of_mode(R, T)
-        assert _rank(Z[0]) == len(tiles)
-        assert _rank(Z[1]) == len(rests)
+        assert rank(Z[0]) == len(tiles)
+        assert rank(Z[1]) == len(rests)
         for j, t in enumerate(tiles):
             assert Z[0][j] == t
         for j, r in enumerate(rests):
@@ -146,9 +136,9 @@ def check_zipped_tiled_flat(A, T, R, Z, Ti, F):
             assert Z(i) == R(i)
     # tiled: ((tile), rest0, rest1, ...): rank 1 + rank(rest)
     assert Ti[0] == Z[0]
-    assert _rank(Ti) == 1 + _rank(Z[1])
+    assert rank(Ti) == 1 + rank(Z[1])
     # flat: every tile and rest mode at the top
-    assert _rank(F) == _rank(Z[0]) + _rank(Z[1])
+    assert rank(F) == rank(Z[0]) + rank(Z[1])
     # splicing keeps colexicographic order: same function on 1-D indices
     for i in range(_size(Z)):
         assert Ti(i) == Z(i)

@@ -187,24 +187,34 @@ def check_composition(A, B, R):
             assert R(i) == A(b), f"composition({A}, {BL}) = {R}: R({i}) = {R(i)} != A({b}) = {A(b)}"
 
 
-def check_logical_divide(A, T, R):
+def _tiler_layout(check, name, A, T, R):
+    """The tiler cases divides and products share: R is a Layout; ``_`` keeps A; a tuple tiler is
+    checked mode by mode with ``check`` (A's modes past the tiler kept). Returns the tiler as a
+    layout, or None when R is already checked."""
     assert _is_layout(R)
     T = _as_tuple(T)
     if T is _:
         assert R == A
-        return
+        return None
     if isinstance(T, tuple):
         rA = cute_py.rank(A)
         assert cute_py.rank(R) == rA
         for k in range(rA):
             Ak, Rk = _mode(A, k), _mode(R, k)
             if k < len(T):
-                check_logical_divide(Ak, T[k], Rk)
+                check(Ak, T[k], Rk)
             else:
                 assert Rk == Ak
-        return
+        return None
     TL = _tiler_as_layout(T)
-    assert TL is not None, f"logical_divide accepted tiler {T!r}"
+    assert TL is not None, f"{name} accepted tiler {T!r}"
+    return TL
+
+
+def check_logical_divide(A, T, R):
+    TL = _tiler_layout(check_logical_divide, "logical_divide", A, T, R)
+    if TL is None:
+        return
     C = attempt(cute_py.complement, TL, cute_py.coalesce(A).shape)
     assert C is not UNSET, "logical_divide returned although complement(T, shape(coalesce(A))) raised"
     B = cute_py.make_layout(TL, C)
@@ -219,23 +229,9 @@ def check_logical_divide(A, T, R):
 
 
 def check_logical_product(A, T, R):
-    assert _is_layout(R)
-    T = _as_tuple(T)
-    if T is _:
-        assert R == A
+    TL = _tiler_layout(check_logical_product, "logical_product", A, T, R)
+    if TL is None:
         return
-    if isinstance(T, tuple):
-        rA = cute_py.rank(A)
-        assert cute_py.rank(R) == rA
-        for k in range(rA):
-            Ak, Rk = _mode(A, k), _mode(R, k)
-            if k < len(T):
-                check_logical_product(Ak, T[k], Rk)
-            else:
-                assert Rk == Ak
-        return
-    TL = _tiler_as_layout(T)
-    assert TL is not None, f"logical_product accepted tiler {T!r}"
     assert cute_py.rank(R) == 2
     assert R[0] == A, f"logical_product({A}, {TL}) = {R}: mode 0 is not A"
     C = attempt(cute_py.complement, A, _size(A) * cute_py.cosize(TL))

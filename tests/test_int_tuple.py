@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import cute_py
 from cute_py import Layout, LayoutLeft, LayoutRight, _, make_layout
 from cute_py import int_tuple as it
+from oracle import all_coords
 
 from strategies import shapes
 
@@ -25,16 +26,6 @@ PROPS = settings(max_examples=200, deadline=None)
 
 # ---------------------------------------------------------------------------
 # helpers
-
-
-def all_coords(shape):
-    """Every natural (hierarchical) coordinate of ``shape``, congruent to it."""
-    leaves = it.flatten_to_tuple(shape)
-    for flat in itertools.product(*(range(s) for s in leaves)):
-        if isinstance(shape, tuple):
-            yield it.unflatten(flat, shape)
-        else:
-            yield flat[0]
 
 
 nested_ints = st.recursive(

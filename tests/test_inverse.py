@@ -15,69 +15,15 @@ from cute_py import (
     DivisibilityError, InjectivityError, Layout, LayoutError, _, coalesce, left_inverse, parse,
     right_inverse,
 )
+from oracle import eval_cxx, flat, is_compact, is_injective, prod, ref_eval, values
 from strategies import compact_layouts, injective_layouts, layouts
 
 # ---------------------------------------------------------------------------
 # independent reference helpers
 
 
-def _flat(t):
-    if isinstance(t, tuple):
-        out = []
-        for x in t:
-            out.extend(_flat(x))
-        return out
-    return [t]
-
-
-def _prod(t):
-    p = 1
-    for x in _flat(t):
-        p *= x
-    return p
-
-
-def ref_eval(layout, i):
-    fs, fd = _flat(layout.shape), _flat(layout.stride)
-    r = 0
-    for k, (s, d) in enumerate(zip(fs, fd)):
-        if k == len(fs) - 1:
-            r += i * d
-        else:
-            r += (i % s) * d
-            i //= s
-    return r
-
-
-def eval_cxx(layout, i):
-    """L(i) with C++ integer semantics: ``%`` and ``/`` truncate toward zero (matters for i < 0)."""
-    fs, fd = _flat(layout.shape), _flat(layout.stride)
-    r = 0
-    for k, (s, d) in enumerate(zip(fs, fd)):
-        if k == len(fs) - 1:
-            r += i * d
-        else:
-            q = abs(i) // s * (1 if i >= 0 else -1)
-            r += (i - q * s) * d
-            i = q
-    return r
-
-
-def _values(layout):
-    return [ref_eval(layout, i) for i in range(_prod(layout.shape))]
-
-
-def _is_injective(layout):
-    v = _values(layout)
-    return len(set(v)) == len(v)
-
-
-def _is_compact(layout):
-    return sorted(_values(layout)) == list(range(_prod(layout.shape)))
-
-
 def _has_zero_stride(layout):
-    return any(d == 0 and s > 1 for s, d in zip(_flat(layout.shape), _flat(layout.stride)))
+    return any(d == 0 and s > 1 for s, d in zip(flat(layout.shape), flat(layout.stride)))
 
 
 # ---------------------------------------------------------------------------
@@ -87,10 +33,10 @@ def _has_zero_stride(layout):
 def check_right_inverse(L, R):
     """``L(R(i)) == i`` for all ``i < size(R)``; R maps into L's domain; compact L: a full inverse."""
     assert isinstance(R, Layout), R
-    n, m = _prod(L.shape), _prod(R.shape)
+    n, m = prod(L.shape), prod(R.shape)
     # with negative strides C++ (and cute_py) return signed strides (right_inverse(2:-1) = 2:-1),
     # so R reaches L only through L's linear extension past its domain
-    nonneg = all(d >= 0 for d in _flat(L.stride))
+    nonneg = all(d >= 0 for d in flat(L.stride))
     for i in range(m):
         x = ref_eval(R, i)
         if nonneg:
@@ -100,20 +46,20 @@ def check_right_inverse(L, R):
             assert L(R(i)) == i
     if m == 1:
         assert str(R) == "1:0" or ref_eval(R, 0) == 0
-    if _is_compact(L):
+    if is_compact(L):
         assert m == n, f"right_inverse of compact {L} should be a full inverse, got {R}"
         for i in range(n):
             assert ref_eval(R, ref_eval(L, i)) == i, f"R(L({i})) != {i}: L={L}, R={R}"
     # size(R) is a prefix of the image: every 0 <= i < size(R) is reached by L
     if nonneg:
-        assert set(range(m)) <= set(_values(L))
+        assert set(range(m)) <= set(values(L))
 
 
 def check_left_inverse(L, R):
     """``R(L(i)) == i`` for injective L; ``L(R(L(i))) == L(i)`` when L has stride-0 modes."""
     assert isinstance(R, Layout), R
-    n = _prod(L.shape)
-    injective = _is_injective(L)
+    n = prod(L.shape)
+    injective = is_injective(L)
     for i in range(n):
         y = ref_eval(L, i)
         x = ref_eval(R, y)
@@ -244,14 +190,14 @@ def test_right_inverse_rejects_non_layout():
 def test_right_inverse_of_compact_is_full_inverse(L):
     R = right_inverse(L)
     check_right_inverse(L, R)
-    assert _prod(R.shape) == _prod(L.shape)
+    assert prod(R.shape) == prod(L.shape)
     # the inverse of the inverse is L as a function
     RR = right_inverse(R)
-    for i in range(_prod(L.shape)):
+    for i in range(prod(L.shape)):
         assert ref_eval(RR, i) == ref_eval(L, i)
     # left and right inverses agree on compact layouts
     Li = left_inverse(L)
-    for i in range(_prod(L.shape)):
+    for i in range(prod(L.shape)):
         assert ref_eval(Li, i) == ref_eval(R, i)
 
 
@@ -274,14 +220,14 @@ def test_left_inverse_property_injective(L):
     check_left_inverse(L, R)
     # R is coalesced and has non-negative strides
     assert coalesce(R) == R
-    assert all(d >= 0 for d in _flat(R.stride))
+    assert all(d >= 0 for d in flat(R.stride))
 
 
 @st.composite
 def _with_zero_modes(draw):
     """An injective layout with some stride-0 modes spliced in."""
     L = draw(injective_layouts(max_leaves=3))
-    s, d = list(_flat(L.shape)), list(_flat(L.stride))
+    s, d = list(flat(L.shape)), list(flat(L.stride))
     for _i in range(draw(st.integers(1, 2))):
         k = draw(st.integers(0, len(s)))
         s.insert(k, draw(st.sampled_from([1, 2, 3])))

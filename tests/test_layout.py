@@ -24,21 +24,12 @@ from cute_py import (
 )
 from cute_py import zip as zip_layout
 from cute_py import int_tuple as it
+from oracle import all_coords, called_values
 
 from strategies import compact_layouts, layouts, shapes
 
 PROPS = settings(max_examples=200, deadline=None)
 any_layouts = layouts(allow_negative=True)
-
-
-def all_coords(shp):
-    leaves = it.flatten_to_tuple(shp)
-    for flat in itertools.product(*(range(s) for s in leaves)):
-        yield it.unflatten(flat, shp) if isinstance(shp, tuple) else flat[0]
-
-
-def values(L):
-    return [L(i) for i in range(size(L))]
 
 
 # ---------------------------------------------------------------------------
@@ -455,16 +446,16 @@ def test_take_select_group_exact():
 @PROPS
 def test_group_flatten_preserve_function(L):
     r = rank(L)
-    v = values(L)
+    v = called_values(L)
     F = flatten(L)
     assert it.depth(F.shape) <= 1
-    assert values(F) == v
+    assert called_values(F) == v
     assert unflatten(F, L.shape) == L
     for b in range(r + 1):
         for e in range(b, r + 1):
             G = group(L, b, e)
             assert rank(G) == r - (e - b) + 1
-            assert values(G) == v
+            assert called_values(G) == v
             T = take(L, b, e)
             assert T == select(L, *range(b, e))
             assert rank(T) == e - b
@@ -604,7 +595,7 @@ def test_cosize_exact(L, expected):
 @given(any_layouts)
 @PROPS
 def test_cosize_is_value_span(L):
-    v = values(L)
+    v = called_values(L)
     assert cosize(L) == max(v) - min(v) + 1
     assert coshape(L) == cosize(L)
     assert coprofile(L) == 0
@@ -645,7 +636,7 @@ def test_make_ordered_layout_is_compact_and_ordered(data):
     order = it.unflatten(tuple(order_flat), shp) if isinstance(shp, tuple) else order_flat[0]
     L = make_ordered_layout(shp, order)
     assert L.shape == shp
-    assert sorted(values(L)) == list(range(size(L)))
+    assert sorted(called_values(L)) == list(range(size(L)))
     fd = it.flatten_to_tuple(L.stride)
     live = [k for k in range(len(flat)) if flat[k] != 1]
     for a, b in itertools.combinations(live, 2):
@@ -675,7 +666,7 @@ def test_make_layout_like_property(L):
     # compact over the non-zero-stride modes
     nz = Layout(tuple(s for s, d in zip(fs, fd) if d != 0 and s != 1) or (1,),
                 tuple(r for s, d, r in zip(fs, fd, rd) if d != 0 and s != 1) or (0,))
-    assert sorted(values(nz)) == list(range(size(nz)))
+    assert sorted(called_values(nz)) == list(range(size(nz)))
 
 
 @pytest.mark.parametrize("src, text", [
@@ -703,7 +694,7 @@ def test_make_fragment_like_is_compact(L):
     R = make_fragment_like(L)
     # C++'s tiled_product keeps a rank-1 rest mode wrapped: compare flattened shapes.
     assert flatten(R).shape == flatten(L).shape
-    assert sorted(values(R)) == list(range(size(R)))
+    assert sorted(called_values(R)) == list(range(size(R)))
     if isinstance(L.shape, tuple) and len(L.shape) > 1:
         assert R[0] == Layout(L.shape[0])  # mode 0 col-major (no stride-0 in compact layouts unless size 1)
 

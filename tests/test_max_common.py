@@ -18,44 +18,8 @@ from cute_py import (
     Layout, LayoutError, domain_distribute, make_layout, max_common_layout, max_common_vector,
     parse, LayoutRight,
 )
+from oracle import flat, is_compact, prod, ref_eval
 from strategies import compact_layouts, layouts, shapes
-
-# ---------------------------------------------------------------------------
-# independent reference helpers
-
-
-def _flat(t):
-    if isinstance(t, tuple):
-        out = []
-        for x in t:
-            out.extend(_flat(x))
-        return out
-    return [t]
-
-
-def _prod(t):
-    p = 1
-    for x in _flat(t):
-        p *= x
-    return p
-
-
-def ref_eval(layout, i):
-    fs, fd = _flat(layout.shape), _flat(layout.stride)
-    r = 0
-    for k, (s, d) in enumerate(zip(fs, fd)):
-        if k == len(fs) - 1:
-            r += i * d
-        else:
-            r += (i % s) * d
-            i //= s
-    return r
-
-
-def _is_compact(layout):
-    n = _prod(layout.shape)
-    return sorted(ref_eval(layout, i) for i in range(n)) == list(range(n))
-
 
 # ---------------------------------------------------------------------------
 # checks
@@ -64,10 +28,10 @@ def _is_compact(layout):
 def check_max_common(a, b, R, N=None):
     """``a(R(i)) == i == b(R(i))`` for ``i < size(R)``; R maps into the (shared) domain."""
     assert isinstance(R, Layout), R
-    m = _prod(R.shape)
+    m = prod(R.shape)
     # R = right_inverse(b) o ...: it maps into b's domain; a is evaluated as CuTe does, extended
     # linearly past its domain when size(a) < size(b) (e.g. a=(2,1):(0,1), b=(2,2):(0,1) -> R=2:2)
-    n = _prod(b.shape)
+    n = prod(b.shape)
     for i in range(m):
         x = ref_eval(R, i)
         assert 0 <= x < n, f"R({i})={x} outside the domain of b: a={a}, b={b}, R={R}"
@@ -78,16 +42,16 @@ def check_max_common(a, b, R, N=None):
     if N is not None:
         assert N == m, f"max_common_vector {N} != size(max_common_layout) {m}: a={a}, b={b}"
     # maximality for two compact layouts of the same domain: the next element disagrees
-    if _is_compact(a) and _is_compact(b) and _prod(a.shape) == _prod(b.shape) and m < _prod(a.shape):
-        j = next(j for j in range(_prod(b.shape)) if ref_eval(b, j) == m)
+    if is_compact(a) and is_compact(b) and prod(a.shape) == prod(b.shape) and m < prod(a.shape):
+        j = next(j for j in range(prod(b.shape)) if ref_eval(b, j) == m)
         assert ref_eval(a, j) != m, f"common vector of a={a}, b={b} extends past {m}: R={R}"
 
 
 def check_domain_distribute(shape, n, R):
     """``n % size(R) == 0``, ``size(shape) % size(R) == 0``, R strictly increasing inside the domain."""
     assert isinstance(R, Layout), R
-    m = _prod(R.shape)
-    size_a = _prod(shape)
+    m = prod(R.shape)
+    size_a = prod(shape)
     assert n % m == 0, f"size(R)={m} does not divide n={n}: {shape} -> {R}"
     assert size_a % m == 0, f"size(R)={m} does not divide size(shape)={size_a}: {shape} -> {R}"
     vals = [ref_eval(R, i) for i in range(m)]
@@ -97,7 +61,7 @@ def check_domain_distribute(shape, n, R):
     assert vals[-1] < size_a, f"R leaves the domain of {shape}: {R}"
     # the greedy per-mode gcd distribution (reference algorithm)
     expect, rest = 1, n
-    for s in _flat(shape):
+    for s in flat(shape):
         g = math.gcd(s, rest)
         expect *= g
         rest //= g
@@ -191,7 +155,7 @@ def test_check_max_common_catches_wrong_results():
 def _same_shape_compact_pair(draw):
     """Two compact layouts of the same shape: permutations of the column-major strides."""
     a = draw(compact_layouts())
-    leaves = _flat(a.shape)
+    leaves = flat(a.shape)
     perm = draw(st.permutations(range(len(leaves))))
     strides, acc = [0] * len(leaves), 1
     for k in perm:
@@ -216,7 +180,7 @@ def test_max_common_compact_pairs(ab):
     check_max_common(a, b, R, N)
     # symmetric in size
     assert max_common_vector(b, a) == N
-    assert max_common_vector(a, a) == _prod(a.shape)
+    assert max_common_vector(a, a) == prod(a.shape)
 
 
 @settings(max_examples=300, deadline=None)

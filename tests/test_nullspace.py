@@ -11,44 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cute_py import Layout, filter as cute_filter, nullspace, parse
+from oracle import flat, is_injective, prod, ref_eval
 from strategies import compact_layouts, injective_layouts, layouts
-
-# ---------------------------------------------------------------------------
-# independent reference helpers
-
-
-def _flat(t):
-    if isinstance(t, tuple):
-        out = []
-        for x in t:
-            out.extend(_flat(x))
-        return out
-    return [t]
-
-
-def _prod(t):
-    p = 1
-    for x in _flat(t):
-        p *= x
-    return p
-
-
-def ref_eval(layout, i):
-    fs, fd = _flat(layout.shape), _flat(layout.stride)
-    r = 0
-    for k, (s, d) in enumerate(zip(fs, fd)):
-        if k == len(fs) - 1:
-            r += i * d
-        else:
-            r += (i % s) * d
-            i //= s
-    return r
-
-
-def _is_injective(layout):
-    v = [ref_eval(layout, i) for i in range(_prod(layout.shape))]
-    return len(set(v)) == len(v)
-
 
 # ---------------------------------------------------------------------------
 # check
@@ -57,11 +21,11 @@ def _is_injective(layout):
 def check_nullspace(L, K):
     """Brute-force the nullspace postconditions of ``K = nullspace(L)``."""
     assert isinstance(K, Layout), K
-    n, k = _prod(L.shape), _prod(K.shape)
+    n, k = prod(L.shape), prod(K.shape)
     # filter removes the stride-0 modes: the kernel has the size of those modes
-    assert k == n // _prod(cute_filter(L).shape), f"size(K) != size(L)/size(filter(L)): {L} -> {K}"
+    assert k == n // prod(cute_filter(L).shape), f"size(K) != size(L)/size(filter(L)): {L} -> {K}"
     zero_size = 1
-    for s, d in zip(_flat(L.shape), _flat(L.stride)):
+    for s, d in zip(flat(L.shape), flat(L.stride)):
         if d == 0:
             zero_size *= s
     assert k == zero_size, f"size(K) != product of the stride-0 extents: {L} -> {K}"
@@ -72,7 +36,7 @@ def check_nullspace(L, K):
         assert L(K(i)) == 0
     assert len(set(ks)) == k, f"K is not injective: {L} -> {K}"
     # with an injective non-zero-stride part, K enumerates the whole kernel
-    if _is_injective(cute_filter(L)):
+    if is_injective(cute_filter(L)):
         kernel = {i for i in range(n) if ref_eval(L, i) == 0}
         assert set(ks) == kernel, f"K misses part of the kernel: {L} -> {K}"
 
@@ -124,7 +88,7 @@ def _with_zero_modes(draw):
     """A layout with some stride-0 modes spliced into a nested shape."""
     base = draw(st.one_of(injective_layouts(max_leaves=3), compact_layouts(max_leaves=3),
                           layouts(max_leaves=3, allow_negative=True)))
-    s, d = list(_flat(base.shape)), list(_flat(base.stride))
+    s, d = list(flat(base.shape)), list(flat(base.stride))
     for _i in range(draw(st.integers(0, 3))):
         k = draw(st.integers(0, len(s)))
         s.insert(k, draw(st.sampled_from([1, 2, 3, 4])))

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import cute_py
 from cute_py import Layout, LayoutLeft, LayoutRight, _, parse
 from cute_py.int_tuple import product, product_each
+from oracle import called_values, compatible, mode_coords, rank
 from strategies import compact_layouts, injective_layouts, layouts
 
 P = parse
@@ -27,36 +28,21 @@ P = parse
 # helpers
 
 
-def _rank(layout):
-    return len(layout.shape) if isinstance(layout.shape, tuple) else 1
-
-
 def _size(x):
     return cute_py.size(x)
 
 
-def _values(L):
-    return [L(i) for i in range(_size(L))]
-
-
 def _injective(L):
-    v = _values(L)
+    v = called_values(L)
     return len(set(v)) == len(v)
-
-
-def _compatible(a, b):
-    """CuTe's ``compatible(a, b)``: sizes agree and ``b`` refines ``a`` mode by mode."""
-    if isinstance(a, tuple):
-        return isinstance(b, tuple) and len(a) == len(b) and all(_compatible(x, y) for x, y in zip(a, b))
-    return product(b) == a
 
 
 def check_logical_product(A, B, R):
     """Postconditions of ``R == logical_product(A, B)``; returns R."""
     assert isinstance(R, Layout)
     if isinstance(B, tuple):
-        assert _rank(R) == _rank(A)
-        for i in range(_rank(A)):
+        assert rank(R) == rank(A)
+        for i in range(rank(A)):
             if i < len(B) and B[i] is not _:
                 check_logical_product(A[i], B[i], R[i])
             else:
@@ -66,23 +52,23 @@ def check_logical_product(A, B, R):
         assert R == A
         return R
     Bl = B if isinstance(B, Layout) else Layout(B)
-    assert _rank(R) == 2
+    assert rank(R) == 2
     assert R[0] == A
-    assert _compatible(Bl.shape, R[1].shape), (Bl, R)
+    assert compatible(Bl.shape, R[1].shape), (Bl, R)
     assert _size(R) == _size(A) * _size(Bl)
     C = cute_py.complement(A, _size(A) * cute_py.cosize(Bl))
     for j in range(_size(Bl)):
         assert R[1](j) == C(Bl(j)), f"R[1]({j})={R[1](j)} but complement(B({j}))={C(Bl(j))}; A={A} B={Bl} R={R}"
     # the repetitions never land on A's image (except offset 0)
-    a_img = set(_values(A))
+    a_img = set(called_values(A))
     for j in range(_size(Bl)):
         v = R[1](j)
         assert v == 0 or v not in a_img or not _injective(A)
     if _injective(A) and _injective(Bl):
         assert _injective(R), f"A={A} B={Bl} R={R}"
     # a compact A repeated by a compact B tiles [0, size(A)*size(B)) exactly
-    if sorted(_values(A)) == list(range(_size(A))) and sorted(_values(Bl)) == list(range(_size(Bl))):
-        assert sorted(_values(R)) == list(range(_size(R)))
+    if sorted(called_values(A)) == list(range(_size(A))) and sorted(called_values(Bl)) == list(range(_size(Bl))):
+        assert sorted(called_values(R)) == list(range(_size(R)))
     return R
 
 
@@ -90,20 +76,20 @@ def _tile_rest(R, B):
     """Block modes and repetition modes of a by-mode product result, in zipped order."""
     tiles, rests = [], []
     for i, _b in enumerate(B):
-        assert _rank(R[i]) == 2
+        assert rank(R[i]) == 2
         tiles.append(R[i][0])
         rests.append(R[i][1])
-    rests += [R[i] for i in range(len(B), _rank(R))]
+    rests += [R[i] for i in range(len(B), rank(R))]
     return tiles, rests
 
 
 def check_zipped_tiled_flat(A, B, R, Z, Ti, F):
     """The zipped/tiled/flat forms regroup R's modes: same offsets, CuTe's structure."""
     assert _size(Z) == _size(Ti) == _size(F) == _size(R)
-    assert _rank(Z) == 2
+    assert rank(Z) == 2
     if isinstance(B, tuple):
         tiles, rests = _tile_rest(R, B)
-        assert _rank(Z[0]) == len(tiles) and _rank(Z[1]) == len(rests)
+        assert rank(Z[0]) == len(tiles) and rank(Z[1]) == len(rests)
         for j, t in enumerate(tiles):
             assert Z[0][j] == t
         for j, r in enumerate(rests):
@@ -121,12 +107,12 @@ def check_zipped_tiled_flat(A, B, R, Z, Ti, F):
     else:
         assert Z == R
     assert Ti[0] == Z[0]
-    assert _rank(Ti) == 1 + _rank(Z[1])
-    assert _rank(F) == _rank(Z[0]) + _rank(Z[1])
+    assert rank(Ti) == 1 + rank(Z[1])
+    assert rank(F) == rank(Z[0]) + rank(Z[1])
     for i in range(_size(Z)):
         assert Ti(i) == Z(i)
         assert F(i) == Z(i)
-    assert sorted(_values(Z)) == sorted(_values(R))
+    assert sorted(called_values(Z)) == sorted(called_values(R))
 
 
 def all_products(A, B):
@@ -139,7 +125,7 @@ def all_products(A, B):
 
 def _padded(A, B):
     Bl = B if isinstance(B, Layout) else Layout(B)
-    r = max(_rank(A), _rank(Bl))
+    r = max(rank(A), rank(Bl))
     return cute_py.append(A, n=r), cute_py.append(Bl, n=r), r
 
 
@@ -150,7 +136,7 @@ def check_blocked_product(A, B, R, raked=False):
     check_logical_product(pa, pb, lp)
     assert _size(R) == _size(A) * _size(pb)
     # same multiset of offsets as the logical product of the padded operands
-    assert sorted(_values(R)) == sorted(_values(lp))
+    assert sorted(called_values(R)) == sorted(called_values(lp))
     first, second = (lp[1], pa) if raked else (pa, lp[1])
     if not isinstance(first.shape, tuple):
         # int-shaped rank-1 operands: C++'s zip((a, b)) with a non-tuple first
@@ -161,60 +147,47 @@ def check_blocked_product(A, B, R, raked=False):
         for i in range(_size(pa)):
             assert R(i * _size(lp[1]) if raked else i) == pa(i)
         return R
-    assert _rank(R) == r
+    assert rank(R) == r
     for i in range(r):
         # the mode of a rank-1 layout: its tuple mode, or the whole layout for an int shape
         # (B int-shaped: the composition may have split B's single mode into several)
         a_i = pa[i]
         b_i = lp[1] if r == 1 and not isinstance(pb.shape, tuple) else lp[1][i]
         first, second = (b_i, a_i) if raked else (a_i, b_i)
-        assert _rank(R[i]) == 2
+        assert rank(R[i]) == 2
         assert R[i][0] == first and R[i][1] == second, f"mode {i}: {R[i]} vs ({first}, {second})"
     # the block sits at repetition 0 of every mode (blocked), or at the slow
     # position of every mode with repetition 0 (raked)
-    for c in _coords(pa):
+    for c in mode_coords(pa.shape):
         coord = tuple((0, ci) for ci in c) if raked else tuple((ci, 0) for ci in c)
         assert R(coord) == pa(c)
     return R
-
-
-def _coords(L):
-    """Every per-mode 1-D coordinate of a flat-moded layout, as tuples."""
-    sizes = [_size(L[i]) for i in range(_rank(L))]
-    out = []
-    for i in range(product(tuple(sizes)) if sizes else 1):
-        c, x = [], i
-        for s in sizes:
-            c.append(x % s)
-            x //= s
-        out.append(tuple(c))
-    return out
 
 
 def check_tile_to_shape(block, target, R, order=LayoutLeft):
     """Postconditions of ``R == tile_to_shape(block, target, order)`` (a tuple target)."""
     assert isinstance(target, tuple)
     r = len(target)
-    assert _rank(R) == r
+    assert rank(R) == r
     assert tuple(product_each(R.shape)) == tuple(product_each(target)), f"{R} does not fill {target}"
     pblock = cute_py.append(block, n=r)
     rep = tuple(product(t) // product(b) for t, b in zip(target, pblock.shape))
     reps = cute_py.make_ordered_layout(rep, order)
-    assert sorted(_values(reps)) == list(range(_size(reps)))
+    assert sorted(called_values(reps)) == list(range(_size(reps)))
     check_blocked_product(pblock, reps, R)
     # the first block of the result is the block itself
-    for c in _coords(pblock):
+    for c in mode_coords(pblock.shape):
         assert R(tuple((ci, 0) for ci in c)) == pblock(c)
     # block j (in the order of ``reps``) is the block shifted by j * cosize-like offsets
-    first = [R(tuple((ci, 0) for ci in c)) for c in _coords(pblock)]
-    for rc in _coords(reps):
-        shifted = [R(tuple((ci, ri) for ci, ri in zip(c, rc))) for c in _coords(pblock)]
+    first = [R(tuple((ci, 0) for ci in c)) for c in mode_coords(pblock.shape)]
+    for rc in mode_coords(reps.shape):
+        shifted = [R(tuple((ci, ri) for ci, ri in zip(c, rc))) for c in mode_coords(pblock.shape)]
         delta = shifted[0] - first[0]
         assert [v - delta for v in shifted] == first
     if _injective(block):
         assert _injective(R)
-    if sorted(_values(block)) == list(range(_size(block))):
-        assert sorted(_values(R)) == list(range(_size(R)))
+    if sorted(called_values(block)) == list(range(_size(block))):
+        assert sorted(called_values(R)) == list(range(_size(R)))
     return R
 
 
@@ -263,7 +236,7 @@ def test_tiled_product_rank1_tuple_wrapping():
     B = Layout((6,), (1,))
     Ti = cute_py.tiled_product(P("2:1"), B)
     assert str(Ti) == "(2,(6)):(1,(2))"
-    assert _values(Ti) == list(range(12))
+    assert called_values(Ti) == list(range(12))
     assert cute_py.tiled_product(P("2:1"), P("(6):(1)")) == Ti
 
 
@@ -374,10 +347,10 @@ def test_blocked_product_rank1_tuple_operands():
 def test_tile_to_shape_int_target():
     """A rank-1 target gives a rank-1 result whose mode has the target's size."""
     R = cute_py.tile_to_shape(Layout(4), 8)
-    assert _rank(R) == 1
+    assert rank(R) == 1
     assert product_each(R.shape) in (8, (8,))
     assert str(R) == "((4,2)):((1,4))"
-    assert _values(R) == list(range(8))
+    assert called_values(R) == list(range(8))
 
 
 def test_tile_to_shape_non_dividing_target():
@@ -548,7 +521,7 @@ def test_property_blocked_raked(A, B):
 @st.composite
 def _tile_to_shape_cases(draw):
     block = draw(st.one_of(compact_layouts(max_leaves=3, max_size=16), injective_layouts(max_leaves=3, max_size=16)))
-    r = draw(st.integers(max(_rank(block), 2), 3))
+    r = draw(st.integers(max(rank(block), 2), 3))
     pblock = cute_py.append(block, n=r)
     mult = [draw(st.sampled_from([1, 2, 3])) for _ in range(r)]
     target = tuple(product(b) * m for b, m in zip(pblock.shape, mult))
@@ -560,7 +533,7 @@ def _tile_to_shape_cases(draw):
 @given(_tile_to_shape_cases())
 def test_property_tile_to_shape(case):
     block, target, order = case
-    compact = sorted(_values(block)) == list(range(_size(block)))
+    compact = sorted(called_values(block)) == list(range(_size(block)))
     try:
         R = cute_py.tile_to_shape(block, target, order)
     except cute_py.LayoutError:
@@ -575,7 +548,7 @@ def test_property_tile_to_shape(case):
 @given(compact_layouts(max_leaves=2, max_size=16), st.lists(st.sampled_from([1, 2, 3, 4, 5]), min_size=2, max_size=2))
 def test_property_tile_to_shape_divisibility(block, target):
     target = tuple(target)
-    if _rank(block) > 2:
+    if rank(block) > 2:
         with pytest.raises(cute_py.RankError):
             cute_py.tile_to_shape(block, target)
         return

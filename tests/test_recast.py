@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 import cute_py
 from cute_py import Layout, LayoutRight, parse
-from cute_py.int_tuple import flatten, product
+from cute_py.int_tuple import product
+from oracle import called_values, flat, mode_coords
 from strategies import compact_layouts, layouts, shapes
 
 P = parse
@@ -30,14 +31,8 @@ def _size(x):
     return cute_py.size(x)
 
 
-def _values(L):
-    return [L(i) for i in range(_size(L))]
-
-
 def _leaves(L):
-    s = flatten(L.shape) if isinstance(L.shape, tuple) else (L.shape,)
-    d = flatten(L.stride) if isinstance(L.stride, tuple) else (L.stride,)
-    return list(s), list(d)
+    return flat(L.shape), flat(L.stride)
 
 
 def _ceil_div(a, b):
@@ -267,18 +262,6 @@ def _with_mode(coord, k, v):
     return tuple(c)
 
 
-def _all_coords(shape):
-    sizes = [product(s) for s in shape]
-    out = []
-    for i in range(product(tuple(sizes))):
-        c, x = [], i
-        for s in sizes:
-            c.append(x % s)
-            x //= s
-        out.append(tuple(c))
-    return out
-
-
 @settings(max_examples=200, deadline=None)
 @given(_major_case())
 def test_property_upcast_compact_major(case):
@@ -288,16 +271,16 @@ def test_property_upcast_compact_major(case):
     ext = L.shape[k]
     assert U.shape[k] == ext // n
     # U is compact too: a bijection onto [0, size(L)/n)
-    assert sorted(_values(U)) == list(range(_size(L) // n))
+    assert sorted(called_values(U)) == list(range(_size(L) // n))
     # U(c) * n == L(c with the contiguous coordinate scaled by n)
-    for c in _all_coords(U.shape):
+    for c in mode_coords(U.shape):
         assert U(c) * n == L(_with_mode(c, k, c[k] * n))
     D = cute_py.downcast(U, n)
     check_downcast(U, n, D)
     if ext > n:
         assert D == L
     # either way, D covers the same offsets as L
-    assert sorted(_values(D)) == list(range(_size(L))) or ext == n
+    assert sorted(called_values(D)) == list(range(_size(L))) or ext == n
 
 
 @settings(max_examples=200, deadline=None)
@@ -306,8 +289,8 @@ def test_property_downcast_compact_major(case):
     L, n, k = case
     D = cute_py.downcast(L, n)
     check_downcast(L, n, D)
-    assert sorted(_values(D)) == list(range(_size(L) * n))
-    for c in _all_coords(D.shape):
+    assert sorted(called_values(D)) == list(range(_size(L) * n))
+    for c in mode_coords(D.shape):
         assert D(c) == L(_with_mode(c, k, c[k] // n)) * n + c[k] % n
     assert cute_py.upcast(D, n) == L
 
@@ -332,7 +315,7 @@ def test_property_downcast_any_layout(L, n):
         D = cute_py.downcast(L, n)
         check_downcast(L, n, D)
         # offsets scale by n; each old element becomes n adjacent new ones
-        dvals = set(_values(D))
+        dvals = set(called_values(D))
         for i in range(_size(L)):
             assert D(0) + n * (L(i) - L(0)) in dvals
     elif -1 not in ds:

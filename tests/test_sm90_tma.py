@@ -22,6 +22,7 @@ from cute_py.arch.sm90 import (
     tile_smem,
     validate_tma,
 )
+from oracle import prod
 
 G_K = parse("(4096,4096):(4096,1)")        # (M,K):(K,1), K-major
 G_M = parse("(4096,4096):(1,4096)")        # (M,K):(1,M), M-major
@@ -135,7 +136,7 @@ def test_box_coords_batched_tile_keeps_the_batch_index():
 def _smem_coords(smem):
     """{smem index: tile coordinate} of the swizzle-free smem layout, by brute force over the tile."""
     inner = getattr(smem, "inner", smem)
-    coords = list(itertools.product(*(range(_size(m)) for m in inner.shape)))
+    coords = list(itertools.product(*(range(prod(m)) for m in inner.shape)))
     out = {inner(*c): c for c in coords}
     assert sorted(out) == list(range(len(coords))), "smem layout is not a bijection onto [0, size)"
     return out
@@ -145,15 +146,6 @@ def _smem_coords(smem):
 def _params(case_id):
     _, g, s, kw = next(c for c in COVERAGE if c[0] == case_id)
     return make_tma_params(g, s, "f16", **kw)
-
-
-def _size(mode):
-    if isinstance(mode, tuple):
-        n = 1
-        for x in mode:
-            n *= _size(x)
-        return n
-    return mode
 
 
 def _pad(t, n):
@@ -187,7 +179,7 @@ def test_box_layout_maps_smem_index_to_the_stored_element(case):
     p = _params(case[0])
     rank = len(g.shape)
     idx2crd = _smem_coords(s)
-    full = _prod(p.full_box_dim)
+    full = prod(p.full_box_dim)
     assert p.copies_per_tile * full == len(idx2crd)
     box = [_pad(p.box_layout(i), rank) for i in range(full)]
     for q in range(p.copies_per_tile):
@@ -206,7 +198,7 @@ def test_boxes_cover_exactly_the_tile(case, tile):
     p = _params(case[0])
     rank = len(g.shape)
     idx2crd = _smem_coords(s)
-    full = _prod(p.full_box_dim)
+    full = prod(p.full_box_dim)
     tile_origin = _pad(tuple(t * e for t, e in zip(tile, p.cta_tiler)), rank)
     want = {tuple(o + c for o, c in zip(tile_origin, _pad(crd, rank)))
             for crd in itertools.product(*(range(e) for e in p.cta_tiler))}
@@ -224,13 +216,6 @@ def test_boxes_cover_exactly_the_tile(case, tile):
                 covered.append(tuple(gc))
     assert len(covered) == len(want), "boxes overlap or miss elements"
     assert set(covered) == want
-
-
-def _prod(t):
-    n = 1
-    for x in t:
-        n *= x
-    return n
 
 
 # --------------------------------------------------------------------------- validation

@@ -24,6 +24,7 @@ from cute_py import (
     take, tiled_divide, zipped_divide,
 )
 from cute_py.int_tuple import idx2crd, product_each
+from oracle import called_values
 from strategies import compact_layouts, divisor_tilers
 
 
@@ -31,10 +32,6 @@ def _printed(t):
     buf = io.StringIO()
     print_tensor(t, file=buf)
     return buf.getvalue()
-
-
-def _brute(layout):
-    return [layout(i) for i in range(cute_py.size(layout))]
 
 
 # ---------------------------------------------------------------------------
@@ -209,7 +206,7 @@ def test_elements_follow_the_layout(L):
     n = cute_py.size(L)
     data = np.arange(n) * 10 + 3
     t = make_tensor(data, L)
-    offs = _brute(L)
+    offs = called_values(L)
     assert t.values().tolist() == [data[o] for o in offs]
     for i in range(n):
         assert t(i) == data[offs[i]]
@@ -246,7 +243,7 @@ def test_divides_on_tensors_keep_the_engine_and_the_elements(LT):
         r = op(t, T)
         assert isinstance(r, Tensor) and r.engine is t.engine and r.offset == t.offset
         assert r.layout == want
-        assert r.values().tolist() == [data[o] for o in _brute(want)]
+        assert r.values().tolist() == [data[o] for o in called_values(want)]
         if op is not composition:
             assert sorted(r.values().tolist()) == sorted(data.tolist())  # a divisor tiler permutes
 

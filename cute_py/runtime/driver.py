@@ -23,8 +23,8 @@ import threading
 
 from .arrays import DeviceArray, as_device_array
 from .errors import (
-    CudaNotInstalledError, DriverError, KernelNotFoundError, LaunchError, NoDeviceError, PackError,
-    UnsupportedArchError,
+    DriverError, KernelNotFoundError, LaunchError, NoDeviceError, PackError, UnsupportedArchError,
+    _load_bindings, _status_name,
 )
 
 __all__ = ["Device", "device", "Module", "Kernel", "launch", "launch_dims", "pack_args", "synchronize",
@@ -44,16 +44,8 @@ def _driver():
     """The ``cuda.bindings.driver`` module, imported on first use."""
     global _D
     if _D is None:
-        try:
-            from cuda.bindings import driver
-        except ImportError as e:
-            raise CudaNotInstalledError(CudaNotInstalledError.default_message(str(e))) from e
-        _D = driver
+        _D = _load_bindings("driver")
     return _D
-
-
-def _result_name(err) -> str:
-    return getattr(err, "name", str(err))
 
 
 def _check(res, call: str, hint: str = ""):
@@ -67,7 +59,7 @@ def _check(res, call: str, hint: str = ""):
                 desc = s.decode() if isinstance(s, bytes) else str(s)
         except Exception:  # noqa: BLE001 - the description is a courtesy
             pass
-        raise DriverError(call, _result_name(err), desc, hint)
+        raise DriverError(call, _status_name(err), desc, hint)
     out = res[1:]
     if not out:
         return None
@@ -138,9 +130,9 @@ def _open(d, ordinal: int) -> Device:
         raise NoDeviceError.because(f"the NVIDIA driver library (libcuda.so.1) cannot be loaded ({e})") from e
     err = res[0]
     if int(err) != 0:
-        raise NoDeviceError.because(f"cuInit returned {_result_name(err)}"
+        raise NoDeviceError.because(f"cuInit returned {_status_name(err)}"
                                     + (" (a driver is installed but no GPU is visible; check CUDA_VISIBLE_DEVICES)"
-                                       if _result_name(err) == "CUDA_ERROR_NO_DEVICE" else ""))
+                                       if _status_name(err) == "CUDA_ERROR_NO_DEVICE" else ""))
     count = _check(d.cuDeviceGetCount(), "cuDeviceGetCount")
     if not 0 <= ordinal < count:
         raise NoDeviceError.because(f"device {ordinal} requested but {count} GPU(s) are visible")
@@ -217,7 +209,7 @@ class Module:
         if k is None:
             d = _driver()
             res = d.cuModuleGetFunction(self.handle, name.encode())
-            if _result_name(res[0]) == "CUDA_ERROR_NOT_FOUND":
+            if _status_name(res[0]) == "CUDA_ERROR_NOT_FOUND":
                 raise KernelNotFoundError(f"no kernel named {name!r} in the module (C++ kernel names are mangled; "
                                           f'declare kernels extern "C")')
             _check(res, "cuModuleGetFunction")

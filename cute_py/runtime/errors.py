@@ -210,3 +210,20 @@ def _blamed_lines(log: str, name: str) -> tuple:
         if n not in out:
             out.append(n)
     return tuple(out)
+
+
+def _load_bindings(name: str):
+    """The module ``cuda.bindings.<name>`` (``"driver"``, ``"nvrtc"``), imported; :class:`CudaNotInstalledError`
+    naming the pip command when cuda-bindings is not installed. The lazy loaders of ``driver`` and ``nvrtc``
+    call it on first use."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"cuda.bindings.{name}")
+    except ImportError as e:
+        raise CudaNotInstalledError(CudaNotInstalledError.default_message(str(e))) from e
+
+
+def _status_name(status) -> str:
+    """The name of a driver or NVRTC result code (``CUDA_ERROR_NOT_FOUND``), or its ``str``."""
+    return getattr(status, "name", str(status))

@@ -24,7 +24,7 @@ import time
 
 from . import cache as _cache
 from .errors import (
-    CompileError, CudaNotInstalledError, KernelNotFoundError, NvrtcNotFoundError, UnsupportedArchError,
+    CompileError, KernelNotFoundError, NvrtcNotFoundError, UnsupportedArchError, _load_bindings, _status_name,
 )
 from .report import Report, parse_report
 
@@ -40,11 +40,7 @@ def _nvrtc():
     """The ``cuda.bindings.nvrtc`` module, imported on first use."""
     global _NVRTC
     if _NVRTC is None:
-        try:
-            from cuda.bindings import nvrtc
-        except ImportError as e:
-            raise CudaNotInstalledError(CudaNotInstalledError.default_message(str(e))) from e
-        _NVRTC = nvrtc
+        _NVRTC = _load_bindings("nvrtc")
     return _NVRTC
 
 
@@ -62,12 +58,8 @@ def _ok(result, what: str):
     """Check an NVRTC result; the log-free failures (bad options, out of memory) raise CompileError."""
     status = result[0]
     if int(status) != 0:
-        raise CompileError(_name(status), "", "", summary=f"{what} failed: {_name(status)}")
+        raise CompileError(_status_name(status), "", "", summary=f"{what} failed: {_status_name(status)}")
     return result[1:] if len(result) > 2 else (result[1] if len(result) == 2 else None)
-
-
-def _name(status) -> str:
-    return getattr(status, "name", str(status))
 
 
 def nvrtc_version() -> tuple:
@@ -305,7 +297,7 @@ def _compile_uncached(source: str, arch: str, options: tuple, name: str):
         if int(status) != 0 and _NO_CACHE and "no-cache" in log:
             retry = True                              # an NVRTC without its own cache rejects the option
         elif int(status) != 0:
-            raise CompileError(_name(status), log, source, name)
+            raise CompileError(_status_name(status), log, source, name)
         else:
             size = _ok(nv.nvrtcGetCUBINSize(prog), "nvrtcGetCUBINSize")
             buf = b" " * size

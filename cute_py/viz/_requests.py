@@ -20,6 +20,7 @@ An access is given as
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 from ..layouts import ComposedLayout, Layout, Swizzle, int_tuple as it, parse
@@ -45,6 +46,13 @@ class LaneAccess:
         hi = (max(self.bits) + elem_bits - 1) // 8
         return lo, hi - lo + 1
 
+    def units(self, elem_bits: int, unit_bits: int) -> set:
+        """Indices of the ``unit_bits``-bit units (8: bytes, 32: bank words) that this lane's elements cover."""
+        out = set()
+        for b in self.bits:
+            out.update(range(b // unit_bits, (b + elem_bits - 1) // unit_bits + 1))
+        return out
+
 
 @dataclass(frozen=True)
 class Request:
@@ -62,6 +70,16 @@ class Plan:
     vector_bits: int
     requests: tuple
     elem_bits: int
+
+
+class TextReport:
+    """Base of the analysis results: ``str()`` is ``to_text()``, and a notebook shows it preformatted."""
+
+    def __str__(self):
+        return self.to_text()
+
+    def _repr_html_(self):
+        return f"<pre>{html.escape(str(self))}</pre>"
 
 
 def as_layout(op: str, x, name: str = "layout"):

@@ -30,7 +30,6 @@ The model (what every number below means)
 
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass, field
 
@@ -63,7 +62,7 @@ class BankEntry:
     chunk: int
 
 
-class BankMap:
+class BankMap(rq.TextReport):
     """The bank of every element of a shared-memory layout, in the layout's domain order.
 
     ``entries[i]`` (also ``bank_map[i]``) describes domain index ``i``;
@@ -123,14 +122,8 @@ class BankMap:
         title = f"{field}s of {self.layout} ({self.dtype.name}, {NUM_BANKS} banks x {BANK_BYTES} B)"
         return "\n".join([title, head, *body])
 
-    def __str__(self):
-        return self.to_text("bank")
-
     def __repr__(self):
         return f"<BankMap of {self.layout} ({self.dtype.name}): {len(self.entries)} elements>"
-
-    def _repr_html_(self):
-        return f"<pre>{html.escape(str(self))}</pre>"
 
 
 def bank_map(smem_layout, dtype) -> BankMap:
@@ -201,7 +194,7 @@ class RequestBanks:
 
 
 @dataclass(frozen=True)
-class BankConflictReport:
+class BankConflictReport(rq.TextReport):
     """Bank-conflict analysis of an access pattern over a shared-memory layout (see the module docstring).
 
     Attributes: ``max_ways`` (largest n-way conflict, 1 = conflict-free),
@@ -273,19 +266,6 @@ class BankConflictReport:
             lines += ["    " + str(c) for c in self.conflicts[:k]]
         return "\n".join(lines)
 
-    def __str__(self):
-        return self.to_text()
-
-    def _repr_html_(self):
-        return f"<pre>{html.escape(str(self))}</pre>"
-
-
-def _word_set(acc, elem_bits):
-    words = set()
-    for b in acc.bits:
-        words.update(range(b // 32, (b + elem_bits - 1) // 32 + 1))
-    return words
-
 
 def _analyze_plan(plan, layout, t, access_desc=None) -> BankConflictReport:
     """Count wavefronts of every phase of every request of a plan (the model in the module docstring)."""
@@ -299,7 +279,7 @@ def _analyze_plan(plan, layout, t, access_desc=None) -> BankConflictReport:
         for p in sorted(phases):
             banks = {}
             for acc in phases[p]:
-                for w in _word_set(acc, plan.elem_bits):
+                for w in acc.units(plan.elem_bits, BANK_BYTES * 8):
                     banks.setdefault(w % NUM_BANKS, {}).setdefault(w, []).append(acc.lane)
             ways = max(len(ws) for ws in banks.values())
             distinct = sum(len(ws) for ws in banks.values())
@@ -356,7 +336,7 @@ def _apply_swizzle(layout, sw: Swizzle):
 
 
 @dataclass(frozen=True)
-class SwizzleComparison:
+class SwizzleComparison(rq.TextReport):
     """``before`` (the layout as given) and ``after`` (with the swizzle) bank-conflict reports.
 
     >>> import cute_py as cp
@@ -384,9 +364,6 @@ class SwizzleComparison:
             f"  wavefronts {b.total_wavefronts} -> {a.total_wavefronts} ({self.speedup:.2f}x fewer); "
             f"max {b.max_ways}-way -> {a.max_ways}-way"])
 
-    def _repr_html_(self):
-        return f"<pre>{html.escape(str(self))}</pre>"
-
 
 def compare_swizzle(layout, swizzle, access, dtype, *, vector_bits=None) -> SwizzleComparison:
     """Bank conflicts of ``access`` over ``layout`` without and with ``swizzle``.
@@ -408,7 +385,7 @@ def compare_swizzle(layout, swizzle, access, dtype, *, vector_bits=None) -> Swiz
 
 
 @dataclass(frozen=True)
-class SwizzleSuggestion:
+class SwizzleSuggestion(rq.TextReport):
     """The result of :func:`suggest_swizzle`; unpacks as ``swizzle, explanation``.
 
     ``before``/``after``: the reports of the checked access patterns on the
@@ -431,9 +408,6 @@ class SwizzleSuggestion:
 
     def __str__(self):
         return self.explanation
-
-    def _repr_html_(self):
-        return f"<pre>{html.escape(str(self))}</pre>"
 
 
 def _pattern_tvs(access, rows, cols, vec):

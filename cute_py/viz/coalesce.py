@@ -19,7 +19,6 @@ sectors)``.
 
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass
 
@@ -49,7 +48,7 @@ class RequestCoalescing:
 
 
 @dataclass(frozen=True)
-class CoalescingReport:
+class CoalescingReport(rq.TextReport):
     """Coalescing of a TV layout over a global layout: per-request tuples and overall ``efficiency``.
 
     >>> import cute_py as cp
@@ -116,12 +115,6 @@ class CoalescingReport:
             lines.append(f"  ... {len(self.requests) - max_requests} more requests")
         return "\n".join(lines)
 
-    def __str__(self):
-        return self.to_text()
-
-    def _repr_html_(self):
-        return f"<pre>{html.escape(str(self))}</pre>"
-
 
 def coalescing(tv_layout, gmem_layout, dtype, *, vector_bits=None, base: int = 0) -> CoalescingReport:
     """Sectors, lines and efficiency of each warp request of ``tv_layout`` over ``gmem_layout``.
@@ -147,8 +140,7 @@ def coalescing(tv_layout, gmem_layout, dtype, *, vector_bits=None, base: int = 0
     for req in plan.requests:
         useful = set()
         for acc in req.lanes:
-            for b in acc.bits:
-                useful.update(range(b // 8, (b + t.bits - 1) // 8 + 1))
+            useful |= acc.units(t.bits, 8)
         nbytes = len(useful)
         reqs.append(RequestCoalescing(req.label, nbytes, len({a // SECTOR_BYTES for a in useful}),
                                       len({a // LINE_BYTES for a in useful}),

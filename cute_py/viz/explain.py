@@ -184,6 +184,15 @@ def _compose_modes(w, ls, ld, bs, bd, ind, path=()):
     return r
 
 
+def _by_mode(w, explain_fn, a, tiler, result, ind, text):
+    """A by-mode tiler: ``text``, then mode i of A with tiler element i explained by ``explain_fn``; the result."""
+    w.add(text, ind + 1)
+    for i, ti in enumerate(tiler):
+        w.add(f"mode {i}:", ind + 1)
+        explain_fn(w, a[i], ti, ind + 2)
+    return w.step("result", result, ind)
+
+
 def _composition(w, a, b, ind):
     result = L.composition(a, b)
     w.add(f"composition({_f(a)}, {_f(b)}):  R(c) = A(B(c)) for every c in B's domain", ind)
@@ -202,11 +211,8 @@ def _composition(w, a, b, ind):
         w.add(f"B = {b} means the layout {b}:1", ind + 1)
         b = Layout(b)
     if isinstance(b, tuple):
-        w.add(f"B is a tiler with {len(b)} modes: compose mode by mode (A's modes past the tiler are dropped)", ind + 1)
-        for i, bi in enumerate(b):
-            w.add(f"mode {i}:", ind + 1)
-            _composition(w, a[i], bi, ind + 2)
-        return w.step("result", result, ind)
+        return _by_mode(w, _composition, a, b, result, ind, f"B is a tiler with {len(b)} modes: "
+                        "compose mode by mode (A's modes past the tiler are dropped)")
     if isinstance(b, (ComposedLayout, Swizzle)) or not _int_layout(a) or not _int_layout(b):
         w.add("(no step-by-step replay for basis strides, swizzles or symbolic extents)", ind + 1)
         return w.step("result", result, ind)
@@ -271,14 +277,20 @@ def _complement(w, a, cotarget, ind):
 # inverses
 
 
+def _coalesced_modes(w, a, ind):
+    """The inverses' first step: coalesce A and show its modes; returns the flat shape and stride."""
+    flat = L.coalesce(a)
+    fs, fd = flat_modes(flat)
+    w.step("coalesce(A)", flat, ind, f"coalesce A: {flat}   (modes {_modes_str(fs, fd)})")
+    return fs, fd
+
+
 def _right_inverse(w, a, ind):
     result = L.right_inverse(a)
     w.add(f"right_inverse({_f(a)}): R with A(R(i)) == i, following the strides 1, s0*d0, ...", ind)
     if not isinstance(a, Layout) or not _int_layout(a):
         return w.step("result", result, ind)
-    flat = L.coalesce(a)
-    fs, fd = flat_modes(flat)
-    w.step("coalesce(A)", flat, ind + 1, f"coalesce A: {flat}   (modes {_modes_str(fs, fd)})")
+    fs, fd = _coalesced_modes(w, a, ind + 1)
     rstride = it.compact_col_major(fs)
     w.add(f"compact (column-major) strides of its shape {it.to_str(fs)}: {it.to_str(rstride)}", ind + 1)
     nxt, seq = 1, []
@@ -304,9 +316,7 @@ def _left_inverse(w, a, ind):
     w.add(f"left_inverse({_f(a)}): R with R(A(i)) == i", ind)
     if not isinstance(a, Layout) or not _int_layout(a):
         return w.step("result", result, ind)
-    flat = L.coalesce(a)
-    fs, fd = flat_modes(flat)
-    w.step("coalesce(A)", flat, ind + 1, f"coalesce A: {flat}   (modes {_modes_str(fs, fd)})")
+    fs, fd = _coalesced_modes(w, a, ind + 1)
     pre = it.prefix_product(fs)
     pre = pre if isinstance(pre, tuple) else (pre,)
     w.add(f"prefix products of the shape (where each mode's coordinate starts): {it.to_str(pre)}", ind + 1)
@@ -342,23 +352,32 @@ def _tiler(op, t):
     return Layout(t) if it.is_int(t) else t
 
 
+def _tiler_cases(w, explain_fn, a, t, result, ind, tname, verb, inner):
+    """The cases logical_divide and logical_product explain alike; the result where one applies, else None.
+
+    A composed A: ``explain_fn`` on its inner layout (``inner`` says so); a ``_`` tiler keeps A; a by-mode
+    tiler goes mode by mode (``verb``), A's modes past it kept. ``tname`` names the tiler (T or B).
+    """
+    if isinstance(a, ComposedLayout):
+        w.add(f"A is composed ({a.outer} o {it.to_str(a.offset)} o ...): {inner}", ind + 1)
+        explain_fn(w, a.inner, t, ind + 1)
+        return w.step("result", result, ind)
+    if t is _:
+        w.add(f"{tname} = _: A is kept", ind + 1)
+        return w.step("result", result, ind)
+    if isinstance(t, tuple):
+        return _by_mode(w, explain_fn, a, t, result, ind, f"{tname} is a tiler with {len(t)} modes: "
+                        f"{verb} mode by mode (A's modes past the tiler are kept)")
+    return None
+
+
 def _logical_divide(w, a, t, ind):
     result = L.logical_divide(a, t)
     w.add(f"logical_divide({_f(a)}, {_f(t)}) = composition(A, make_layout(T, complement(T, shape(coalesce(A)))))",
           ind)
-    if isinstance(a, ComposedLayout):
-        w.add(f"A is composed ({a.outer} o {it.to_str(a.offset)} o ...): divide its inner layout", ind + 1)
-        _logical_divide(w, a.inner, t, ind + 1)
-        return w.step("result", result, ind)
-    if t is _:
-        w.add("T = _: A is kept", ind + 1)
-        return w.step("result", result, ind)
-    if isinstance(t, tuple):
-        w.add(f"T is a tiler with {len(t)} modes: divide mode by mode (A's modes past the tiler are kept)", ind + 1)
-        for i, ti in enumerate(t):
-            w.add(f"mode {i}:", ind + 1)
-            _logical_divide(w, a[i], ti, ind + 2)
-        return w.step("result", result, ind)
+    done = _tiler_cases(w, _logical_divide, a, t, result, ind, "T", "divide", "divide its inner layout")
+    if done is not None:
+        return done
     t = _tiler("logical_divide", t)
     ca = L.coalesce(a)
     w.step("coalesce(A)", ca, ind + 1, f"1. coalesce(A) = {ca}; its shape {_f(ca.shape)} is the complement's cotarget")
@@ -394,19 +413,9 @@ def _regroup(w, op, kind, a, t, ind, logical_fn, logical_name):
 def _logical_product(w, a, b, ind):
     result = L.logical_product(a, b)
     w.add(f"logical_product({_f(a)}, {_f(b)}) = make_layout(A, composition(complement(A, size(A)*cosize(B)), B))", ind)
-    if isinstance(a, ComposedLayout):
-        w.add(f"A is composed ({a.outer} o {it.to_str(a.offset)} o ...): the product of its inner layout", ind + 1)
-        _logical_product(w, a.inner, b, ind + 1)
-        return w.step("result", result, ind)
-    if b is _:
-        w.add("B = _: A is kept", ind + 1)
-        return w.step("result", result, ind)
-    if isinstance(b, tuple):
-        w.add(f"B is a tiler with {len(b)} modes: product mode by mode (A's modes past the tiler are kept)", ind + 1)
-        for i, bi in enumerate(b):
-            w.add(f"mode {i}:", ind + 1)
-            _logical_product(w, a[i], bi, ind + 2)
-        return w.step("result", result, ind)
+    done = _tiler_cases(w, _logical_product, a, b, result, ind, "B", "product", "the product of its inner layout")
+    if done is not None:
+        return done
     b = _tiler("logical_product", b)
     n, m = it.product(a.shape), L.cosize(b)
     w.add(f"1. size(A) = {n}, cosize(B) = {m}: cotarget {n} x {m} = {n * m}", ind + 1)

@@ -1,0 +1,415 @@
+"""``cute-py gemm``: emit, compile and (on a GPU) run, check and time a generated GEMM.
+
+Without a GPU it stops after compiling and prints the resource report (and says so). On an sm_90 GPU the
+arrays come from torch when it is importable, else from plain driver allocations (``--arrays driver``), so
+the run needs nothing beyond ``pip install "cute-py[cuda]"``; torch.matmul is timed beside cute_py when
+torch is there.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+import time
+
+import numpy as np
+
+__all__ = ["add_parser", "run"]
+
+LAYOUT_MAJORS = {"tn": ("K", "K"), "nn": ("MN", "K"), "nt": ("MN", "MN"), "tt": ("K", "MN")}
+
+
+def add_parser(sub):
+    g = sub.add_parser("gemm", help="generate a warp-specialized sm_90a GEMM from a layout spec; compile, run, time")
+    g.add_argument("--m", type=int, default=4096)
+    g.add_argument("--n", type=int, default=4096)
+    g.add_argument("--k", type=int, default=4096)
+    g.add_argument("--dtype", default="bf16", choices=("bf16", "f16"))
+    g.add_argument("--layout", default="tn", choices=tuple(LAYOUT_MAJORS),
+                   help="BLAS naming: first letter A, second B; t = A K-major / B N-major (default tn: both K-major)")
+    g.add_argument("--spec", metavar="FILE", help="a GemmSpec in TOML or JSON (overrides --dtype/--layout); "
+                   "'example:NAME' for a shipped one")
+    g.add_argument("--check", action="store_true",
+                   help="on a GPU: small-integer inputs, every element compared with a float64 reference")
+    g.add_argument("--bench", action="store_true",
+                   help="on a GPU: time batches of back-to-back calls on randn inputs, next to torch.matmul's "
+                        "when torch is there")
+    g.add_argument("--arrays", default="auto", choices=("auto", "torch", "driver"),
+                   help="device arrays of the GPU run: torch if importable (auto), or cuMemAlloc buffers "
+                        "(driver: no array library needed, no torch.matmul comparison)")
+    g.add_argument("--emit-only", action="store_true", help="write the CUDA source and stop")
+    g.add_argument("-o", "--output", metavar="FILE", help="with --emit-only: write the source here (default stdout)")
+    return g
+
+
+def _spec(args):
+    from .emit import GemmSpec, example_specs
+    from .gemm import pick_spec
+    if args.spec:
+        if args.spec.startswith("example:"):
+            ex = example_specs()
+            name = args.spec.split(":", 1)[1]
+            if name not in ex:
+                raise SystemExit(f"cute-py gemm: no example spec {name!r}; shipped: {', '.join(ex)}")
+            return GemmSpec.from_file(ex[name])
+        return GemmSpec.from_file(args.spec)
+    a, b = LAYOUT_MAJORS[args.layout]
+    return pick_spec(args.m, args.n, args.k, a, b, args.dtype, args.dtype)
+
+
+def _gpu_reason():
+    try:
+        from .runtime import device
+        d = device()
+        return None if d.arch in ("sm_90", "sm_90a") else f"device 0 is {d.name} ({d.arch}), not sm_90"
+    except Exception as e:  # noqa: BLE001
+        return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+
+
+def run(args) -> int:
+    from .emit import emit_gemm, gemm_plan
+    spec = _spec(args).validate()
+    src = emit_gemm(spec)
+    if args.emit_only:
+        if args.output:
+            with open(args.output, "w") as f:
+                f.write(src)
+            print(f"wrote {args.output} ({len(src.splitlines())} lines): kernel {spec.name}")
+        else:
+            sys.stdout.write(src)
+        return 0
+    from . import runtime as rt
+    plan = gemm_plan(spec)
+    prog = rt.compile(src, name=f"{spec.name}.cu")
+    k = spec.name
+    print(f"spec      {k}")
+    print(f"          A {spec.a} ({plan.a.major}-major) smem {plan.a.smem}, TMA box {plan.a.tma.box_dim}")
+    print(f"          B {spec.b} ({plan.b.major}-major) smem {plan.b.smem}, TMA box {plan.b.tma.box_dim}")
+    print(f"compiled  NVRTC {'.'.join(map(str, prog.nvrtc_version)) if hasattr(prog, 'nvrtc_version') else ''} "
+          f"in {getattr(prog, 'compile_seconds', 0.0):.2f} s{' (cached)' if getattr(prog, 'cached', False) else ''}")
+    print(f"resources {prog.registers.get(k)} registers/thread, {prog.spills.get(k)} spill bytes, "
+          f"{plan.smem_bytes} B dynamic smem ({plan.stages} stages x {plan.stage_bytes} B + 1024), "
+          f"{plan.threads} threads; warnings: {list(prog.warnings) or 'none'}")
+    reason = _gpu_reason()
+    if reason:
+        skipped = " ".join(f for f, on in (("--check", args.check), ("--bench", args.bench)) if on)
+        print(f"no GPU: stopping after the compile step{f' (skipping {skipped})' if skipped else ''}.")
+        print(f"          reason: {reason}")
+        return 0
+    return _run_on_gpu(args, spec)
+
+
+def _run_on_gpu(args, spec) -> int:
+    import cute_py
+    from .gemm import GemmInputError
+    xp = _backend(args.arrays)
+    if isinstance(xp, str):
+        print(f"cute-py gemm: {xp}", file=sys.stderr)
+        return 2
+    M, N, K = args.m, args.n, args.k
+    print(f"GPU       {xp.device_name}; arrays from {xp.name}")
+    status = 0
+    try:
+        if args.check:
+            status = _check_run(xp, cute_py, spec, M, N, K)
+        if args.bench:
+            _bench(xp, cute_py, spec, M, N, K)
+        if not (args.check or args.bench):
+            _check_run(xp, cute_py, spec, M, N, K, report=False)
+            print(f"ran       {M}x{N}x{K} once (add --check to compare with a reference, --bench to time it)")
+    except GemmInputError as e:
+        print(f"cute-py gemm: {e}", file=sys.stderr)
+        return 2
+    return status
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Device arrays for the GPU run: torch when importable, else cuMemAlloc buffers described by
+# __cuda_array_interface__ (which is all cute_py.gemm needs). Host data is numpy float64.
+
+_OUT_NP = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32}
+
+
+def _bf16_bits(x) -> np.ndarray:
+    """float -> bf16 bit patterns (round to nearest even, via float32)."""
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    return ((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16)).astype(np.uint16)
+
+
+def _from_bf16_bits(b) -> np.ndarray:
+    return (np.asarray(b).astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+
+
+def _round_to(x64: np.ndarray, dtype: str) -> np.ndarray:
+    """float64 values rounded once to ``dtype`` and back (what a kernel writing ``dtype`` must produce)."""
+    if dtype == "bf16":
+        return _from_bf16_bits(_bf16_bits(x64))
+    return x64.astype(_OUT_NP[dtype]).astype(np.float64)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """erf to 1.5e-7 (Abramowitz & Stegun 7.1.26); numpy has none."""
+    s, a = np.sign(x), np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t \
+        * np.exp(-a * a)
+    return s * y
+
+
+class _DevArray:
+    """A 2-D device array in cuMemAlloc memory (or a transposed view of one), for cute_py.gemm."""
+
+    _TYPES = {"bf16": ("<V2", "bfloat16", 2), "f16": ("<f2", "float16", 2), "f32": ("<f4", "float32", 4)}
+
+    def __init__(self, shape, dtype, strides=None, base=None):
+        from .runtime.driver import _check, _driver
+        self.shape, self.kind = tuple(shape), dtype
+        self._typestr, self.dtype, self.itemsize = self._TYPES[dtype]
+        self.strides = tuple(strides) if strides else (self.shape[1], 1)
+        self.base = base
+        if base is None:
+            self.nbytes = self.shape[0] * self.shape[1] * self.itemsize
+            self.ptr = int(_check(_driver().cuMemAlloc(max(self.nbytes, 1)), "cuMemAlloc"))
+        else:
+            self.ptr, self.nbytes = base.ptr, base.nbytes
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"version": 3, "shape": self.shape, "typestr": self._typestr, "data": (self.ptr, False),
+                "strides": tuple(x * self.itemsize for x in self.strides)}
+
+    @property
+    def T(self):
+        return _DevArray(self.shape[::-1], self.kind, self.strides[::-1], base=self.base or self)
+
+    def __del__(self):
+        if self.base is None and getattr(self, "ptr", None):
+            try:
+                from .runtime.driver import _driver
+                _driver().cuMemFree(self.ptr)
+            except Exception:  # noqa: BLE001 - interpreter shutdown
+                pass
+
+
+class _DriverArrays:
+    name = "driver allocations (cuMemAlloc)"
+    has_matmul = False
+
+    def __init__(self):
+        from .runtime import device
+        from .runtime.driver import _check, _driver
+        self.d, self.check = _driver(), _check
+        self.device_name = device().name
+
+    def _host(self, x64, dtype):
+        return _bf16_bits(x64) if dtype == "bf16" else np.ascontiguousarray(x64, dtype=_OUT_NP[dtype])
+
+    def upload(self, x64: np.ndarray, dtype: str, contiguous_dim: int):
+        """(R, C) float64 host array -> device array of ``dtype`` whose dimension ``contiguous_dim`` has stride 1."""
+        host = self._host(x64 if contiguous_dim == 1 else x64.T, dtype)
+        buf = _DevArray(host.shape, dtype)
+        self.check(self.d.cuMemcpyHtoD(buf.ptr, host.ctypes.data, buf.nbytes), "cuMemcpyHtoD")
+        return buf if contiguous_dim == 1 else buf.T
+
+    def vector(self, v64: np.ndarray, dtype: str):
+        """A 1-D device vector: the row of a (1, n) buffer."""
+        row = self.upload(v64[None, :], dtype, 1)
+        vec = _DevArray((1, len(v64)), dtype, base=row)
+        vec.shape, vec.strides = (len(v64),), (1,)
+        return vec
+
+    def poisoned(self, M, N, dtype, row_major=True):
+        return self.upload(np.full((M, N), np.nan), dtype, 1 if row_major else 0)
+
+    def randn(self, R, C, dtype, contiguous_dim, rng):
+        return self.upload(rng.standard_normal((R, C), dtype=np.float32), dtype, contiguous_dim)
+
+    def empty(self, M, N, dtype):
+        return _DevArray((M, N), dtype)
+
+    def to_host(self, x) -> np.ndarray:
+        base = x.base or x
+        host = np.empty(base.shape, dtype=_OUT_NP[x.kind])
+        self.check(self.d.cuMemcpyDtoH(host.ctypes.data, base.ptr, base.nbytes), "cuMemcpyDtoH")
+        host = _from_bf16_bits(host) if x.kind == "bf16" else host.astype(np.float64)
+        return host if x.base is None else host.T
+
+    def matmul64(self, a64, b64):
+        return a64 @ b64
+
+    def rel_err(self, a, b, d):
+        ref = self.to_host(a).astype(np.float32) @ self.to_host(b).astype(np.float32)
+        return float(np.linalg.norm(self.to_host(d) - ref) / np.linalg.norm(ref))
+
+
+class _TorchArrays(_DriverArrays):
+    name = "torch"
+    has_matmul = True
+
+    def __init__(self, torch):
+        super().__init__()
+        self.torch = torch
+        self.tdt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+
+    def upload(self, x64, dtype, contiguous_dim):
+        t = self.torch.from_numpy(np.ascontiguousarray(x64)).to(self.tdt[dtype])
+        return t.contiguous().cuda() if contiguous_dim == 1 else t.t().contiguous().cuda().t()
+
+    def vector(self, v64, dtype):
+        return self.torch.from_numpy(v64).to(self.tdt[dtype]).cuda()
+
+    def randn(self, R, C, dtype, contiguous_dim, rng):
+        t = self.torch.randn((R, C) if contiguous_dim == 1 else (C, R), device="cuda").to(self.tdt[dtype])
+        return t if contiguous_dim == 1 else t.t()
+
+    def empty(self, M, N, dtype):
+        return self.torch.empty(M, N, device="cuda", dtype=self.tdt[dtype])
+
+    def to_host(self, x):
+        return x.double().cpu().numpy()
+
+    def matmul64(self, a64, b64):                     # float64 on the GPU: exact for these inputs
+        t = self.torch
+        return (t.from_numpy(a64).cuda() @ t.from_numpy(b64).cuda()).cpu().numpy()
+
+    def matmul(self, a, b, out):
+        return self.torch.matmul(a, b, out=out)
+
+    def rel_err(self, a, b, d):
+        ref = self.torch.matmul(a.float(), b.float())
+        return float((d.float() - ref).norm() / ref.norm())
+
+
+def _backend(which: str):
+    """The array backend for ``--arrays`` (an error string if it cannot be had)."""
+    if which in ("auto", "torch"):
+        try:
+            import torch
+            if torch.cuda.is_available():
+                return _TorchArrays(torch)
+            if which == "torch":
+                return "--arrays torch: torch sees no CUDA device"
+        except ImportError:
+            if which == "torch":
+                return "--arrays torch: torch is not installed (pip install torch, or use --arrays driver)"
+    return _DriverArrays()
+
+
+def _operands(xp, spec, a64, b64):
+    return (xp.upload(a64, spec.dtype, 1 if spec.a_major == "K" else 0),      # a (M, K): K-major = K contiguous
+            xp.upload(b64, spec.dtype, 0 if spec.b_major == "K" else 1))      # b (K, N): K-major = K contiguous
+
+
+def _check_run(xp, cute_py, spec, M, N, K, report=True) -> int:
+    """Small integers in [-3, 3]: D must equal the float64 reference rounded once to D's type, everywhere."""
+    rng = np.random.default_rng(0)
+    ints = lambda *shape: rng.integers(-3, 4, size=shape).astype(np.float64)  # noqa: E731
+    a64, b64 = ints(M, K), ints(K, N)
+    a, b = _operands(xp, spec, a64, b64)
+    kw, ref = {}, xp.matmul64(a64, b64)
+    if spec.beta:                                   # C and bias are in D's type
+        c64 = ints(M, N)
+        kw.update(c=xp.upload(c64, spec.out_dtype, 1 if spec.c_row_major else 0), beta=1.0)
+        ref = ref + c64
+    if spec.bias:
+        bias64 = ints(N if spec.bias == "col" else M)
+        kw["bias"] = xp.vector(bias64, spec.out_dtype)
+        ref = ref + (bias64[None, :] if spec.bias == "col" else bias64[:, None])
+    if spec.activation:
+        kw["activation"] = spec.activation
+    if spec.activation == "relu":
+        ref = np.maximum(ref, 0)
+    elif spec.activation == "gelu":
+        ref = 0.5 * ref * (1.0 + _erf(ref / math.sqrt(2.0)))
+    out = xp.poisoned(M, N, spec.out_dtype, spec.c_row_major)
+    cute_py.gemm(a, b, out=out, spec=spec, **kw)
+    got = xp.to_host(out)
+    if not report:
+        return 0
+    want = _round_to(ref, spec.out_dtype)
+    unwritten = int(np.isnan(got).sum())
+    if spec.activation == "gelu":
+        bad = int((~np.isclose(got, want, rtol=1e-2, atol=1e-2)).sum())
+        how = "within 1e-2 of"
+    else:
+        bad = int((got != want).sum())
+        how = "equal to"
+    print(f"check     {'PASS' if bad == 0 else 'FAIL'}: {M * N - bad} of {M * N} elements {how} the float64 "
+          f"reference (small-integer inputs), {unwritten} unwritten")
+    return 0 if bad == 0 else 1
+
+
+class _Events:
+    """Two CUDA events on the legacy default stream (where cute_py.gemm and torch.matmul both run here)."""
+
+    def __init__(self):
+        from .runtime.driver import _check, _driver
+        self.d, self.check = _driver(), _check
+        self.s = _check(self.d.cuEventCreate(0), "cuEventCreate")
+        self.e = _check(self.d.cuEventCreate(0), "cuEventCreate")
+
+    def seconds(self, fn, n):
+        """Seconds per call of ``fn(i)`` over ``n`` back-to-back calls between the two events."""
+        stream = self.d.CUstream(0)
+        self.check(self.d.cuEventRecord(self.s, stream), "cuEventRecord")
+        for i in range(n):
+            fn(i)
+        self.check(self.d.cuEventRecord(self.e, stream), "cuEventRecord")
+        self.check(self.d.cuEventSynchronize(self.e), "cuEventSynchronize")
+        return self.check(self.d.cuEventElapsedTime(self.s, self.e), "cuEventElapsedTime") / 1e3 / n
+
+
+def _bench(xp, cute_py, spec, M, N, K, calls=10, min_batches=10, seconds=1.0):
+    """Kernel speed of cute_py (and torch.matmul with torch) on randn inputs, as benchmarks/gemm_vs_cublas.py
+    measures it: each sample is one batch of ``calls`` back-to-back calls between two CUDA events (the host
+    enqueues ahead of the GPU, so Python's per-call work is hidden wherever the kernel outlasts it), each call
+    on the next of several input sets (rotated so the 50 MB L2 does not hold them); the libraries alternate
+    batch by batch for at least ``min_batches`` batches and ``seconds``; medians are reported."""
+    nbytes = 2 * (M * K + K * N + M * N)
+    sets = max(2, min(8, int(3 * 50e6 / max(nbytes, 1)) + 1))
+    rng = np.random.default_rng(1)
+    inputs = [(xp.randn(M, K, spec.dtype, 1 if spec.a_major == "K" else 0, rng),
+               xp.randn(K, N, spec.dtype, 0 if spec.b_major == "K" else 1, rng)) for _ in range(sets)]
+    out = xp.empty(M, N, spec.out_dtype) if spec.c_row_major else xp.empty(N, M, spec.out_dtype).T
+    kw = {}
+    if spec.beta:
+        kw.update(c=xp.upload(np.zeros((M, N)), spec.out_dtype, 1 if spec.c_row_major else 0), beta=1.0)
+    if spec.bias:
+        kw["bias"] = xp.vector(np.zeros(N if spec.bias == "col" else M), spec.out_dtype)
+    if spec.activation:
+        kw["activation"] = spec.activation
+    fns = {"cute_py": lambda i: cute_py.gemm(*inputs[i % sets], out=out, spec=spec, **kw)}
+    if xp.has_matmul:
+        out_t = xp.empty(M, N, spec.dtype)
+        fns["torch.matmul"] = lambda i: xp.matmul(*inputs[i % sets], out=out_t)
+    ev = _Events()
+    for fn in fns.values():                          # warm up: load, cuBLAS heuristics, clocks
+        ev.seconds(fn, 3)
+    err = None
+    if not (spec.beta or spec.bias or spec.activation):
+        a, b = inputs[0]
+        cute_py.gemm(a, b, out=out, spec=spec)
+        err = xp.rel_err(a, b, out)
+    times = {k: [] for k in fns}
+    i, t0 = 0, time.perf_counter()
+    while i < min_batches or time.perf_counter() - t0 < seconds:
+        for k, fn in fns.items():
+            times[k].append(ev.seconds(lambda j: fn(i * calls + j), calls))
+        i += 1
+    med = {k: statistics.median(v) for k, v in times.items()}
+    fl = 2.0 * M * N * K
+    epi = "" if not (spec.beta or spec.bias or spec.activation) else " (with its epilogue)"
+    print(f"bench     {M}x{N}x{K}: {i} batches of {calls} back-to-back calls"
+          f"{' per library, alternating' if len(fns) > 1 else ''}, {sets} rotated randn input sets; medians:")
+    labels = {k: k + (epi if k == "cute_py" else "") for k in med}
+    w = max(len(x) for x in labels.values())
+    for k, t in med.items():
+        print(f"          {labels[k]:<{w}}  {t * 1e3:8.3f} ms  {fl / t / 1e12:6.0f} TFLOP/s")
+    if "torch.matmul" in med:
+        print(f"          ratio cute_py / torch.matmul = {med['torch.matmul'] / med['cute_py']:.2f}  "
+              f"(> 1: cute_py faster)")
+    else:
+        print("          (torch.matmul not timed: torch is not in use; --arrays torch with torch installed)")
+    if err is not None:
+        print(f"          relative error vs a float32 product of the same inputs: {err:.2e}")

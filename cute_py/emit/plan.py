@@ -1,0 +1,184 @@
+"""Everything a GemmSpec implies, computed by cute_py's layout algebra before any text is written.
+
+:func:`operand_plan` derives, for A or B: the canonical smem atom and stage
+tile (``select_smem_atom`` / ``tile_smem``), the wgmma descriptor
+(``make_gmma_desc``) and its per-slice increments, the TMA parameters
+(``make_tma_params`` on the symbolic gmem layout) and the TMA issues that fill
+one stage tile. :func:`gemm_plan` adds the GMMA atom, the tiled MMA and its C
+TV layout, the smem ring and the register split.
+
+>>> p = gemm_plan(GemmSpec(tile=(128, 256, 64), consumers=2))
+>>> p.a.tma.box_dim, p.b.tma.box_dim, hex(p.a.desc.value), p.stages, p.stage_bytes
+((64, 128), (64, 256), '0x4000004000010000', 4, 49152)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import sympy
+
+from ..arch.sm90 import (
+    GmmaDescriptor, TmaParams, make_gmma_desc, make_tma_params, select_smem_atom, smem_atom, stage_bytes, tile_smem,
+)
+from ..atoms import MMAAtom, TiledMMA, gmma, make_tiled_mma
+from ..layouts import Layout, int_tuple as it, right_inverse
+from .spec import GemmSpec, parse_gmem
+
+__all__ = ["OperandPlan", "GemmPlan", "operand_plan", "gemm_plan", "split_tv"]
+
+PRODUCER_REGS = 40
+CONSUMER_REGS = 232
+
+
+@dataclass(frozen=True)
+class OperandPlan:
+    """A or B of one spec: ``(MN, K)`` stage tile in smem, its wgmma descriptor and its TMA loads."""
+
+    which: str                 # "A" or "B"
+    major: str                 # "K" or "MN"
+    gmem: tuple                # (shape, stride) with sympy symbols, modes (MN, K)
+    block: tuple               # (MN, K) extents of the stage tile
+    atom: object               # canonical smem atom
+    smem: object               # stage tile layout (MN, K) -> element offset
+    bytes: int                 # stage tile bytes, rounded up to 1024
+    desc: GmmaDescriptor
+    mma_mn: int                # the wgmma slice extent along MN (64 for A, N for B)
+    tma: TmaParams
+    copies: tuple              # per TMA issue: (smem byte offset, (coord offset innermost first))
+    tile_step: tuple           # per TMA dim: (coordinate step per MN tile, per K tile)
+
+    def desc_offset(self, mn_block: int, k_block: int) -> int:
+        """Increment (16-byte units) for wgmma slice (mn_block, k_block): ``desc.offset`` of cute_py."""
+        return self.desc.offset(mn_block, k_block)
+
+
+def _symbols(shape, stride):
+    sym = {}
+
+    def s(x):
+        if isinstance(x, int):
+            return x
+        if x not in sym:
+            sym[x] = sympy.Symbol(x, integer=True, positive=True)
+        return sym[x]
+    return tuple(s(x) for x in shape), tuple(s(x) for x in stride)
+
+
+@lru_cache(maxsize=256)
+def operand_plan(spec: GemmSpec, which: str) -> OperandPlan:
+    """The plan of operand ``which`` ("A" or "B"); raises a LayoutError subclass if no canonical layout fits."""
+    bm, bn, bk = spec.tile
+    if which == "A":
+        text, modes, mn, mma_mn = spec.a, ("M", "K"), bm, 64
+    else:
+        text, modes, mn, mma_mn = spec.b, ("N", "K"), bn, bn
+    shape, stride = parse_gmem(text, modes)
+    major = "K" if stride[1] == 1 else "MN"
+    t = spec.dtype
+    atom = select_smem_atom(major, t, mn, bk) if spec.swizzle is None else smem_atom(major, spec.swizzle, t)
+    smem = tile_smem(atom, mn, bk, major=major)
+    desc = make_gmma_desc(smem, t, major, mma_mn=mma_mn)
+    gmem = _symbols(shape, stride)
+    tma = make_tma_params(gmem, smem, t)
+    copies = _copies(tma, smem, (mn, bk))
+    o = tma.box_coords((0, 0))
+    step_mn, step_k = tma.box_coords((1, 0)), tma.box_coords((0, 1))
+    tile_step = tuple((step_mn[i] - o[i], step_k[i] - o[i]) for i in range(tma.rank))
+    return OperandPlan(which, major, gmem, (mn, bk), atom, smem, stage_bytes(smem, t), desc, mma_mn, tma,
+                       copies, tile_step)
+
+
+def _copies(tma: TmaParams, smem, block) -> tuple:
+    """TMA issue ``i`` fills smem elements ``[i*box, (i+1)*box)``; its tile coordinate is ``right_inverse(smem)(i*box)``.
+
+    The coordinate is the colexicographic index into the ``(MN, K)`` block; each
+    TMA dim walks one gmem mode (``tma.gmem_modes``).
+    """
+    inner = getattr(smem, "inner", smem)
+    inv = right_inverse(inner)
+    box = it.product(tma.box_dim)
+    nbytes = tma.dtype.bits // 8
+    out = []
+    for i in range(tma.copies_per_tile):
+        lin = inv(i * box)
+        coord = (lin % block[0], lin // block[0])
+        out.append((i * box * nbytes, tuple(int(coord[g]) for g in tma.gmem_modes)))
+    return tuple(out)
+
+
+def split_tv(layout: Layout, rows: int):
+    """Split a TV layout whose codomain is ``m + rows * n`` into its (m, n) parts, mode by mode.
+
+    Returns ``[(extent, divisor, m_stride, n_stride), ...]`` for the thread mode
+    and for the value mode: coordinate ``x`` contributes
+    ``((x / divisor) % extent) * m_stride`` to m and ``... * n_stride`` to n.
+    Valid only when no sum of m parts carries into n; :func:`gemm_plan`
+    checks that against the layout for every (thread, value).
+    """
+    def flat(shape, stride):
+        if isinstance(shape, tuple):
+            out = []
+            for s, d in zip(shape, stride):
+                out += flat(s, d)
+            return out
+        return [(shape, stride)]
+
+    parts = []
+    for mode in (0, 1):
+        terms, div = [], 1
+        for s, d in flat(layout.shape[mode], layout.stride[mode]):
+            if s > 1 and d != 0:
+                if d % rows and d >= rows:
+                    raise ValueError(f"split_tv: stride {d} mixes m and n for rows={rows}")
+                terms.append((s, div, d % rows, d // rows))
+            div *= s
+        parts.append(terms)
+    return parts
+
+
+@dataclass(frozen=True)
+class GemmPlan:
+    spec: GemmSpec
+    a: OperandPlan
+    b: OperandPlan
+    atom: MMAAtom              # one wgmma 64 x BN x 16
+    tiled: TiledMMA            # consumers warpgroups stacked along M
+    c_tv: Layout               # tiled.get_layoutC_TV(): (consumer thread, value) -> m + (64*consumers) * n
+    tv_rows: int               # 64 * consumers
+    thread_terms: list
+    value_terms: list
+    m_blocks: int              # 64-row wgmma blocks per consumer
+    stages: int
+    stage_bytes: int
+    smem_bytes: int            # dynamic smem requested (stages + 1024 alignment slack)
+    threads: int
+    tx_bytes: int              # bytes TMA delivers per stage (A + B boxes)
+
+
+@lru_cache(maxsize=256)
+def gemm_plan(spec: GemmSpec) -> GemmPlan:
+    """Validate ``spec`` and derive every layout fact the kernel uses."""
+    spec.validate()
+    bm, bn, bk = spec.tile
+    a, b = operand_plan(spec, "A"), operand_plan(spec, "B")
+    atom = gmma(bn, spec.acc_dtype, spec.dtype, spec.dtype, a_major=a.major, b_major=b.major)
+    c = spec.consumers
+    tiled = make_tiled_mma(atom, (c, 1, 1))
+    c_tv = tiled.get_layoutC_TV()
+    rows = 64 * c
+    thread_terms, value_terms = split_tv(c_tv, rows)
+    nthr, nval = 128 * c, atom.regs["c"]
+    for t in range(nthr):                       # the split must reproduce the layout exactly
+        tm = sum(((t // dv) % e) * dm for e, dv, dm, _ in thread_terms)
+        tn = sum(((t // dv) % e) * dn for e, dv, _, dn in thread_terms)
+        for v in range(nval):
+            vm = sum(((v // dv) % e) * dm for e, dv, dm, _ in value_terms)
+            vn = sum(((v // dv) % e) * dn for e, dv, _, dn in value_terms)
+            assert tm + vm < rows and c_tv(t, v) == tm + vm + rows * (tn + vn), (t, v)
+    stages = spec.resolved_stages()
+    sb = a.bytes + b.bytes
+    tx = len(a.copies) * a.tma.bytes_per_copy + len(b.copies) * b.tma.bytes_per_copy
+    return GemmPlan(spec, a, b, atom, tiled, c_tv, rows, thread_terms, value_terms, bm // rows, stages, sb,
+                    stages * sb + 1024, 128 * (1 + c), tx)

@@ -1,0 +1,137 @@
+"""PTX wrapper snippets: header-free device functions around raw PTX (inline asm).
+
+Each function returns C++ text. The facts are those of the GPU-verified
+kernels in ``tests/gpu/cases.py`` (TMA loads completing on mbarriers, wgmma
+with descriptors, fences) and CUTLASS's ``arch/`` wrappers.
+
+>>> "mbarrier.try_wait.parity" in mbarrier()
+True
+"""
+
+from __future__ import annotations
+
+__all__ = ["types", "mbarrier", "tma", "wgmma_sync", "wgmma_mma", "setmaxnreg", "conversions", "all_wrappers"]
+
+
+def types() -> str:
+    """Fixed-width typedefs and the 128-byte, 64-byte aligned CUtensorMap stand-in (NVRTC finds no headers)."""
+    return r"""typedef unsigned char u8;
+typedef unsigned short u16;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+
+// CUtensorMap: 128 bytes, 64-byte aligned, passed by value as a const __grid_constant__ parameter.
+struct __align__(64) TmaDesc { u64 words[16]; };
+
+__device__ __forceinline__ u32 smem_u32(const void* p) { return (u32)__cvta_generic_to_shared(p); }
+"""
+
+
+def mbarrier(bound_log2: int = 24) -> str:
+    """mbarrier init / arrive / arrive.expect_tx / try_wait.parity loop, and the init fence.
+
+    The wait loop traps after ``2**bound_log2`` failed tries, so a protocol
+    bug aborts the launch (an error at the next synchronization) instead of
+    hanging the GPU.
+    """
+    return r"""// ---- mbarriers (64-bit, in shared memory; addresses are shared-window u32) ----
+__device__ __forceinline__ void mbar_init(u32 bar, u32 count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void fence_barrier_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+__device__ __forceinline__ void mbar_arrive(u32 bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(bar) : "memory");
+}
+// One arrival plus the number of bytes the TMA copies of this phase will deliver.
+__device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ u32 mbar_try_wait(u32 bar, u32 parity) {
+  u32 ok;
+  asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+               "selp.u32 %0, 1, 0, p;\n}" : "=r"(ok) : "r"(bar), "r"(parity) : "memory");
+  return ok;
+}
+// Wait until the phase with this parity has completed; trap (launch error) instead of hanging forever.
+__device__ __forceinline__ void mbar_wait(u32 bar, u32 parity) {
+  for (u32 i = 0; !mbar_try_wait(bar, parity); ++i)
+    if (i == (1u << BOUND)) asm volatile("trap;");
+}
+""".replace("BOUND", str(bound_log2))
+
+
+def tma() -> str:
+    """2-D TMA tile load completing on an mbarrier, descriptor prefetch, and the async-proxy fence."""
+    return r"""// ---- TMA (cp.async.bulk.tensor): coordinates innermost first, out-of-bounds elements are zero-filled ----
+__device__ __forceinline__ void tma_load_2d(u32 dst, const TmaDesc* desc, u32 bar, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+               :: "r"(dst), "l"((u64)desc), "r"(c0), "r"(c1), "r"(bar) : "memory");
+}
+__device__ __forceinline__ void tma_prefetch_desc(const TmaDesc* desc) {
+  asm volatile("prefetch.tensormap [%0];" :: "l"((u64)desc) : "memory");
+}
+__device__ __forceinline__ void fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+"""
+
+
+def wgmma_sync() -> str:
+    """wgmma fence / commit_group / wait_group<N> (CuTe's warpgroup_arrive / commit_batch / wait)."""
+    return r"""// ---- wgmma synchronization ----
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N> __device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(N) : "memory");
+}
+"""
+
+
+def wgmma_mma(atom, a_major: str, b_major: str) -> str:
+    """``wgmma.mma_async`` for one GMMA atom (SS: both operands by smem descriptor), f32 accumulators.
+
+    The instruction string is ``atom.ptx``; the accumulator fragment is
+    ``atom.regs["c"]`` f32 registers (N/2), in the register order of the
+    atom's C TV layout. ``tnspA``/``tnspB`` are 0 for K-major, 1 for MN-major.
+    """
+    m, n, k = atom.shape_mnk
+    nv = atom.regs["c"]
+    regs = ", ".join(f"%{i}" for i in range(nv))
+    outs = ",\n                 ".join(", ".join(f'"+f"(d[{i}])' for i in range(j, min(j + 8, nv)))
+                                       for j in range(0, nv, 8))
+    ta, tb = int(a_major != "K"), int(b_major != "K")
+    return f"""// ---- {atom.name}: D(64x{n}, f32) += A(64x{k}) * B({n}x{k})^T, both from smem descriptors ----
+// A {a_major}-major (tnspA {ta}), B {b_major}-major (tnspB {tb}); {nv} f32 accumulators per thread
+// laid out by the atom's C TV layout {atom.c_layout}.
+__device__ __forceinline__ void wgmma_m{m}n{n}k{k}(float (&d)[{nv}], u64 desc_a, u64 desc_b) {{
+  asm volatile("{{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %{nv + 2}, 0;\\n\\t"
+               "{atom.ptx} {{{regs}}}, %{nv}, %{nv + 1}, p, 1, 1, {ta}, {tb};\\n}}"
+               : {outs}
+               : "l"(desc_a), "l"(desc_b), "r"(1));
+}}
+"""
+
+
+def setmaxnreg() -> str:
+    """Register reallocation between warpgroups (needs ``__launch_bounds__(threads, 1)``)."""
+    return r"""// ---- setmaxnreg: the producer gives registers back, the consumers take them ----
+template <int R> __device__ __forceinline__ void setmaxnreg_dec() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" :: "n"(R)); }
+template <int R> __device__ __forceinline__ void setmaxnreg_inc() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" :: "n"(R)); }
+"""
+
+
+def conversions() -> str:
+    """f32 <-> bf16 / f16 conversions (round to nearest even) on raw 16-bit words."""
+    return r"""// ---- element conversions (16-bit values travel as u16 bits) ----
+__device__ __forceinline__ u16 f32_to_bf16(float x) { u16 r; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r) : "f"(x)); return r; }
+__device__ __forceinline__ u16 f32_to_f16(float x) { u16 r; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r) : "f"(x)); return r; }
+__device__ __forceinline__ float bf16_to_f32(u16 x) { float r; asm("mov.b32 %0, %1;" : "=f"(r) : "r"((u32)x << 16)); return r; }
+__device__ __forceinline__ float f16_to_f32(u16 x) { float r; asm("cvt.f32.f16 %0, %1;" : "=f"(r) : "h"(x)); return r; }
+"""
+
+
+def all_wrappers(atom, a_major: str, b_major: str) -> str:
+    return "\n".join((types(), mbarrier(), tma(), wgmma_sync(), wgmma_mma(atom, a_major, b_major), setmaxnreg(),
+                      conversions()))

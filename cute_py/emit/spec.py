@@ -1,0 +1,315 @@
+"""``GemmSpec``: the layout spec of a warp-specialized sm_90a GEMM, and its validation.
+
+A spec names the global-memory layouts of A ``(M,K)``, B ``(N,K)`` and C/D
+``(M,N)`` in CuTe notation with symbolic extents (majorness is read from the
+strides: the mode whose stride is 1 is contiguous), the element types, the CTA
+tile, the pipeline depth, the consumer warpgroups and the epilogue. The kernel
+computes ``D = act(alpha * A @ B^T + beta * C + bias)``.
+
+>>> s = GemmSpec(a="(M,K):(K,1)", b="(N,K):(1,N)")
+>>> s.a_major, s.b_major, s.blas_layout
+('K', 'MN', 'tt')
+>>> s.name
+'cute_gemm_sm90_bf16_tt_128x128x64_s7_c2_obf16_dr'
+>>> GemmSpec(tile=(96, 264, 40), consumers=3).validate()  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+cute_py.emit.spec.SpecError: GemmSpec.validate: 4 constraint(s) violated:
+  - consumers = 3 not in (1, 2)
+  ...
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+
+from ..layouts.errors import LayoutError
+
+__all__ = ["GemmSpec", "SpecError", "parse_gmem", "DTYPES", "OUT_DTYPES", "SWIZZLES"]
+
+DTYPES = ("bf16", "f16")
+OUT_DTYPES = ("bf16", "f16", "f32")
+SWIZZLES = (None, 0, 32, 64, 128)
+BIAS = (None, "row", "col")
+ACTIVATIONS = (None, "relu", "gelu")
+MAX_STAGES = 8
+_ALIASES = {"fp16": "f16", "half": "f16", "float16": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32"}
+_TOKEN = re.compile(r"\s*\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*\)\s*:\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*$")
+
+
+class SpecError(LayoutError):
+    """A GemmSpec that no kernel can implement; ``problems`` lists every violated constraint with its values."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(f"GemmSpec.validate: {len(self.problems)} constraint(s) violated:\n{lines}",
+                         op="GemmSpec.validate", rule="GEMM spec constraints")
+
+
+def parse_gmem(text: str, modes: tuple) -> tuple:
+    """``"(M,K):(K,1)"`` -> ``(("M", "K"), ("K", 1))``; the mode names must be ``modes``.
+
+    Extents are symbols (the problem size is a launch parameter); each stride
+    is ``1`` or a symbol (a leading dimension). Raises :class:`SpecError`.
+
+    >>> parse_gmem("(M,N):(1,ldd)", ("M", "N"))
+    (('M', 'N'), (1, 'ldd'))
+    """
+    m = _TOKEN.match(text or "")
+    if not m:
+        raise SpecError([f"gmem layout {text!r} is not of the form '({modes[0]},{modes[1]}):(s0,s1)' "
+                         f"(CuTe notation, symbolic extents)"])
+    shape = (m.group(1), m.group(2))
+    stride = tuple(int(x) if x.isdigit() else x for x in (m.group(3), m.group(4)))
+    problems = []
+    if shape != tuple(modes):
+        problems.append(f"gmem layout {text!r}: modes must be named {modes}, found {shape}")
+    units = [i for i, s in enumerate(stride) if s == 1]
+    if len(units) != 1:
+        problems.append(f"gmem layout {text!r}: exactly one stride must be 1 (the contiguous mode), found {stride}")
+    for s in stride:
+        if isinstance(s, int) and s not in (1,):
+            problems.append(f"gmem layout {text!r}: stride {s} must be 1 or a symbol (the leading dimension)")
+    if problems:
+        raise SpecError(problems)
+    return shape, stride
+
+
+def _norm(t):
+    if t is None:
+        return None
+    t = str(t).lower()
+    return _ALIASES.get(t, t)
+
+
+@dataclass(frozen=True)
+class GemmSpec:
+    """The layout spec of one GEMM kernel: ``D = act(alpha * A @ B^T + beta * C + bias)``.
+
+    - ``a`` ``(M,K)``, ``b`` ``(N,K)``, ``c`` ``(M,N)`` (C and D share it): CuTe
+      layouts with symbolic extents; the stride-1 mode is the contiguous one.
+    - ``dtype`` of A and B (bf16, f16); ``out_dtype`` of C/D (default ``dtype``;
+      bf16, f16, f32); ``acc_dtype`` f32.
+    - ``tile`` (BM, BN, BK); ``cluster`` (only (1, 1) is emitted so far);
+      ``stages`` (None: as many as fit, at most 8); ``consumers`` warpgroups
+      (1 or 2) splitting BM; ``schedule`` "cooperative"; ``swizzle`` bytes of the
+      smem atoms (None: the largest canonical atom that fits, per operand).
+    - epilogue: ``alpha`` (scale by a runtime alpha), ``beta`` (read C),
+      ``bias`` ("row": one value per row m, length M; "col": per column n,
+      length N; in ``out_dtype``), ``activation`` ("relu", "gelu" (erf form)).
+    """
+
+    a: str = "(M,K):(K,1)"
+    b: str = "(N,K):(K,1)"
+    c: str = "(M,N):(N,1)"
+    dtype: str = "bf16"
+    out_dtype: str | None = None
+    acc_dtype: str = "f32"
+    tile: tuple = (128, 128, 64)
+    cluster: tuple = (1, 1)
+    stages: int | None = None
+    consumers: int = 2
+    schedule: str = "cooperative"
+    swizzle: int | None = None
+    alpha: bool = True
+    beta: bool = False
+    bias: str | None = None
+    activation: str | None = None
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "dtype", _norm(self.dtype))
+        set_(self, "out_dtype", _norm(self.out_dtype) or self.dtype)
+        set_(self, "acc_dtype", _norm(self.acc_dtype))
+        set_(self, "tile", tuple(self.tile))
+        set_(self, "cluster", tuple(self.cluster))
+
+    # -- layouts -----------------------------------------------------------
+    @staticmethod
+    def _major(text, modes, mn_name):
+        try:
+            _, stride = parse_gmem(text, modes)
+        except SpecError:
+            return None
+        return "K" if stride[1] == 1 else "MN"
+
+    @property
+    def a_major(self) -> str | None:
+        """"K" if A's K mode has stride 1, "MN" if M has; None if the layout does not parse."""
+        return self._major(self.a, ("M", "K"), "M")
+
+    @property
+    def b_major(self) -> str | None:
+        return self._major(self.b, ("N", "K"), "N")
+
+    @property
+    def c_row_major(self) -> bool:
+        """True if D's N mode has stride 1 (row-major ``(M,N):(ld,1)``)."""
+        _, stride = parse_gmem(self.c, ("M", "N"))
+        return stride[1] == 1
+
+    @property
+    def blas_layout(self) -> str:
+        """BLAS (column-major) naming: first letter A, second B; 't' = A K-major / B N-major ('tn' is both K-major)."""
+        a = "t" if self.a_major == "K" else "n"
+        b = "n" if self.b_major == "K" else "t"
+        return a + b
+
+    # -- derived -----------------------------------------------------------
+    def resolved_stages(self) -> int:
+        """``stages``, or as many as fit in shared memory (with 1024 bytes of alignment slack), capped at 8."""
+        if self.stages is not None:
+            return self.stages
+        from ..arch.sm90 import smem_budget
+        bm, bn, bk = self.tile
+        return max(1, min(MAX_STAGES, smem_budget(bm, bn, bk, self.dtype, self.dtype, epilogue_bytes=1024).max_stages))
+
+    @property
+    def name(self) -> str:
+        """A stable identifier (kernel symbol and cache key), e.g. ``cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr``."""
+        bm, bn, bk = self.tile
+        parts = ["cute_gemm_sm90", self.dtype, self.blas_layout or "xx", f"{bm}x{bn}x{bk}",
+                 f"s{self.resolved_stages()}", f"c{self.consumers}", f"o{self.out_dtype}",
+                 "dr" if self._c_ok() and self.c_row_major else "dc"]
+        if self.cluster != (1, 1):
+            parts.append("cl{}x{}".format(*self.cluster))
+        if self.schedule != "cooperative":
+            parts.append(str(self.schedule))
+        if self.swizzle is not None:
+            parts.append(f"sw{self.swizzle}")
+        if not self.alpha:
+            parts.append("noalpha")
+        if self.beta:
+            parts.append("beta")
+        if self.bias:
+            parts.append(f"bias{self.bias}")
+        if self.activation:
+            parts.append(str(self.activation))
+        return re.sub(r"\W", "_", "_".join(parts))
+
+    def _c_ok(self) -> bool:
+        try:
+            parse_gmem(self.c, ("M", "N"))
+            return True
+        except SpecError:
+            return False
+
+    # -- validation --------------------------------------------------------
+    def problems(self) -> list:
+        """Every violated constraint, each with its values ([] = valid)."""
+        from ..arch.sm90 import check_config
+        out = []
+        for text, modes in ((self.a, ("M", "K")), (self.b, ("N", "K")), (self.c, ("M", "N"))):
+            try:
+                parse_gmem(text, modes)
+            except SpecError as e:
+                out += e.problems
+        if self.dtype not in DTYPES:
+            out.append(f"dtype = {self.dtype!r} not in {DTYPES}")
+        if self.out_dtype not in OUT_DTYPES:
+            out.append(f"out_dtype = {self.out_dtype!r} not in {OUT_DTYPES}")
+        if self.acc_dtype != "f32":
+            out.append(f"acc_dtype = {self.acc_dtype!r}: only f32 accumulation is emitted")
+        if len(self.tile) != 3 or not all(isinstance(x, int) and x > 0 for x in self.tile):
+            out.append(f"tile = {self.tile!r} must be three positive ints (BM, BN, BK)")
+            return out
+        bm, bn, bk = self.tile
+        if self.consumers not in (1, 2):
+            out.append(f"consumers = {self.consumers} not in (1, 2)")
+        if self.schedule != "cooperative":
+            out.append(f"schedule = {self.schedule!r}: only 'cooperative' is emitted")
+        if self.cluster != (1, 1):
+            out.append(f"cluster = {self.cluster}: only (1, 1) is emitted (TMA multicast is not generated yet)")
+        if self.swizzle not in SWIZZLES:
+            out.append(f"swizzle = {self.swizzle!r} not in {SWIZZLES}")
+        if self.bias not in BIAS:
+            out.append(f"bias = {self.bias!r} not in {BIAS}")
+        if self.activation not in ACTIVATIONS:
+            out.append(f"activation = {self.activation!r} not in {ACTIVATIONS}")
+        stages = self.resolved_stages()
+        if stages < 2:
+            out.append(f"stages = {stages}: the smem ring needs at least 2")
+        if stages > 32:
+            out.append(f"stages = {stages} > 32")
+        if bm > 256:
+            out.append(f"BM = {bm} > 256 (one TMA box spans the tile's M extent)")
+        # Hopper budgets (check_config), with valid stand-ins for fields already reported, so the tile's own
+        # problems are listed too; the dynamic smem carries 1024 bytes of alignment slack (the epilogue slot)
+        t = self.dtype if self.dtype in DTYPES else "bf16"
+        c = self.consumers if self.consumers in (1, 2) else 1
+        out += [p for p in check_config(bm, bn, bk, t, t, "f32", c, stages, epilogue_bytes=1024,
+                                        cluster=tuple(self.cluster) + (1,), max_regs_per_consumer=232)
+                if not p.startswith("consumers") and not p.startswith("cluster")]
+        if not out:
+            out += self._layout_problems()
+        # stable, without duplicates
+        seen, uniq = set(), []
+        for p in out:
+            if p not in seen:
+                seen.add(p)
+                uniq.append(p)
+        return uniq
+
+    def _layout_problems(self) -> list:
+        """Smem atoms, descriptors and TMA boxes must exist for the tile (derived by cute_py.emit.plan)."""
+        from .plan import operand_plan
+        out = []
+        for which in ("A", "B"):
+            try:
+                operand_plan(self, which)
+            except LayoutError as e:
+                out.append(f"operand {which}: {e}")
+        return out
+
+    def validate(self) -> "GemmSpec":
+        """Return ``self`` if the spec is implementable, else raise :class:`SpecError` listing every violation."""
+        problems = self.problems()
+        if problems:
+            raise SpecError(problems)
+        return self
+
+    # -- files -------------------------------------------------------------
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["tile"], d["cluster"] = list(self.tile), list(self.cluster)
+        return {k: v for k, v in d.items() if v is not None}
+
+    def replace(self, **changes) -> "GemmSpec":
+        return replace(self, **changes)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "GemmSpec":
+        data = dict(data.get("gemm", data))
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise SpecError([f"unknown spec key(s) {unknown}; known: {sorted(known)}"])
+        return cls(**data)
+
+    @classmethod
+    def from_file(cls, path) -> "GemmSpec":
+        """Load a spec from TOML (``.toml``, keys at top level or under ``[gemm]``) or JSON.
+
+        Shipped examples: :func:`example_specs`.
+        """
+        path = Path(path)
+        text = path.read_text()
+        if path.suffix == ".json":
+            data = json.loads(text)
+        else:
+            try:
+                import tomllib
+            except ImportError:                                       # Python 3.10
+                import tomli as tomllib  # type: ignore[no-redef]
+            data = tomllib.loads(text)
+        return cls.from_dict(data)
+
+
+def example_specs() -> dict:
+    """The example spec files shipped in ``cute_py/specs``: ``{stem: path}``."""
+    folder = Path(__file__).resolve().parent.parent / "specs"
+    return {p.stem: p for p in sorted(folder.glob("*.toml")) + sorted(folder.glob("*.json"))}

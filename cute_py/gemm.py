@@ -1,0 +1,263 @@
+"""``cute_py.gemm``: ``D = act(alpha * a @ b + beta * c + bias)`` with a kernel generated from a GemmSpec.
+
+Works on torch or cupy device arrays (or anything with
+``__cuda_array_interface__`` / ``__dlpack__``) without importing torch.
+``a`` is ``(M, K)`` and ``b`` is ``(K, N)``, as in ``torch.matmul``; each may
+be row- or column-major (the spec's majorness is read from the strides).
+Every input is checked before anything is launched.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from collections import OrderedDict
+from functools import lru_cache
+
+import numpy as np
+
+from .emit import GemmSpec, emit_gemm, gemm_plan
+
+__all__ = ["gemm", "pick_spec", "compiled", "GemmInputError"]
+
+_KERNELS: dict = {}
+
+
+class GemmInputError(ValueError):
+    """Inputs that the GEMM cannot take (shape, dtype, alignment, contiguity, device); raised before launch."""
+
+
+def _arr(x, what):
+    from .runtime import as_device_array
+    try:
+        return as_device_array(x)
+    except Exception as e:  # noqa: BLE001 - re-raised with the argument's name
+        raise GemmInputError(f"gemm: {what}: {e}") from None
+
+
+def _round8(x):
+    return -(-x // 8) * 8
+
+
+def _operand(x, what):
+    """``("inner" | "outer", ld)``: which dimension of the 2-D array ``x`` is contiguous, and the other's stride.
+
+    An extent-1 dimension's stride is never used; its ld is set to a legal value.
+    """
+    (r, c), (sr, sc) = x.shape, x.strides
+    if c > 1 and sc == 1:
+        return "inner", (sr if r > 1 else _round8(c))
+    if r > 1 and sr == 1:
+        return "outer", (sc if c > 1 else _round8(r))
+    if r <= 1 and c <= 1:
+        return "inner", 8
+    raise GemmInputError(f"gemm: {what} with shape {x.shape} and element strides {x.strides} is not contiguous along "
+                         f"either dimension (one stride must be 1); make it contiguous first")
+
+
+def _out_layout(x, what):
+    """``(row_major, ld)`` of a 2-D output (no TMA: any leading dimension works)."""
+    (r, c), (sr, sc) = x.shape, x.strides
+    if sc == 1 or c == 1:
+        return True, sr
+    if sr == 1 or r == 1:
+        return False, sc
+    raise GemmInputError(f"gemm: {what} with shape {x.shape} and element strides {x.strides} is not contiguous along "
+                         f"either dimension (one stride must be 1)")
+
+
+@lru_cache(maxsize=1024)
+def _tma_params(spec, which, mn, k, ld, major):
+    """TmaParams of one operand's concrete gmem layout (cached: the layout algebra runs once per shape)."""
+    from .arch.sm90 import make_tma_params
+    from .layouts import Layout
+    op = gemm_plan(spec).a if which == "A" else gemm_plan(spec).b
+    lay = Layout((mn, k), (ld, 1) if major == "K" else (1, ld))
+    p = make_tma_params(lay, op.smem, spec.dtype)
+    assert p.box_dim == op.tma.box_dim, (p.box_dim, op.tma.box_dim)
+    return p
+
+
+_TMAPS: "OrderedDict" = OrderedDict()
+
+
+def _tensor_map(ptr, params):
+    """Encoded tensor map for (address, params); a small LRU, since encoding is a driver call per operand."""
+    from . import runtime as rt
+    key = (ptr, params)
+    hit = _TMAPS.get(key)
+    if hit is None:
+        hit = rt.tensor_map(ptr, params)
+        _TMAPS[key] = hit
+        if len(_TMAPS) > 64:
+            _TMAPS.popitem(last=False)
+    else:
+        _TMAPS.move_to_end(key)
+    return hit
+
+
+def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=None, activation=None,
+              c_row_major=True) -> GemmSpec:
+    """The spec :func:`gemm` uses: 128x256x64 with 2 consumers when there are enough such tiles, else 128x128x64."""
+    a = "(M,K):(K,1)" if a_major == "K" else "(M,K):(1,M)"
+    b = "(N,K):(K,1)" if b_major == "K" else "(N,K):(1,N)"
+    c = "(M,N):(N,1)" if c_row_major else "(M,N):(1,M)"
+    tiles_256 = -(-M // 128) * -(-N // 256)
+    tile = (128, 256, 64) if tiles_256 >= 100 else (128, 128, 64)
+    return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=2, beta=beta,
+                    bias=bias, activation=activation)
+
+
+def compiled(spec: GemmSpec):
+    """``(Program, Kernel)`` for ``spec``: emitted, compiled with NVRTC (disk-cached) and loaded once per process."""
+    hit = _KERNELS.get(spec)
+    if hit is None:
+        from . import runtime as rt
+        prog = rt.compile(emit_gemm(spec), name=f"{spec.name}.cu")
+        hit = (prog, prog.kernel(spec.name))
+        _KERNELS[spec] = hit
+    return hit
+
+
+def _lib_of(x):
+    return type(x).__module__.split(".")[0]
+
+
+def _alloc(like, shape, dtype_name):
+    """An empty device array made by the library ``like`` comes from (never importing torch ourselves)."""
+    lib = _lib_of(like)
+    mod = sys.modules.get(lib)
+    if lib == "torch":
+        tdt = {"bf16": mod.bfloat16, "f16": mod.float16, "f32": mod.float32}[dtype_name]
+        return like.new_empty(shape, dtype=tdt)
+    if lib == "cupy":
+        npdt = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32}[dtype_name]
+        return mod.empty(shape, dtype=npdt)
+    raise GemmInputError(f"gemm: cannot allocate the output like a {type(like).__name__}; pass out=")
+
+
+def _dtype_of(x, what, allowed):
+    name = x.dtype.name
+    if name == "u16":                     # cupy has no bf16: raw 16-bit words are read as bf16
+        name = "bf16"
+    if name not in allowed:
+        raise GemmInputError(f"gemm: {what} has element type {x.dtype.name}; supported: {allowed}")
+    return name
+
+
+def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=None, spec=None, stream=None):
+    """``D = act(alpha * a @ b + beta * c + bias)``; returns D (``out`` if given).
+
+    - ``a`` (M, K), ``b`` (K, N): bf16 or f16 (the same type), each
+      contiguous along one dimension with its other stride a multiple of 16
+      bytes (a TMA requirement), 16-byte aligned, on one device.
+    - ``c`` (M, N), with ``beta``: read in D's layout and type.
+    - ``bias``: a vector in D's type; length N adds ``bias[n]`` to every row
+      (as ``torch.nn.Linear``), length M (M != N) adds ``bias[m]`` to every column.
+    - ``activation``: None, "relu" or "gelu" (erf form).
+    - ``out``: (M, N), row- or column-major; default a new row-major array of
+      a's type from a's library. ``spec`` overrides the kernel choice (its
+      majors and types must match the arrays).
+
+    Raises :class:`GemmInputError` before launching for mismatched shapes,
+    unsupported types, misaligned or non-contiguous operands, different devices.
+
+    >>> d = gemm(a, b, bias=bias, activation="relu")          # doctest: +SKIP
+    >>> import numpy as np
+    >>> gemm(np.ones((64, 64)), np.ones((64, 64)))            # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    cute_py.gemm.GemmInputError: gemm: a: as_device_array: the array lives on the CPU device, not a CUDA GPU; ...
+    """
+    from . import runtime as rt
+    A, B = _arr(a, "a"), _arr(b, "b")
+    if len(A.shape) != 2 or len(B.shape) != 2:
+        raise GemmInputError(f"gemm: a and b must be 2-D, got shapes {A.shape} and {B.shape}")
+    M, K = A.shape
+    K2, N = B.shape
+    if K != K2:
+        raise GemmInputError(f"gemm: inner dimensions differ: a is {A.shape}, b is {B.shape} (K {K} vs {K2})")
+    t = _dtype_of(A, "a", ("bf16", "f16"))
+    tb = _dtype_of(B, "b", ("bf16", "f16"))
+    if t != tb:
+        raise GemmInputError(f"gemm: a is {t} but b is {tb}; both must have one type")
+    if K == 0:
+        raise GemmInputError("gemm: K = 0 (empty inner dimension) is not supported")
+    devs = {d for d in (A.device, B.device) if d is not None}
+    if len(devs) > 1:
+        raise GemmInputError(f"gemm: a and b are on different devices {sorted(devs)}")
+    a_inner, lda = _operand(A, "a")
+    b_inner, ldb = _operand(B, "b")
+    a_major = "K" if a_inner == "inner" else "MN"         # a (M, K): K contiguous -> K-major
+    b_major = "MN" if b_inner == "inner" else "K"         # b (K, N): N contiguous -> N-major (B = b^T is (N, K))
+    problems = []
+    for name, x, ld in (("a", A, lda), ("b", B, ldb)):
+        if x.ptr % 16:
+            problems.append(f"{name} starts at {x.ptr:#x}, not 16-byte aligned (TMA)")
+        if ld * x.itemsize % 16:
+            problems.append(f"{name}'s leading dimension {ld} x {x.itemsize} B = {ld * x.itemsize} B is not a multiple "
+                            f"of 16 B (TMA); pad it to a multiple of {16 // x.itemsize} elements")
+    out_t = t if spec is None else spec.out_dtype
+    if out is not None:
+        D = _arr(out, "out")
+        out_t = _dtype_of(D, "out", ("bf16", "f16", "f32")) if D.dtype.name != "u16" or spec is None else spec.out_dtype
+        if D.shape != (M, N):
+            problems.append(f"out has shape {D.shape}, expected {(M, N)}")
+    else:
+        D = None
+    if problems:
+        raise GemmInputError("gemm: " + "; ".join(problems))
+    if M == 0 or N == 0:
+        return out if out is not None else _alloc(a, (M, N), out_t)
+    if D is None:
+        out = _alloc(a, (M, N), out_t)
+        D = _arr(out, "out")
+    c_row, ldd = _out_layout(D, "out")
+    if D.device is not None and devs and D.device not in devs:
+        raise GemmInputError(f"gemm: out is on device {D.device}, the inputs on {sorted(devs)}")
+    Cd = None
+    ldc = ldd
+    if c is not None and beta != 0:
+        Cd = _arr(c, "c")
+        if Cd.shape != (M, N):
+            raise GemmInputError(f"gemm: c must have out's shape {(M, N)}; got {Cd.shape}")
+        c_row_c, ldc = _out_layout(Cd, "c")
+        if c_row_c != c_row and M > 1 and N > 1:
+            raise GemmInputError(f"gemm: c is {'row' if c_row_c else 'column'}-major but out is "
+                                 f"{'row' if c_row else 'column'}-major; they must agree")
+        if _dtype_of(Cd, "c", ("bf16", "f16", "f32")) != out_t:
+            raise GemmInputError(f"gemm: c is {Cd.dtype.name}, out is {out_t}")
+    bias_mode, Bias = None, None
+    if bias is not None:
+        Bias = _arr(bias, "bias")
+        n = Bias.shape[0] if len(Bias.shape) == 1 else -1
+        if len(Bias.shape) != 1 or n not in (M, N) or (Bias.strides[0] != 1 and n > 1):
+            raise GemmInputError(f"gemm: bias must be a contiguous vector of length N={N} (per column) or M={M} "
+                                 f"(per row); got shape {Bias.shape}")
+        bias_mode = "col" if n == N else "row"
+        if _dtype_of(Bias, "bias", ("bf16", "f16", "f32")) != out_t:
+            raise GemmInputError(f"gemm: bias is {Bias.dtype.name}, out is {out_t}")
+    if activation not in (None, "relu", "gelu"):
+        raise GemmInputError(f"gemm: activation {activation!r} not in (None, 'relu', 'gelu')")
+    if spec is None:
+        spec = pick_spec(M, N, K, a_major, b_major, t, out_t, beta=Cd is not None, bias=bias_mode,
+                         activation=activation, c_row_major=c_row)
+    else:
+        want = {"a_major": a_major, "b_major": b_major, "dtype": t, "out_dtype": out_t, "beta": Cd is not None,
+                "bias": bias_mode, "activation": activation, "c_row_major": c_row}
+        have = {"a_major": spec.a_major, "b_major": spec.b_major, "dtype": spec.dtype, "out_dtype": spec.out_dtype,
+                "beta": spec.beta, "bias": spec.bias, "activation": spec.activation, "c_row_major": spec.c_row_major}
+        bad = [f"{k}: spec {have[k]!r}, arrays {want[k]!r}" for k in want if want[k] != have[k]]
+        if bad:
+            raise GemmInputError("gemm: the spec does not match the arguments: " + "; ".join(bad))
+    plan = gemm_plan(spec)
+    _, kernel = compiled(spec)
+    tma_a = _tensor_map(A.ptr, _tma_params(spec, "A", M, K, lda, a_major))
+    tma_b = _tensor_map(B.ptr, _tma_params(spec, "B", N, K, ldb, b_major))
+    bm, bn, _ = spec.tile
+    null = ctypes.c_void_p(0)
+    rt.launch(kernel, grid=(-(-M // bm), -(-N // bn), 1), block=plan.threads, smem=plan.smem_bytes, stream=stream,
+              args=(tma_a, tma_b, D, Cd if Cd is not None else null, Bias if Bias is not None else null,
+                    np.int32(M), np.int32(N), np.int32(K), np.int64(ldd), np.int64(ldc), np.float32(alpha),
+                    np.float32(beta)))
+    return out

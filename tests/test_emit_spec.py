@@ -1,0 +1,77 @@
+"""GemmSpec: majorness from strides, names, files, and validation listing every violation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cute_py import LayoutError
+from cute_py.emit import GemmSpec, SpecError, example_specs, parse_gmem
+
+
+def test_majorness_from_strides():
+    assert (GemmSpec().a_major, GemmSpec().b_major, GemmSpec().blas_layout) == ("K", "K", "tn")
+    s = GemmSpec(a="(M,K):(1,M)", b="(N,K):(1,ldb)")
+    assert (s.a_major, s.b_major, s.blas_layout) == ("MN", "MN", "nt")
+    assert GemmSpec(c="(M,N):(1,M)").c_row_major is False
+
+
+def test_name_is_stable_and_distinguishes_specs():
+    a, b = GemmSpec(), GemmSpec(dtype="fp16")
+    assert a.name == GemmSpec().name and a.name != b.name and b.dtype == "f16"
+    assert GemmSpec(bias="row", activation="relu").name.endswith("biasrow_relu")
+    assert a.name.isidentifier()
+
+
+def test_validate_lists_every_violation_with_values():
+    bad = GemmSpec(a="(M,K):(K,K)", dtype="f32", tile=(96, 264, 40), consumers=3, cluster=(2, 1),
+                   schedule="pingpong", bias="diag", activation="tanh")
+    with pytest.raises(SpecError) as e:
+        bad.validate()
+    msg = str(e.value)
+    assert isinstance(e.value, LayoutError)
+    for needle in ("exactly one stride must be 1", "dtype = 'f32'", "consumers = 3", "schedule = 'pingpong'",
+                   "cluster = (2, 1)", "bias = 'diag'", "activation = 'tanh'", "block_n 264", "block_k 40"):
+        assert needle in msg, needle
+    assert len(e.value.problems) >= 9
+
+
+def test_register_and_smem_budgets():
+    with pytest.raises(SpecError, match="accumulators need 256 registers"):
+        GemmSpec(tile=(128, 256, 64), consumers=1).validate()
+    with pytest.raises(SpecError, match="smem: 9 stages"):
+        GemmSpec(stages=9).validate()
+
+
+def test_layout_problems_reported_per_operand():
+    with pytest.raises(SpecError, match="operand A"):
+        GemmSpec(swizzle=128, tile=(128, 128, 32)).validate()     # a 128 B K-major atom needs BK % 64 == 0
+
+
+def test_parse_gmem():
+    assert parse_gmem("(M,K):(lda,1)", ("M", "K")) == (("M", "K"), ("lda", 1))
+    with pytest.raises(SpecError, match="modes must be named"):
+        parse_gmem("(K,M):(1,K)", ("M", "K"))
+    with pytest.raises(SpecError, match="not of the form"):
+        parse_gmem("M,K", ("M", "K"))
+
+
+def test_files_round_trip(tmp_path):
+    s = GemmSpec(a="(M,K):(1,M)", tile=(128, 256, 64), bias="col")
+    p = tmp_path / "s.json"
+    p.write_text(json.dumps({"gemm": s.to_dict()}))
+    assert GemmSpec.from_file(p) == s
+    t = tmp_path / "s.toml"
+    t.write_text('a = "(M,K):(1,M)"\ntile = [128, 256, 64]\nbias = "col"\n')
+    assert GemmSpec.from_file(t) == s
+    t.write_text('tiles = [1]\n')
+    with pytest.raises(SpecError, match="unknown spec key"):
+        GemmSpec.from_file(t)
+
+
+def test_shipped_examples_are_valid():
+    ex = example_specs()
+    assert len(ex) >= 3
+    for path in ex.values():
+        GemmSpec.from_file(path).validate()
