@@ -17,7 +17,7 @@ from functools import lru_cache
 from . import int_tuple as it
 from .basis import ScaledBasis
 from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r
-from .int_tuple import _, is_int
+from .int_tuple import _, _sym, is_int, is_sym
 from .layout import Layout, _is_tensor, _modes, coprofile, flat_modes, transform_layout
 
 __all__ = [
@@ -83,7 +83,7 @@ def _bw_coalesce(flat_s, flat_d, last_s, last_d) -> Layout:
             continue
         if len(new_s) == 1 and new_s[0] == 1:
             new_s[0], new_d[0] = s, d
-        elif s * d == new_d[0]:
+        elif s * d == new_d[0]:  # symbolic leaves: equal as sympy expressions (canonical forms)
             new_s[0] *= s
             new_d[0] = d
         else:
@@ -120,6 +120,11 @@ def coalesce(layout, profile=None):
 
     Postconditions: ``size(result) == size(layout)``, ``depth(result) <= 1``
     (without profile), and ``result(i) == layout(i)`` for ``0 <= i < size(layout)``.
+
+    With symbolic leaves, modes merge only when ``s0*d0 == d1`` holds for
+    every value of the symbols (CuTe merges only on static facts): when both
+    sides are the same sympy expression in sympy's canonical form (``M*K`` is
+    ``K*M``). ``(M,K):(1,M)`` becomes ``K*M:1``; ``(M,K):(K,1)`` stays.
 
     >>> print(coalesce(Layout(((2, 2), (2, 2)), ((1, 4), (8, 32)))))
     (2,4,2):(1,4,32)
@@ -222,6 +227,8 @@ def _composition(a: Layout, b):
         return a
     if is_int(b):
         return _compose_layouts(a, Layout._make(b, 1))
+    if is_sym(b):
+        return _compose_layouts(a, Layout(b, 1))
     if isinstance(b, tuple):
         return transform_layout(a, b, composition, keep_trailing=False)
     if _is_composed(b) or getattr(b, "_is_swizzle", False):
@@ -229,11 +236,24 @@ def _composition(a: Layout, b):
     raise TypeError(f"composition: B must be a Layout, tiler tuple, int or _, got {type(b).__name__}: {_r(b)}")
 
 
+class _Symbolic(Exception):
+    """Raised inside the integer composition when it meets a symbolic leaf: start over symbolically."""
+
+
 def _compose_layouts(a: Layout, b: Layout) -> Layout:
-    basis = any(type(d) is ScaledBasis for d in flat_modes(b)[1])
+    basis = False
+    for d in flat_modes(b)[1]:
+        if type(d) is not int:
+            if type(d) is ScaledBasis:
+                basis = True
+            else:
+                return _sym().compose_layouts(a, b)
     flat = _coalesce_x(a, coprofile(b) if basis else 0)
     usage = {}
-    result = _compose_impl(flat.shape, flat.stride, b.shape, b.stride, a, b, (), usage)
+    try:
+        result = _compose_impl(flat.shape, flat.stride, b.shape, b.stride, a, b, (), usage)
+    except _Symbolic:
+        return _sym().compose_layouts(a, b)
     if len(flat_modes(b)[0]) > 1:
         for (path, i), (reach, s) in usage.items():
             if reach >= s:
@@ -267,12 +287,16 @@ def _compose_impl(ls, ld, rs, rd, a, b, path, usage) -> Layout:
         return Layout._make(rs, 0)
     if not isinstance(ls, tuple):
         return Layout._make(rs, rd * ld)
+    if type(rs) is not int or type(rd) is not int:
+        raise _Symbolic
 
     res_s, res_d = [], []
     rest_shape, rest_stride = rs, rd
     n = len(ls)
     for i in range(n - 1):
         s, d = ls[i], ld[i]
+        if type(s) is not int:
+            raise _Symbolic
         ar = abs(rest_stride)
         if rest_shape != 1:
             if not (ar % s == 0 or ar < s) or (ar < s and s % ar != 0 and rest_shape > -(-s // ar)):
@@ -321,7 +345,11 @@ def complement(layout, cotarget=None):
     """The layout of the offsets ``layout`` does not reach, ordered, up to ``cotarget``.
 
     ``cotarget`` is an int or a shape (default: ``cosize(filter(layout))``).
-    Strides must be non-negative integers.
+    Strides must be non-negative integers. A symbolic stride is accepted only
+    when the filtered layout has rank 1 (CuTe: "Dynamic-stride complement
+    only for rank-1 layouts"); symbolic extents and cotargets are carried
+    (the rest extent is a ``ceiling``), and a fact that cannot be decided
+    raises :class:`~cute_py.layouts.errors.SymbolicError`.
 
     Postconditions (CuTe's): ``R(i) != layout(j)`` for ``i >= 1`` and every
     ``j``; ``R`` is strictly increasing; ``cosize(make_layout(layout, R)) >=
@@ -331,16 +359,28 @@ def complement(layout, cotarget=None):
     (2,3):(1,8)
     >>> print(complement(Layout((2, 4), (1, 6))))
     3:2
+    >>> from cute_py.symbolic import symbols
+    >>> K = symbols("K")
+    >>> print(complement(Layout(4, K), 1024))
+    (K,ceiling(256/K)):(1,4*K)
     """
     if _is_composed(layout):
         return complement(layout.inner, cotarget)
     _require_layout("complement", layout)
-    if cotarget is not None and not is_int(cotarget):
-        cotarget = _tiler_arg("complement", getattr(cotarget, "shape", cotarget))
-        if not (isinstance(cotarget, tuple) and all(is_int(c) and c > 0 for c in it.flatten_to_tuple(cotarget))):
+    if cotarget is None:
+        pass
+    elif is_int(cotarget):
+        if cotarget < 1:
+            raise layout_error(LayoutError, "complement", "cotarget must be positive", f"got {cotarget}",
+                               layout=layout)
+    elif not isinstance(cotarget, tuple) and is_sym(cotarget):  # a symbolic extent
+        if cotarget.is_integer is not True or cotarget.is_positive is False:
             raise TypeError(f"complement: cotarget must be a positive int or a shape, got {_r(cotarget)}")
-    elif cotarget is not None and cotarget < 1:
-        raise layout_error(LayoutError, "complement", "cotarget must be positive", f"got {cotarget}", layout=layout)
+    else:
+        cotarget = _tiler_arg("complement", getattr(cotarget, "shape", cotarget))
+        if not (isinstance(cotarget, tuple) and all((is_int(c) and c > 0) or (is_sym(c) and c.is_positive is not False)
+                                                    for c in it.flatten_to_tuple(cotarget))):
+            raise TypeError(f"complement: cotarget must be a positive int or a shape, got {_r(cotarget)}")
     return _complement(layout, cotarget)
 
 
@@ -351,11 +391,15 @@ def _complement(layout: Layout, cotarget):
     last = 0
     for s, d in zip(*flat_modes(layout)):
         if type(d) is not int or d < 0:
+            if is_sym(d):
+                return _sym().complement(layout, cotarget)
             raise layout_error(LayoutError, "complement", "strides must be non-negative integers",
                                f"found stride {d}", layout=layout)
         if s != 1 and d != 0:
             modes.append((d, s))
             last += (s - 1) * d
+    if type(last) is not int:  # a symbolic extent
+        return _sym().complement(layout, cotarget)
     if cotarget is None:
         cotarget = last + 1
     if not modes:
@@ -387,6 +431,7 @@ def right_inverse(layout):
     It follows the strides 1, s0*d0, ... of the coalesced layout (stride-0
     modes are skipped, and the chain stops where the stride's sign changes,
     where C++ would return a wrong inverse); ``1:0`` if no stride is ±1.
+    Symbolic strides are skipped too, as C++ skips dynamic ones.
     ``right_inverse(_)`` is ``_``.
 
     >>> print(right_inverse(Layout((8, 4), (4, 1))))
@@ -408,6 +453,8 @@ def _right_inverse(layout: Layout) -> Layout:
     fs, fd = _modes(flat)
     for d in fd:
         if not is_int(d):
+            if is_sym(d):
+                return _sym().right_inverse(layout)
             raise TypeError(f"right_inverse: needs integer strides, got {layout}")
     astride = [abs(d) for d in fd]
     rstride = it.compact_col_major(fs)
@@ -437,6 +484,7 @@ def left_inverse(layout):
     Preconditions (checked): non-negative integer strides; sorted by stride,
     each non-zero stride is a multiple of the previous one and lies beyond its
     span (CuTe's construction; a non-injective layout fails this).
+    Strides must be static (not symbolic), as in C++; extents may be symbolic.
     ``left_inverse(_)`` is ``_``.
 
     >>> print(left_inverse(Layout((4, 8), (1, 5))))
@@ -458,9 +506,13 @@ def _left_inverse(layout: Layout) -> Layout:
     fs, fd = _modes(flat)
     for d in fd:
         if not is_int(d) or d < 0:
+            if is_sym(d):
+                return _sym().left_inverse(layout)
             raise layout_error(LayoutError, "left_inverse", "strides must be non-negative integers",
                                f"found stride {d}", layout=layout)
     pre = it.prefix_product(fs)
+    if type(pre[-1]) is not int or type(fs[-1]) is not int:  # a symbolic extent
+        return _sym().left_inverse(layout)
     order = sorted((i for i in range(len(fs)) if fd[i] != 0), key=lambda i: fd[i])
     if not order:
         return Layout._make(1, 0)
@@ -547,7 +599,7 @@ def max_common_layout(a, b):
     inv_b = right_inverse(b)
     common = coalesce(composition(a, inv_b))
     s0, d0 = (common.shape[0], common.stride[0]) if isinstance(common.shape, tuple) else (common.shape, common.stride)
-    if d0 == 1:
+    if d0 == 1 and type(s0) is int:  # CuTe keeps only a static stride-1 mode
         return composition(inv_b, Layout._make(s0, d0))
     return Layout._make(1, 0)
 
@@ -572,7 +624,7 @@ def max_common_vector(a, b) -> int:
     _require_layout("max_common_vector", b, "b")
     common = coalesce(composition(a, right_inverse(b)))
     s0, d0 = (common.shape[0], common.stride[0]) if isinstance(common.shape, tuple) else (common.shape, common.stride)
-    return s0 if d0 == 1 else 1
+    return s0 if d0 == 1 and type(s0) is int else 1
 
 
 def domain_distribute(a, n: int) -> Layout:
@@ -588,6 +640,8 @@ def domain_distribute(a, n: int) -> Layout:
     if not is_int(n):
         raise TypeError(f"domain_distribute: n must be an int, got {_r(n)}")
     flat = it.flatten_to_tuple(a)
+    if any(is_sym(s) for s in flat):
+        raise _sym().fail("domain_distribute", "static extents", "gcd of each extent with n", a=a, n=n)
     res = []
     rest = n
     for s in flat:

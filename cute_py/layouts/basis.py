@@ -9,7 +9,7 @@ mode ``i``) prints as ``1@j@i``, CuTe's format.
 
 from __future__ import annotations
 
-from .int_tuple import is_int
+from .int_tuple import is_int, is_sym
 
 __all__ = ["ScaledBasis", "ArithmeticTuple", "E", "make_basis_like", "is_scaled_basis"]
 
@@ -45,7 +45,7 @@ class ArithmeticTuple(tuple):
     __radd__ = __add__
 
     def __mul__(self, k):
-        if is_int(k):
+        if is_int(k) or is_sym(k):
             return ArithmeticTuple(x * k for x in self)
         return NotImplemented
 
@@ -86,7 +86,7 @@ class ScaledBasis:
         return v
 
     def __mul__(self, k):
-        if is_int(k):
+        if is_int(k) or is_sym(k):
             return ScaledBasis(self.value * k, self.mode)
         return NotImplemented
 

@@ -20,6 +20,7 @@ __all__ = [
     "InjectivityError",
     "CoordinateError",
     "ParseError",
+    "SymbolicError",
     "layout_error",
     "in_operation",
 ]
@@ -113,6 +114,35 @@ class ParseError(LayoutError):
         self.pos = pos
 
 
+class SymbolicError(LayoutError):
+    """A static fact the operation needs is unknown for the symbolic extents it was given.
+
+    CuTe decides some conditions at compile time (a divisibility, a comparison of
+    two extents); with a dynamic integer it either cannot compile or computes at
+    run time. cute_py decides them with sympy and raises this error, naming the
+    operation, the fact it needs and the symbolic values, when they cannot be
+    decided for every value of the symbols.
+
+    Attributes:
+        fact: the condition that is needed, e.g. ``"M % 128 == 0"``.
+        values: the symbolic values it involves, as text.
+
+    >>> import cute_py
+    >>> from cute_py.symbolic import symbols
+    >>> M = symbols("M")
+    >>> try:
+    ...     cute_py.tile_to_shape(cute_py.Layout((64, 64)), (M, 64))
+    ... except cute_py.SymbolicError as e:
+    ...     print(e.op, "|", e.fact)
+    tile_to_shape | M % 64 == 0
+    """
+
+    def __init__(self, message: str, *, op: str = "", rule: str = "", fact: str = "", values: str = ""):
+        super().__init__(message, op=op, rule=rule)
+        self.fact = fact
+        self.values = values
+
+
 _REPR = reprlib.Repr()
 _REPR.maxlevel = 4
 _REPR.maxtuple = _REPR.maxlist = 12
@@ -158,4 +188,9 @@ def in_operation(err: LayoutError, op: str, **operands) -> LayoutError:
     if operands:
         msg += " for " + ", ".join(f"{k} = {_fmt(v)}" for k, v in operands.items())
     msg += f"\n  because {err}"
-    return type(err)(msg, op=op, rule=err.rule) if not isinstance(err, ParseError) else err
+    if isinstance(err, ParseError):
+        return err
+    new = type(err)(msg, op=op, rule=err.rule)
+    if isinstance(err, SymbolicError):
+        new.fact, new.values = err.fact, err.values
+    return new

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import sys
 from numbers import Integral
 
 from .errors import CoordinateError, DivisibilityError, RankError, layout_error
@@ -61,6 +62,26 @@ def is_int(x) -> bool:
     (True, False, False)
     """
     return type(x) is int or (isinstance(x, Integral) and not isinstance(x, bool))
+
+
+def is_sym(x) -> bool:
+    """True for a sympy expression leaf (a symbolic extent, stride or coordinate; see :mod:`cute_py.symbolic`).
+
+    Never imports sympy: without it loaded, nothing can be a sympy expression.
+
+    >>> import sympy
+    >>> is_sym(sympy.Symbol("M", integer=True)), is_sym(4)
+    (True, False)
+    """
+    sp = sys.modules.get("sympy")
+    return sp is not None and isinstance(x, sp.Expr)
+
+
+def _sym():
+    """The symbolic-extent helpers (imported on first use, so int-only code never loads sympy)."""
+    from . import symbolic
+
+    return symbolic
 
 
 def is_tuple(x) -> bool:
@@ -115,7 +136,9 @@ def to_str(x) -> str:
     """
     if isinstance(x, tuple):
         return "(" + ",".join(to_str(e) for e in x) + ")"
-    return str(x)
+    if type(x) is int:
+        return str(x)
+    return str(x).replace(" ", "")  # a sympy expression: "3 - M" prints as "3-M"
 
 
 def _check_rank(op, x, y, **ops):
@@ -130,6 +153,8 @@ def signum(a: int) -> int:
     >>> signum(-3), signum(0), signum(5)
     (-1, 0, 1)
     """
+    if type(a) is not int and is_sym(a):
+        return _sym().sign(a, "signum", value=a)
     return (a > 0) - (a < 0)
 
 
@@ -305,6 +330,8 @@ def repeat_like(a, x):
 
 
 def _int_shape_div(a: int, b: int, op: str) -> int:
+    if (type(a) is not int or type(b) is not int) and (is_sym(a) or is_sym(b)):
+        return _sym().shape_div(a, b, op)
     if b == 0:
         raise layout_error(DivisibilityError, op, "division by a zero extent", a=a, b=b)
     if a % b != 0 and b % a != 0:
@@ -370,7 +397,10 @@ def ceil_div(a, b):
         b = product(b)
     if b == 0:
         raise layout_error(DivisibilityError, "ceil_div", "division by zero", a=a, b=b)
-    return -((-a) // b)
+    r = -((-a) // b)
+    if type(r) is int or not is_sym(r):
+        return r
+    return _sym().ceil_div(a, b)  # symbolic: ceiling(a/b), simplified where sympy decides
 
 
 def round_up(a, b):
@@ -578,9 +608,17 @@ def evenly_divides(shape, tiler) -> bool:
 
 
 def _tdivmod(a: int, b: int):
-    """``divmod`` rounding toward zero, as C++ integer division does (matters for negative indices)."""
-    if a >= 0:
-        return divmod(a, b)
+    """``divmod`` rounding toward zero, as C++ integer division does (matters for negative indices).
+
+    A symbolic index is taken to be non-negative (``floor`` and ``Mod``).
+    """
+    try:
+        if a >= 0:
+            return divmod(a, b)
+    except TypeError:  # a symbolic index whose sign sympy cannot decide
+        if not is_sym(a):
+            raise
+        return _sym().divmod_(a, b)
     q = -((-a) // b)
     return q, a - q * b
 
@@ -680,6 +718,8 @@ def idx2crd(idx, shape, stride=None):
         if not isinstance(stride, tuple):
             stride = compact_col_major(shape, stride)
         return tuple(idx2crd(idx, s, d) for s, d in zip(shape, stride))
+    if (type(stride) is not int or type(idx) is not int) and (is_sym(stride) or is_sym(idx) or is_sym(shape)):
+        return _sym().idx2crd_leaf(idx, shape, stride)
     if shape == 1:
         return 0
     if stride == 0:

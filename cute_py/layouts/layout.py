@@ -56,6 +56,8 @@ def _norm(x, what: str, op: str, depth: int = 0):
             raise layout_error(LayoutError, op, f"{what} is nested deeper than {_MAX_DEPTH} levels")
         return tuple(_norm(e, what, op, depth + 1) for e in x)
     if isinstance(x, bool) or not (isinstance(x, Integral) or isinstance(x, ScaledBasis)):
+        if it.is_sym(x):  # a symbolic extent or stride (cute_py.symbolic)
+            return it._sym().check_leaf(x, what, op)
         raise TypeError(f"{op}: {what} leaves must be integers, got {_r(x)} of type {type(x).__name__}")
     if isinstance(x, ScaledBasis):
         if what == "shape":
@@ -75,6 +77,8 @@ class Layout:
     coordinate containing ``_`` to get the sub-layout of the kept modes.
 
     Precondition: ``congruent(shape, stride)``; shape extents are positive ints.
+    Leaves may also be sympy integer expressions (symbolic extents, strides,
+    coordinates; see :mod:`cute_py.symbolic`).
 
     >>> Layout((4, 8))
     Layout((4, 8), (1, 4))
@@ -152,7 +156,10 @@ class Layout:
         if has_underscore(coord):
             return slice_(coord, self)
         _check_coord("Layout.__call__", coord, self)
-        return it.crd2idx(coord, self.shape, self.stride)
+        r = it.crd2idx(coord, self.shape, self.stride)
+        if type(r) is int or not it.is_sym(r):
+            return r
+        return it._sym().canon(r)
 
     def __getitem__(self, i):
         """Mode ``i`` (``L[i]`` is CuTe's ``layout<i>(L)``); a tuple indexes nested modes."""
@@ -254,7 +261,7 @@ def _check_coord(op, coord, layout):
         if not _coord_fits(coord, layout.shape):
             raise layout_error(CoordinateError, op, "coordinate is not congruent with the shape",
                                coord=coord, layout=layout)
-    elif not isinstance(coord, Integral) or isinstance(coord, bool):
+    elif (not isinstance(coord, Integral) or isinstance(coord, bool)) and not it.is_sym(coord):
         raise TypeError(f"{op}: a coordinate must be an int or a tuple, got {_r(coord)}")
 
 
@@ -262,7 +269,7 @@ def _coord_fits(coord, shape) -> bool:
     if isinstance(coord, tuple):
         return (isinstance(shape, tuple) and len(coord) == len(shape)
                 and all(_coord_fits(c, s) for c, s in builtins.zip(coord, shape)))
-    return isinstance(coord, Integral) and not isinstance(coord, bool) or coord is _
+    return isinstance(coord, Integral) and not isinstance(coord, bool) or coord is _ or it.is_sym(coord)
 
 
 def _is_tensor(x) -> bool:
@@ -503,6 +510,8 @@ def coshape(layout, *modes):
         last = last.to_tuple()
     if isinstance(last, tuple):
         return ArithmeticTuple(_plus_one(last))
+    if type(last) is not int and it.is_sym(last):
+        return it._sym().expand(last + 1)
     return last + 1
 
 
@@ -526,6 +535,8 @@ def cosize(layout, *modes) -> int:
             if type(d) is not int:
                 return it.product(coshape(layout))
             last += (s - 1) * (d if d >= 0 else -d)
+        if type(last) is not int:  # a symbolic extent
+            return it._sym().expand(last + 1)
         return last + 1
     if getattr(layout, "_is_composed_layout", False):
         return layout.cosize()

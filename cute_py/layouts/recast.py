@@ -45,6 +45,8 @@ def _check_n(op, n):
 
 
 def _upcast_leaf(s, d, n, layout):
+    if (type(d) is not int or type(s) is not int) and (it.is_sym(d) or it.is_sym(s)):
+        return it._sym().upcast_leaf(s, d, n, layout)
     if d == 0:
         return s, d
     if s == 1:  # a size-1 mode's stride is never used: no divisibility needed

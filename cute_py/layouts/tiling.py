@@ -16,7 +16,7 @@ from functools import lru_cache
 from . import int_tuple as it
 from .algebra import _CACHE, _coalesce, _is_composed, _tiler_arg, complement, composition
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r
-from .int_tuple import _, is_int
+from .int_tuple import _, _sym, is_int, is_sym
 from .layout import (
     Layout, LayoutLeft, LayoutRight, _is_tensor, append, cosize, make_ordered_layout, transform_layout, zip,
 )
@@ -31,7 +31,7 @@ __all__ = [
 def _tiler_layout(op, t):
     if isinstance(t, Layout):
         return t
-    if is_int(t):
+    if is_int(t) or is_sym(t):
         return Layout(t)
     raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {type(t).__name__}: {_r(t)}")
 
@@ -55,6 +55,14 @@ def logical_divide(layout, tiler):
     (4,(2,3)):(2,(1,8))
     >>> print(logical_divide(Layout((12, 32), (32, 1)), (4, 8)))
     ((4,3),(8,4)):((32,128),(1,8))
+
+    A symbolic extent divided by a static tile gives a static tile mode and a
+    rest mode of ``ceiling`` extent (CuTe's ``ceil_div`` for dynamic ints):
+
+    >>> from cute_py.symbolic import symbols
+    >>> M, K = symbols("M K")
+    >>> print(logical_divide(Layout((M, K), (K, 1)), (128, 64)))
+    ((128,ceiling(M/128)),(64,ceiling(K/64))):((K,128*K),(1,64))
     """
     if _is_tensor(layout):
         return layout._apply(logical_divide, tiler)
@@ -200,7 +208,14 @@ def _logical_product(block, tiler):
     except LayoutError as e:
         raise in_operation(e, "logical_product", A=block, B=t) from None
     result = Layout._make((block.shape, tiled.shape), (block.stride, tiled.stride))
-    if it.product(rest.shape) < cosize_t and not _injective(result):
+    n_rest = it.product(rest.shape)
+    if (type(n_rest) is not int or type(cosize_t) is not int) and (is_sym(n_rest) or is_sym(cosize_t)):
+        # symbolic: the brute-force overlap check below is impossible, so B must provably fit
+        if _sym().le(cosize_t, n_rest) is not True:
+            raise _sym().fail("logical_product", f"{cosize_t} <= {n_rest}",
+                              f"cosize(B) must fit in complement(A) = {rest} (copies of A must not overlap)",
+                              A=block, B=t)
+    elif n_rest < cosize_t and not _injective(result):
         # C++'s complement floors the gaps of a block whose strides don't divide; B then
         # reaches past the complement's domain and the copies of A overlap.
         raise layout_error(DivisibilityError, "logical_product", "complement of A cannot hold B",
@@ -345,10 +360,14 @@ def _tile_to_shape(block, target_shape, order):
     if not isinstance(trg, tuple):
         trg, block_shape = (trg,), (block_shape if isinstance(block_shape, tuple) else (block_shape,))
     for i, (t, b) in enumerate(builtins.zip(trg, block_shape)):
-        if t % b != 0:
+        if (type(t) is not int or type(b) is not int) and (is_sym(t) or is_sym(b)):
+            _sym().require_divides("tile_to_shape", b, t, "block shape does not divide the target shape",
+                                   block=block, target_shape=target_shape)
+        elif t % b != 0:
             raise layout_error(DivisibilityError, "tile_to_shape", "block shape does not divide the target shape",
                                f"mode {i}: {t} % {b} != 0", block=block, target_shape=target_shape)
-    product_shape = tuple(t // b for t, b in builtins.zip(trg, block_shape))
+    product_shape = tuple(t // b if (type(t) is int and type(b) is int) or not (is_sym(t) or is_sym(b))
+                          else _sym().exact_div(t, b) for t, b in builtins.zip(trg, block_shape))
     if not isinstance(target_shape, tuple):
         product_shape = product_shape[0]
         if order is not LayoutLeft and isinstance(order, tuple):
