@@ -31,5 +31,6 @@ __all__ += ["explain"]
 
 # The GEMM product: cute_py.gemm(a, b, ...) (the function; its module is cute_py.gemm's __module__).
 from .gemm import gemm  # noqa: E402
+from .autotune import autotune  # noqa: E402
 
-__all__ += ["gemm"]
+__all__ += ["gemm", "autotune"]

@@ -9,7 +9,9 @@ the layout algebra: every result below is computed when the command runs.
 ``cute-py explain OP ARG...`` prints the derivation of an algebra operation;
 ``cute-py gemm --m M --n N --k K [--dtype bf16] [--layout tn|nn|nt|tt] [--spec FILE|example:NAME] [--check]
 [--bench] [--arrays auto|torch|driver] [--emit-only -o kernel.cu]`` generates a GEMM from a layout spec, compiles
-it and, on a GPU, runs, checks and times it (without a GPU it stops after the compile step and says so).
+it and, on a GPU, runs, checks and times it (without a GPU it stops after the compile step and says so);
+``cute-py autotune --m M --n N --k K [--layout tn] [--dtype bf16]`` lists the candidate kernels for a shape and,
+on a GPU, times them and records the fastest (see cute_py.autotune).
 
 Exit codes: 0 success; 2 a malformed argument (a layout that does not parse,
 with the position of the bad character), an unknown atom or operation; 1 an
@@ -327,15 +329,17 @@ def main(argv: list[str] | None = None) -> int:
     exp.add_argument("args", metavar="ARG", nargs="+", help='layouts in CuTe notation, ints, or tilers "<4:1,8:1>"')
     exp.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
 
-    from . import cli_gemm
+    from . import cli_autotune, cli_gemm
     cli_gemm.add_parser(sub)
+    cli_autotune.add_parser(sub)
 
     args = parser.parse_args(argv)
 
     if args.command in (None, "tour"):
         tour()
         return 0
-    handler = {"show": _cmd_show, "mma": _cmd_mma, "explain": _cmd_explain, "gemm": _cmd_gemm}[args.command]
+    handler = {"show": _cmd_show, "mma": _cmd_mma, "explain": _cmd_explain, "gemm": _cmd_gemm,
+               "autotune": cli_autotune.run}[args.command]
     try:
         return handler(args)
     except CliError as e:

@@ -97,15 +97,35 @@ def _tensor_map(ptr, params):
 
 
 def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=None, activation=None,
-              c_row_major=True) -> GemmSpec:
-    """The spec :func:`gemm` uses: 128x256x64 with 2 consumers when there are enough such tiles, else 128x128x64."""
+              c_row_major=True, d_tma=True, sm_count=132) -> GemmSpec:
+    """The spec :func:`gemm` uses for a problem (the heuristic; :func:`cute_py.autotune` can do better).
+
+    - tile 128x256x64 (2 consumer warpgroups, 64x256 wgmma each) when that
+      still gives every SM a tile, else 128x128x64;
+    - split-K when the tiles cannot fill half the SMs and K is long enough to
+      split (at least 4 k-blocks per split);
+    - the TMA-store epilogue for a row-major, 16-byte aligned D (``d_tma``),
+      else direct stores;
+    - persistent, L2 raster groups of 8 tile rows.
+
+    >>> pick_spec(8192, 8192, 8192, "K", "K", "bf16", "bf16").name
+    'cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g8'
+    >>> pick_spec(128, 4096, 4096, "K", "K", "bf16", "bf16").split_k
+    4
+    """
     a = "(M,K):(K,1)" if a_major == "K" else "(M,K):(1,M)"
     b = "(N,K):(K,1)" if b_major == "K" else "(N,K):(1,N)"
     c = "(M,N):(N,1)" if c_row_major else "(M,N):(1,M)"
-    tiles_256 = -(-M // 128) * -(-N // 256)
-    tile = (128, 256, 64) if tiles_256 >= 100 else (128, 128, 64)
+    big = -(-M // 128) * -(-N // 256) >= sm_count
+    tile = (128, 256, 64) if big else (128, 128, 64)
+    tiles = -(-M // tile[0]) * -(-N // tile[1])
+    k_blocks = -(-K // 64)
+    split = 1
+    while tiles * split * 2 <= sm_count and k_blocks // (split * 2) >= 4 and split < 8:
+        split *= 2
     return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=2, beta=beta,
-                    bias=bias, activation=activation)
+                    bias=bias, activation=activation, split_k=split,
+                    epilogue="tma" if c_row_major and d_tma else "direct")
 
 
 def compiled(spec: GemmSpec):
@@ -169,7 +189,12 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
     ...
     cute_py.gemm.GemmInputError: gemm: a: as_device_array: the array lives on the CPU device, not a CUDA GPU; ...
     """
-    from . import runtime as rt
+    key = _launch_key(a, b, c, bias, out, alpha, beta, activation, spec, stream)
+    if key is not None:
+        call = _LAUNCHES.get(key)
+        if call is not None:                 # the same arrays, scalars and spec as a checked call before
+            _LAUNCHES.move_to_end(key)
+            return call.run(out)
     A, B = _arr(a, "a"), _arr(b, "b")
     if len(A.shape) != 2 or len(B.shape) != 2:
         raise GemmInputError(f"gemm: a and b must be 2-D, got shapes {A.shape} and {B.shape}")
@@ -239,10 +264,7 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
             raise GemmInputError(f"gemm: bias is {Bias.dtype.name}, out is {out_t}")
     if activation not in (None, "relu", "gelu"):
         raise GemmInputError(f"gemm: activation {activation!r} not in (None, 'relu', 'gelu')")
-    if spec is None:
-        spec = pick_spec(M, N, K, a_major, b_major, t, out_t, beta=Cd is not None, bias=bias_mode,
-                         activation=activation, c_row_major=c_row)
-    else:
+    if spec is not None:
         want = {"a_major": a_major, "b_major": b_major, "dtype": t, "out_dtype": out_t, "beta": Cd is not None,
                 "bias": bias_mode, "activation": activation, "c_row_major": c_row}
         have = {"a_major": spec.a_major, "b_major": spec.b_major, "dtype": spec.dtype, "out_dtype": spec.out_dtype,
@@ -250,14 +272,176 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
         bad = [f"{k}: spec {have[k]!r}, arrays {want[k]!r}" for k in want if want[k] != have[k]]
         if bad:
             raise GemmInputError("gemm: the spec does not match the arguments: " + "; ".join(bad))
+    d_tma = c_row and D.ptr % 16 == 0 and (ldd * D.itemsize) % 16 == 0
+    if spec is None:
+        spec = pick_spec(M, N, K, a_major, b_major, t, out_t, beta=Cd is not None, bias=bias_mode,
+                         activation=activation, c_row_major=c_row, d_tma=d_tma, sm_count=_sm_count())
+    elif spec.epilogue == "tma" and not d_tma:
+        raise GemmInputError(f"gemm: spec {spec.name} stores D with TMA, which needs a row-major out starting on a "
+                             f"16-byte boundary with a leading dimension of a multiple of 16 bytes; out is at "
+                             f"{D.ptr:#x} with leading dimension {ldd}; use a spec with epilogue='direct'")
+    call = _prepare(spec, a, A, B, D, Cd, Bias, M, N, K, lda, ldb, ldd, ldc, a_major, b_major, alpha, beta, stream)
+    if key is not None:
+        _LAUNCHES[key] = call
+        if len(_LAUNCHES) > 256:
+            _LAUNCHES.popitem(last=False)
+    call.run(out)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# launches: prepared once per problem (arrays, scalars, spec, stream), then one driver call per gemm()
+
+_LAUNCHES: "OrderedDict" = OrderedDict()
+_WORKSPACES: dict = {}
+_GRIDS: dict = {}
+
+
+def _array_key(x):
+    """A cheap identity of a device array (address, shape, strides, type), or None for unknown array types."""
+    if x is None:
+        return ()
+    mod = type(x).__module__
+    if mod.startswith("torch"):
+        return (x.data_ptr(), x.shape, x.stride(), x.dtype)
+    if mod.startswith("cupy"):
+        return (x.data.ptr, x.shape, x.strides, x.dtype)
+    return None
+
+
+def _launch_key(a, b, c, bias, out, alpha, beta, activation, spec, stream):
+    keys = (_array_key(a), _array_key(b), _array_key(c), _array_key(bias), _array_key(out))
+    if None in keys or not isinstance(alpha, (int, float)) or not isinstance(beta, (int, float)):
+        return None
+    if out is None:
+        keys += (type(a).__module__,)
+    if stream is None:
+        s = 0
+    elif isinstance(stream, int):
+        s = stream
+    else:
+        s = getattr(stream, "cuda_stream", None) or getattr(stream, "ptr", None)
+        if not isinstance(s, int):
+            return None
+    return keys + (float(alpha), float(beta), activation, spec, s)
+
+
+def _sm_count() -> int:
+    from . import runtime as rt
+    return rt.device().sm_count
+
+
+def _grid(spec, plan, kernel, M, N) -> int:
+    """CTAs to launch: every work unit once, or (persistent) as many clusters as can be resident at once."""
+    from . import runtime as rt
+    units, cs = plan.work_units(M, N), plan.cluster_size
+    if not spec.persistent:
+        return units * cs
+    wave = _GRIDS.get(spec)
+    if wave is None:
+        cl = (cs, 1, 1) if cs > 1 else None
+        wave = rt.max_active_clusters(kernel, plan.threads, plan.smem_bytes, cl) if cl else _sm_count()
+        if wave < 1:
+            raise GemmInputError(f"gemm: no cluster of {cs} CTAs of {spec.name} fits on the device")
+        _GRIDS[spec] = wave
+    return min(units, wave) * cs
+
+
+def _zeros(like, n, dtype_name):
+    """A zeroed 1-D device array of ``n`` elements made by the library ``like`` comes from."""
+    lib = _lib_of(like)
+    mod = sys.modules.get(lib)
+    if lib == "torch":
+        return like.new_zeros((n,), dtype={"f32": mod.float32, "s32": mod.int32}[dtype_name])
+    if lib == "cupy":
+        return mod.zeros((n,), dtype={"f32": np.float32, "s32": np.int32}[dtype_name])
+    raise GemmInputError(f"gemm: cannot allocate the split-K workspace like a {type(like).__name__}")
+
+
+def _workspace(like, plan, M, N, stream_key):
+    """The split-K f32 workspace and per-tile counters; they return to zero after every launch, so one pair
+    serves every call on a stream (calls on one stream are ordered)."""
+    bm, bn, _ = plan.spec.tile
+    tiles = plan.workspace_tiles(M, N)
+    key = (_lib_of(like), stream_key)
+    ws, cnt = _WORKSPACES.get(key, (None, None))
+    if ws is None or ws.shape[0] < tiles * bm * bn or cnt.shape[0] < tiles:
+        ws, cnt = _zeros(like, tiles * bm * bn, "f32"), _zeros(like, tiles, "s32")
+        _WORKSPACES[key] = (ws, cnt)
+    return ws, cnt
+
+
+class _GemmCall:
+    """A prepared GEMM launch; ``run(out)`` launches it (allocating D first when ``out`` is None)."""
+
+    def __init__(self, launch, like, shape, out_t, d_index, tmd_index, d_params, keep):
+        self.launch, self.like, self.shape, self.out_t = launch, like, shape, out_t
+        self.d_index, self.tmd_index, self.d_params = d_index, tmd_index, d_params
+        self.keep = keep
+        self.d_ptr = None
+        self.d_maps: "OrderedDict" = OrderedDict()
+
+    def run(self, out):
+        if out is None:
+            out = _alloc(self.like, self.shape, self.out_t)
+        ptr = out.data_ptr() if hasattr(out, "data_ptr") else _arr(out, "out").ptr
+        if ptr != self.d_ptr:
+            self.launch.set_pointer(self.d_index, ptr)
+            if self.tmd_index is not None:
+                tm = self.d_maps.get(ptr)
+                if tm is None:
+                    tm = _tensor_map(ptr, self.d_params)
+                    self.d_maps[ptr] = tm
+                    if len(self.d_maps) > 8:
+                        self.d_maps.popitem(last=False)
+                self.launch.set_arg(self.tmd_index, tm)
+            self.d_ptr = ptr
+        self.launch()
+        return out
+
+
+def _prepare(spec, like, A, B, D, Cd, Bias, M, N, K, lda, ldb, ldd, ldc, a_major, b_major, alpha, beta, stream):
+    from . import runtime as rt
+    from .emit.gemm_sm90 import kernel_params
     plan = gemm_plan(spec)
     _, kernel = compiled(spec)
-    tma_a = _tensor_map(A.ptr, _tma_params(spec, "A", M, K, lda, a_major))
-    tma_b = _tensor_map(B.ptr, _tma_params(spec, "B", N, K, ldb, b_major))
-    bm, bn, _ = spec.tile
     null = ctypes.c_void_p(0)
-    rt.launch(kernel, grid=(-(-M // bm), -(-N // bn), 1), block=plan.threads, smem=plan.smem_bytes, stream=stream,
-              args=(tma_a, tma_b, D, Cd if Cd is not None else null, Bias if Bias is not None else null,
-                    np.int32(M), np.int32(N), np.int32(K), np.int64(ldd), np.int64(ldc), np.float32(alpha),
-                    np.float32(beta)))
-    return out
+    vals = {"tma_a": _tensor_map(A.ptr, _tma_params(spec, "A", M, K, lda, a_major)),
+            "tma_b": _tensor_map(B.ptr, _tma_params(spec, "B", N, K, ldb, b_major)),
+            "d": ctypes.c_void_p(D.ptr), "c": Cd if Cd is not None else null,
+            "bias": Bias if Bias is not None else null,
+            "M": np.int32(M), "N": np.int32(N), "K": np.int32(K), "ld_d": np.int64(ldd), "ld_c": np.int64(ldc),
+            "alpha": np.float32(alpha), "beta": np.float32(beta)}
+    d_params = None
+    if spec.epilogue == "tma":
+        d_params = _tma_params_d(spec, M, N, ldd)
+        vals["tma_d"] = _tensor_map(D.ptr, d_params)
+    keep = []
+    if spec.split_k > 1:
+        skey = 0 if stream is None else (stream if isinstance(stream, int) else
+                                         getattr(stream, "cuda_stream", None) or getattr(stream, "ptr", None))
+        ws, cnt = _workspace(like, plan, M, N, skey)
+        vals["ws"], vals["counters"] = ws, cnt
+        keep = [ws, cnt]
+    names = kernel_params(spec)
+    cs = plan.cluster_size
+    launch = rt.prepare_launch(kernel, grid=(_grid(spec, plan, kernel, M, N), 1, 1), block=plan.threads,
+                               smem=plan.smem_bytes, cluster=(cs, 1, 1) if cs > 1 else None, stream=stream,
+                               args=tuple(vals[n] for n in names))
+    call = _GemmCall(launch, like, (M, N), spec.out_dtype, names.index("d"),
+                     names.index("tma_d") if "tma_d" in names else None, d_params, keep)
+    call.d_ptr = D.ptr
+    if d_params is not None:
+        call.d_maps[D.ptr] = vals["tma_d"]
+    return call
+
+
+@lru_cache(maxsize=1024)
+def _tma_params_d(spec, M, N, ldd):
+    """TmaParams of D's concrete row-major layout for the TMA-store epilogue."""
+    from .arch.sm90 import make_tma_params
+    from .layouts import Layout
+    epi = gemm_plan(spec).epi
+    p = make_tma_params(Layout((M, N), (ldd, 1)), epi.smem, spec.out_dtype)
+    assert p.box_dim == epi.tma.box_dim, (p.box_dim, epi.tma.box_dim)
+    return p

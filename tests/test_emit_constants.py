@@ -66,23 +66,31 @@ def test_epilogue_expressions_reproduce_the_tv_layout(spec):
             assert m + rows * n == p.c_tv(t, v)
 
 
-def test_tma_copies_cover_the_tile():
-    """The TMA issues' coordinate offsets, applied to the box, tile the stage exactly once (MN-major: 2 issues)."""
-    spec = GemmSpec(a=A["MN"], b=B["MN"], tile=(128, 256, 64))
+@pytest.mark.parametrize("cluster", [(1, 1), (2, 1), (1, 2)])
+@pytest.mark.parametrize("major", ["K", "MN"])
+def test_tma_copies_cover_the_tile(major, cluster):
+    """The TMA issues of all cluster ranks together, applied to the box, tile the stage exactly once; each issue's
+    smem offset is where the smem layout keeps its first element (MN-major: 2 issues; multicast: half boxes)."""
+    spec = GemmSpec(a=A[major], b=B[major], tile=(128, 256, 64), cluster=cluster)
     for op in (gemm_plan(spec).a, gemm_plan(spec).b):
-        seen = set()
-        for _, off in op.copies:
-            for i in range(op.tma.box_dim[0]):
-                for j in range(op.tma.box_dim[1]):
-                    c = [0, 0]
-                    c[op.tma.gmem_modes[0]] += off[0] + i
-                    c[op.tma.gmem_modes[1]] += off[1] + j
-                    seen.add(tuple(c))
-        assert seen == {(x, y) for x in range(op.block[0]) for y in range(op.block[1])}
+        seen = []
+        assert len(op.copies) == op.tma.multicast
+        for rank_copies in op.copies:
+            for byte_off, off in rank_copies:
+                first = [0, 0]
+                first[op.tma.gmem_modes[0]], first[op.tma.gmem_modes[1]] = off
+                assert op.smem(*first) * 2 == byte_off
+                for i in range(op.tma.box_dim[0]):
+                    for j in range(op.tma.box_dim[1]):
+                        c = [0, 0]
+                        c[op.tma.gmem_modes[0]] += off[0] + i
+                        c[op.tma.gmem_modes[1]] += off[1] + j
+                        seen.append(tuple(c))
+        assert sorted(seen) == sorted((x, y) for x in range(op.block[0]) for y in range(op.block[1]))
 
 
 def test_source_is_header_free_and_commented():
     src = emit_gemm(GemmSpec(beta=True, bias="row", activation="gelu", out_dtype="f32"))
     assert "#include" not in src
     assert "get_layoutC_TV" in src and "TmaParams box" in src and "GmmaDescriptor(" in src
-    assert "erff" in src and "beta * c[" in src and "bias[m]" in src
+    assert "erff" in src and "ep.beta * ep.c[" in src and "ep.bias[m]" in src

@@ -25,16 +25,29 @@ def test_name_is_stable_and_distinguishes_specs():
 
 
 def test_validate_lists_every_violation_with_values():
-    bad = GemmSpec(a="(M,K):(K,K)", dtype="f32", tile=(96, 264, 40), consumers=3, cluster=(2, 1),
-                   schedule="pingpong", bias="diag", activation="tanh")
+    bad = GemmSpec(a="(M,K):(K,K)", dtype="f32", tile=(96, 264, 40), consumers=3, cluster=(4, 1),
+                   schedule="pingpong", bias="diag", activation="tanh", group=0, split_k=99, epilogue="smem")
     with pytest.raises(SpecError) as e:
         bad.validate()
     msg = str(e.value)
     assert isinstance(e.value, LayoutError)
     for needle in ("exactly one stride must be 1", "dtype = 'f32'", "consumers = 3", "schedule = 'pingpong'",
-                   "cluster = (2, 1)", "bias = 'diag'", "activation = 'tanh'", "block_n 264", "block_k 40"):
+                   "cluster = (4, 1)", "bias = 'diag'", "activation = 'tanh'", "block_n 264", "block_k 40",
+                   "group = 0", "split_k = 99", "epilogue = 'smem'"):
         assert needle in msg, needle
-    assert len(e.value.problems) >= 9
+    assert len(e.value.problems) >= 12
+
+
+def test_scheduling_and_epilogue_constraints():
+    with pytest.raises(SpecError, match="needs a row-major D"):
+        GemmSpec(c="(M,N):(1,M)", epilogue="tma").validate()
+    assert GemmSpec(c="(M,N):(1,M)").epilogue == "direct" and GemmSpec().epilogue == "tma"
+    with pytest.raises(SpecError, match="needs persistent"):
+        GemmSpec(split_k=2, persistent=False).validate()
+    for cluster in ((2, 1), (1, 2)):
+        GemmSpec(tile=(128, 256, 64), cluster=cluster).validate()
+    names = {GemmSpec(group=g, split_k=k, persistent=p).name for g in (1, 8) for k in (1, 2) for p in (True,)}
+    assert len(names) == 4 and GemmSpec(persistent=False).name.endswith("_np")
 
 
 def test_register_and_smem_budgets():

@@ -19,8 +19,8 @@ from . import ptx
 from .plan import CONSUMER_REGS, PRODUCER_REGS, GemmPlan, gemm_plan
 from .spec import GemmSpec, parse_gmem
 
-__all__ = ["emit_gemm", "kernel_params", "header", "smem_ring", "producer", "consumer_mainloop", "epilogue",
-           "entry_point", "tv_expr"]
+__all__ = ["emit_gemm", "kernel_params", "header", "smem_ring", "scheduler", "producer", "consumer_mainloop",
+           "epilogue", "splitk_reduce", "entry_point", "tv_expr"]
 
 
 def _hex(x: int) -> str:
@@ -80,27 +80,97 @@ def _load_lines(op, tmap: str, stage_expr: str, mn_tile: str, k_tile: str, inden
     return lines
 
 
+def scheduler(p: GemmPlan) -> str:
+    """The static tile scheduler: work unit -> (M tile, N tile, K split), grouped for L2 reuse."""
+    s = p.spec
+    cm, cn = s.cluster
+    return f"""
+// ---- tile scheduler: cluster {cm}x{cn} (CTA rank r takes M sub-tile r % {cm}, N sub-tile r / {cm}),
+//      {s.split_k} K split(s) per tile, raster in column groups of {s.group} cluster rows: consecutive units walk
+//      down M inside a group, so the CTAs running together share A row blocks and B column blocks in L2 ----
+constexpr int kClusterM = {cm}, kClusterN = {cn}, kClusterSize = {cm * cn};
+constexpr int kGroup = {s.group};
+constexpr int kSplitK = {s.split_k};
+struct Work {{ int m_tile, n_tile, kb0, kb1, tile; }};
+__device__ __forceinline__ Work work_of(int unit, int num_m, int num_n, int k_tiles, u32 rank) {{
+  const int split = unit % kSplitK;
+  unit /= kSplitK;
+  const int units_m = (num_m + kClusterM - 1) / kClusterM, units_n = (num_n + kClusterN - 1) / kClusterN;
+  const int per_group = kGroup * units_n;
+  const int first = (unit / per_group) * kGroup;
+  const int rows = min(units_m - first, kGroup);
+  const int r = unit % per_group;
+  Work w;
+  w.m_tile = (first + r % rows) * kClusterM + (int)(rank % kClusterM);
+  w.n_tile = (r / rows) * kClusterN + (int)(rank / kClusterM);
+  w.kb0 = split * k_tiles / kSplitK;
+  w.kb1 = (split + 1) * k_tiles / kSplitK;
+  w.tile = w.m_tile * (units_n * kClusterN) + w.n_tile;      // index into the split-K workspace
+  return w;
+}}
+__device__ __forceinline__ int work_units(int num_m, int num_n) {{
+  return ((num_m + kClusterM - 1) / kClusterM) * ((num_n + kClusterN - 1) / kClusterN) * kSplitK;
+}}
+"""
+
+
+def _load_lines(op, tmap: str, stage_expr: str, mn_tile: str, k_tile: str, indent: str) -> list:
+    """The TMA issues of operand ``op`` for one stage; with a multicast, one branch per cluster rank."""
+    t = op.tma
+    mc = t.multicast
+    head = (f"{indent}// {op.which}: TmaParams box {t.box_dim} over gmem modes {t.gmem_modes} "
+            f"({'MN' if t.gmem_modes[0] == 0 else 'K'} innermost), swizzle {t.swizzle}; box layout {t.box_layout}")
+    if mc > 1:
+        head += f"\n{indent}// multicast to the {mc} CTAs sharing this tile: each issues slice (rank) of every box"
+
+    def issue(off, coord):
+        cs = []
+        for i, c in enumerate(coord):
+            smn, sk = op.tile_step[i]
+            terms = [f"{mn_tile} * {smn}" if smn else "", f"{k_tile} * {sk}" if sk else "", str(c) if c else ""]
+            cs.append(" + ".join(x for x in terms if x) or "0")
+        if mc > 1:
+            return f"tma_load_2d_mc({stage_expr} + kOff{op.which} + {off}u, &{tmap}, full, {cs[0]}, {cs[1]}, (u16)0x3);"
+        return f"tma_load_2d({stage_expr} + kOff{op.which} + {off}u, &{tmap}, full, {cs[0]}, {cs[1]});"
+
+    lines = [head]
+    if mc == 1:
+        lines += [indent + issue(off, coord) for off, coord in op.copies[0]]
+        return lines
+    rank = "rank % kClusterM" if op.which == "B" else "rank / kClusterM"
+    for r, copies in enumerate(op.copies):
+        kw = "if" if r == 0 else "} else if" if r < mc - 1 else "} else"
+        cond = f" ({rank} == {r})" if r < mc - 1 else ""
+        lines.append(f"{indent}{kw}{cond} {{")
+        lines += [indent + "  " + issue(off, coord) for off, coord in copies]
+    lines.append(indent + "}")
+    return lines
+
+
 def producer(p: GemmPlan) -> str:
-    """The producer warpgroup: registers down, then one thread streams k-blocks into the ring."""
-    a_lines = _load_lines(p.a, "tma_a", "stage", "m_tile", "kb", "    ")
-    b_lines = _load_lines(p.b, "tma_b", "stage", "n_tile", "kb", "    ")
+    """The producer: one elected thread streams every work unit's k-blocks into the ring."""
+    a_lines = _load_lines(p.a, "tma_a", "stage", "w.m_tile", "kb", "      ")
+    b_lines = _load_lines(p.b, "tma_b", "stage", "w.n_tile", "kb", "      ")
     body = "\n".join(a_lines + b_lines)
     return f"""
-// ---- producer warpgroup: TMA coordinates from TmaParams.box_coords (tile origin per MN tile and k-block,
-//      plus each issue's offset right_inverse(smem tile)(issue * box)) ----
+// ---- producer: TMA coordinates from TmaParams.box_coords (tile origin per MN tile and k-block, plus each
+//      issue's offset right_inverse(smem tile)(issue * box)); the ring position `it` runs on across tiles ----
 __device__ __forceinline__ void produce(const TmaDesc& tma_a, const TmaDesc& tma_b, u32 ring, u32 full_bars,
-                                        u32 empty_bars, int m_tile, int n_tile, int k_tiles) {{
-  setmaxnreg_dec<{PRODUCER_REGS}>();
-  if (threadIdx.x != 0) return;                        // one elected thread issues every copy
+                                        u32 empty_bars, int num_m, int num_n, int k_tiles, u32 rank) {{
   tma_prefetch_desc(&tma_a);
   tma_prefetch_desc(&tma_b);
-  for (int kb = 0; kb < k_tiles; ++kb) {{
-    const int s = kb % kStages;
-    const u32 stage = ring + s * kStageBytes;
-    const u32 full = full_bars + 8u * s;
-    mbar_wait(empty_bars + 8u * s, ((kb / kStages) & 1) ^ 1);   // first pass: the fresh barrier counts as released
-    mbar_arrive_expect_tx(full, kTxBytes);
+  const int units = work_units(num_m, num_n);
+  int it = 0;
+  for (int unit = blockIdx.x / kClusterSize; unit < units; unit += gridDim.x / kClusterSize) {{
+    const Work w = work_of(unit, num_m, num_n, k_tiles, rank);
+    for (int kb = w.kb0; kb < w.kb1; ++kb, ++it) {{
+      const int s = it % kStages;
+      const u32 stage = ring + s * kStageBytes;
+      const u32 full = full_bars + 8u * s;
+      mbar_wait(empty_bars + 8u * s, ((it / kStages) & 1) ^ 1);   // first pass: the fresh barrier counts as released
+      mbar_arrive_expect_tx(full, kTxBytes);
 {body}
+    }}
   }}
 }}
 """
@@ -129,12 +199,23 @@ def consumer_mainloop(p: GemmPlan) -> str:
     for j in range(ks):
         for mb in range(p.m_blocks):
             # consumer w, m-block mb covers rows mb * (64 C) + 64 w: A slice (mb * C + w)
-            a_offs = " ".join(f"{a.desc_offset(mb * s.consumers + w, j)}" for w in range(s.consumers))
             offs = [a.desc_offset(mb * s.consumers + w, j) for w in range(s.consumers)]
             a_off = f"{offs[0]}ull" if s.consumers == 1 else f"(w == 0 ? {offs[0]}ull : {offs[1]}ull)"
-            calls.append(f"    wgmma_m64n{bn}k16(acc[{mb}], da + {a_off}, db + {b.desc_offset(0, j)}ull);"
-                         f"   // k-slice {j}, m-block {mb}: A +({a_offs}), B +{b.desc_offset(0, j)}")
+            scale = "kb != kb0" if j == 0 else "1"
+            calls.append(f"      wgmma_m64n{bn}k16(acc[{mb}], da + {a_off}, db + {b.desc_offset(0, j)}ull, {scale});"
+                         f"   // k-slice {j}, m-block {mb}: A +({' '.join(map(str, offs))}), B +{b.desc_offset(0, j)}")
     call_text = "\n".join(calls)
+    release_targets = ("mbar_arrive(bar)" if p.cluster_size == 1 else
+                       "for (u32 r = 0; r < kClusterSize; ++r) mbar_arrive_cluster(bar, r)")
+    empty_fix = ""
+    if s.split_k > 1:
+        empty_fix = """
+  if (kb0 == kb1) {                                      // an empty K split contributes zeros
+#pragma unroll
+    for (int mb = 0; mb < kMBlocks; ++mb)
+#pragma unroll
+      for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
+  }"""
     return f"""
 // ---- consumer warpgroups: wgmma from smem descriptors ----
 // A descriptor {_hex(a.desc.value)}: {a.desc}
@@ -147,23 +228,31 @@ constexpr u64 kDescB = {_hex(b.desc.value)};
 constexpr int kMBlocks = {p.m_blocks};          // 64-row wgmma blocks per consumer: BM / (64 x consumers)
 constexpr int kAccPerBlock = {p.atom.regs['c']};     // f32 accumulators per thread per block: N / 2
 
+// one arrival per consumer warp on stage s's empty barrier in every CTA that writes into this CTA's stage s
+__device__ __forceinline__ void release(u32 empty_bars, int s) {{
+  if ((threadIdx.x & 31) == 0) {{
+    const u32 bar = empty_bars + 8u * s;
+    {release_targets};
+  }}
+}}
+
+// k-blocks [kb0, kb1) of one tile; the first k-slice overwrites the accumulators (scale-d 0)
 __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], int w, u32 ring, u32 full_bars,
-                                         u32 empty_bars, int k_tiles) {{
-  // consumer w's m-block mb reads A slice mb * consumers + w
-  for (int kb = 0; kb < k_tiles; ++kb) {{
-    const int s = kb % kStages;
+                                         u32 empty_bars, int& it, int kb0, int kb1) {{{empty_fix}
+  for (int kb = kb0; kb < kb1; ++kb, ++it) {{
+    const int s = it % kStages;
     const u32 stage = ring + s * kStageBytes;
-    mbar_wait(full_bars + 8u * s, (kb / kStages) & 1);
+    mbar_wait(full_bars + 8u * s, (it / kStages) & 1);
     const u64 da = kDescA + (u64)(((stage + kOffA) & 0x3FFFFu) >> 4);
     const u64 db = kDescB + (u64)(((stage + kOffB) & 0x3FFFFu) >> 4);
     wgmma_fence();
 {call_text}
     wgmma_commit();
-    wgmma_wait<1>();                                    // the wgmma of k-block kb-1 has retired
-    if (kb > 0 && (threadIdx.x & 31) == 0)             // one arrival per consumer warp
-      mbar_arrive(empty_bars + 8u * ((kb - 1) % kStages));
+    wgmma_wait<1>();                                    // the wgmma of the previous k-block has retired
+    if (kb > kb0) release(empty_bars, (it - 1) % kStages);
   }}
   wgmma_wait<0>();
+  if (kb1 > kb0) release(empty_bars, (it - 1) % kStages);
 }}
 """
 
@@ -173,8 +262,63 @@ def _stride_terms(text: str, modes) -> tuple:
     return stride
 
 
+def _epilogue_math(p: GemmPlan) -> str:
+    """``apply(x, m, n)``: alpha, beta * C, bias and the activation on one accumulator (m, n inside D)."""
+    s = p.spec
+    out = s.out_dtype
+    st = _stride_terms(s.c, ("M", "N"))
+    c_off = "(long long)m * ldc + n" if st[1] == 1 else "m + (long long)n * ldc"
+    from_out = {"f32": "{}", "bf16": "bf16_to_f32({})", "f16": "f16_to_f32({})"}[out]
+    steps = []
+    if s.alpha:
+        steps.append("x *= ep.alpha;")
+    if s.beta:
+        steps.append(f"if (m < ep.M && n < ep.N) x += ep.beta * {from_out.format('ep.c[' + c_off.replace('ldc', 'ep.ldc') + ']')};")
+    if s.bias:
+        idx, lim = ("m", "M") if s.bias == "row" else ("n", "N")
+        steps.append(f"if ({idx} < ep.{lim}) x += {from_out.format('ep.bias[' + idx + ']')};"
+                     f"   // bias per {'row m (length M)' if s.bias == 'row' else 'column n (length N)'}")
+    if s.activation == "relu":
+        steps.append("x = fmaxf(x, 0.0f);")
+    elif s.activation == "gelu":
+        steps.append("x = 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));   // GELU, erf form")
+    store_t = "float" if out == "f32" else "u16"
+    body = "\n".join("  " + x for x in steps)
+    return f"""
+// ---- epilogue math: D = {formula(s)} ----
+struct Epi {{
+  const {store_t}* __restrict__ c; const {store_t}* __restrict__ bias; long long ldc; float alpha, beta; int M, N;
+}};
+__device__ __forceinline__ float apply(float x, int m, int n, const Epi& ep) {{
+{body}
+  return x;
+}}
+"""
+
+
+def _acc_placement(p: GemmPlan) -> str:
+    rows = p.tv_rows
+    tm, tn = tv_expr(p.thread_terms, "t", 2), tv_expr(p.thread_terms, "t", 3)
+    vm, vn = tv_expr(p.value_terms, "v", 2), tv_expr(p.value_terms, "v", 3)
+    return f"""
+// ---- accumulator placement from the tiled GMMA C TV layout ----
+// tiled MMA ({p.spec.consumers},1,1) of {p.atom.name}: get_layoutC_TV = {p.c_tv}
+// maps (consumer thread t, value v) to m + {rows} * n; split mode by mode into row and column parts
+// (each stride d gives d % {rows} to m and d / {rows} to n; checked against the layout for every t, v).
+// m-block mb of a consumer adds mb * {rows} rows.
+__device__ __forceinline__ int acc_m_thread(int t) {{ return {tm}; }}
+__device__ __forceinline__ int acc_n_thread(int t) {{ return {tn}; }}
+__device__ __forceinline__ int acc_m_value(int v) {{ return {vm}; }}
+__device__ __forceinline__ int acc_n_value(int v) {{ return {vn}; }}
+"""
+
+
 def epilogue(p: GemmPlan) -> str:
-    """Accumulator (thread t, value v) -> (m, n) through the tiled C TV layout; alpha/beta/bias/act; masked store."""
+    """The epilogue: math, then the TMA-store path (staged in swizzled smem) or masked direct stores."""
+    return _epilogue_math(p) + _acc_placement(p) + (_epilogue_tma(p) if p.epi else _epilogue_direct(p))
+
+
+def _epilogue_direct(p: GemmPlan) -> str:
     s = p.spec
     out = s.out_dtype
     st = _stride_terms(s.c, ("M", "N"))
@@ -182,47 +326,18 @@ def epilogue(p: GemmPlan) -> str:
     d_off = "(long long)m * ld + n" if st[1] == 1 else "m + (long long)n * ld"
     store_t = "float" if out == "f32" else "u16"
     to_out = {"f32": "x", "bf16": "f32_to_bf16(x)", "f16": "f32_to_f16(x)"}[out]
-    from_out = {"f32": "{}", "bf16": "bf16_to_f32({})", "f16": "f16_to_f32({})"}[out]
-    steps = []
-    if s.alpha:
-        steps.append("x *= alpha;")
-    if s.beta:
-        steps.append(f"x += beta * {from_out.format('c[' + d_off.replace('ld', 'ldc') + ']')};")
-    if s.bias:
-        steps.append(f"x += {from_out.format('bias[' + ('m' if s.bias == 'row' else 'n') + ']')};"
-                     f"   // bias per {'row m (length M)' if s.bias == 'row' else 'column n (length N)'}")
-    if s.activation == "relu":
-        steps.append("x = fmaxf(x, 0.0f);")
-    elif s.activation == "gelu":
-        steps.append("x = 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));   // GELU, erf form")
-    step_text = "\n".join("        " + x for x in steps)
-    rows = p.tv_rows
-    tm, tn = tv_expr(p.thread_terms, "t", 2), tv_expr(p.thread_terms, "t", 3)
-    vm, vn = tv_expr(p.value_terms, "v", 2), tv_expr(p.value_terms, "v", 3)
     return f"""
-// ---- epilogue: accumulator placement from the tiled GMMA C TV layout ----
-// tiled MMA ({s.consumers},1,1) of {p.atom.name}: get_layoutC_TV = {p.c_tv}
-// maps (consumer thread t, value v) to m + {rows} * n; split mode by mode into row and column parts
-// (each stride d gives d % {rows} to m and d / {rows} to n; checked against the layout for every t, v).
-// m-block mb of a consumer adds mb * {rows} rows. D/C layout {s.c}: ld = stride {ld_sym}.
-__device__ __forceinline__ int acc_m_thread(int t) {{ return {tm}; }}
-__device__ __forceinline__ int acc_n_thread(int t) {{ return {tn}; }}
-__device__ __forceinline__ int acc_m_value(int v) {{ return {vm}; }}
-__device__ __forceinline__ int acc_n_value(int v) {{ return {vn}; }}
-
+// ---- direct epilogue: masked stores from registers; D/C layout {s.c}: ld = stride {ld_sym} ----
 __device__ __forceinline__ void store_tile(const float (&acc)[kMBlocks][kAccPerBlock], int t, int m0, int n0,
-                                           int M, int N, {store_t}* __restrict__ d, long long ld,
-                                           const {store_t}* __restrict__ c, long long ldc,
-                                           const {store_t}* __restrict__ bias, float alpha, float beta) {{
+                                           {store_t}* __restrict__ d, long long ld, const Epi& ep) {{
   const int mt = m0 + acc_m_thread(t), nt = n0 + acc_n_thread(t);
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb) {{
 #pragma unroll
     for (int v = 0; v < kAccPerBlock; ++v) {{
-      const int m = mt + mb * {rows} + acc_m_value(v), n = nt + acc_n_value(v);
-      if (m < M && n < N) {{                               // ragged M/N edges
-        float x = acc[mb][v];
-{step_text}
+      const int m = mt + mb * {p.tv_rows} + acc_m_value(v), n = nt + acc_n_value(v);
+      if (m < ep.M && n < ep.N) {{                          // ragged M/N edges
+        const float x = apply(acc[mb][v], m, n, ep);
         d[{d_off}] = {to_out};
       }}
     }}
@@ -231,59 +346,243 @@ __device__ __forceinline__ void store_tile(const float (&acc)[kMBlocks][kAccPerB
 """
 
 
-def entry_point(p: GemmPlan) -> str:
-    s = p.spec
-    bm, bn, bk = s.tile
-    store_t = "float" if s.out_dtype == "f32" else "u16"
+def _epilogue_tma(p: GemmPlan) -> str:
+    s, e = p.spec, p.epi
+    out = s.out_dtype
+    cols, nbytes = e.cols, 128 // e.cols
+    per_chunk = cols // 2             # values per thread in a 64 x cols chunk (cols/8 groups of 4)
+    chunks = s.tile[1] // cols
+    # the values of chunk j are [j*per_chunk, (j+1)*per_chunk) and come in (v, v+1) pairs on adjacent columns
+    for v in range(p.atom.regs["c"]):
+        assert p.c_tv(0, v) // p.tv_rows // cols == v // per_chunk, v
+    for v in range(0, p.atom.regs["c"], 2):
+        assert p.c_tv(0, v + 1) == p.c_tv(0, v) + p.tv_rows, v
+    xors = _staging_xors(p)
+    bits, base, shift = e.swizzle
+    mask = ((1 << bits) - 1) << base
+    staging_expr = (f"(((u32)(rt * {e.row_elems} + ct)) ^ ((((u32)(rt * {e.row_elems} + ct)) >> {shift}) & {mask}u))"
+                     f" * {nbytes}u")
+    if out == "f32":
+        store = "st_shared_v2_f32(base ^ kStageXor[(v - j * PER) / 2], x0, x1);"
+    else:
+        cvt = {"bf16": "f32_to_bf16", "f16": "f32_to_f16"}[out]
+        store = (f"st_shared_u32(base ^ kStageXor[(v - j * PER) / 2], "
+                 f"(u32){cvt}(x0) | ((u32){cvt}(x1) << 16));")
+    store = store.replace("PER", str(per_chunk))
+    rep = e.conflicts
     return f"""
-// ---- entry point: grid (ceil(M/{bm}), ceil(N/{bn})), {p.threads} threads, {p.smem_bytes} bytes of dynamic smem ----
-extern "C" __global__ void __launch_bounds__({p.threads}, 1)
-{s.name}(const __grid_constant__ TmaDesc tma_a, const __grid_constant__ TmaDesc tma_b,
-    {store_t}* __restrict__ d, const {store_t}* __restrict__ c, const {store_t}* __restrict__ bias,
-    int M, int N, int K, long long ld_d, long long ld_c, float alpha, float beta)
-{{
-  extern __shared__ __align__(1024) u8 smem_raw[];
-  __shared__ __align__(8) u64 full_bar[kStages];       // TMA bytes landed in stage s
-  __shared__ __align__(8) u64 empty_bar[kStages];      // the consumers are done with stage s
-  const u32 raw = smem_u32(smem_raw);
-  const u32 ring = (raw + 1023u) & ~1023u;             // SMEM_ALIGN: descriptor base_offset stays 0
-  const u32 full_bars = smem_u32(full_bar), empty_bars = smem_u32(empty_bar);
-  const int wg = threadIdx.x / 128;
-  const int k_tiles = (K + {bk - 1}) / {bk};
-  const int m_tile = blockIdx.x, n_tile = blockIdx.y;
-  if (threadIdx.x == 0) {{
-    for (int s = 0; s < kStages; ++s) {{
-      mbar_init(full_bars + 8u * s, 1);                 // the producer's arrive_expect_tx
-      mbar_init(empty_bars + 8u * s, {4 * s.consumers});             // one arrival per consumer warp
+// ---- TMA-store epilogue: each consumer warpgroup writes its 64-row slab in {chunks} chunks of 64 x {cols}
+// into one of two {e.buf_bytes}-byte staging buffers, and one thread stores the chunk with TMA; a buffer is
+// reused once the store that read it is done (bulk wait_group.read 1), so stores overlap the next chunk,
+// the next tile's mainloop and the producer's loads.
+// staging layout {e.smem} (elements): 128-byte rows under the 128 B swizzle;
+// the writes are the C TV layout of a 64x{cols} GMMA atom, {e.access}:
+// bank analysis (cute_py.viz.bank_conflicts, {16 * nbytes}-bit stores): max {rep.max_ways}-way,
+// {sum(rep.wavefronts)} wavefronts for {len(rep.wavefronts)} warp stores (ideal {sum(rep.ideal_wavefronts)}).
+// TMA store of D: box {e.tma.box_dim} over gmem modes {e.tma.gmem_modes}, swizzle {e.tma.swizzle}.
+// The byte offset of (thread t, value v) is staging(t's row, t's column) XOR kStageXor[v]: the thread and value
+// parts occupy disjoint bits, and the swizzle is linear over XOR (checked for every t and v when emitting).
+constexpr u32 kEpiBufBytes = {e.buf_bytes}u;
+constexpr u32 kStageXor[{len(xors)}] = {{{", ".join(map(str, xors))}}};
+__device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAccPerBlock], int t, int w, int m0,
+                                               int n0, const TmaDesc* tma_d, u32 bufs, int& ebuf, const Epi& ep) {{
+  const int tw = t - 128 * w;                              // thread within the warpgroup
+  const int rt = acc_m_thread(t) - 64 * w, ct = acc_n_thread(t);
+  const u32 thread_off = {staging_expr};
+#pragma unroll
+  for (int mb = 0; mb < kMBlocks; ++mb) {{
+    const int row0 = m0 + mb * {p.tv_rows} + 64 * w;       // first D row of this warpgroup's slab
+#pragma unroll
+    for (int j = 0; j < {chunks}; ++j) {{
+      const u32 buf = bufs + (ebuf & 1) * kEpiBufBytes, base = buf + thread_off;
+      if (tw == 0) bulk_wait_read<1>();                   // the store issued two chunks ago has read `buf`
+      named_bar_sync(1 + w, 128);
+#pragma unroll
+      for (int v = j * {per_chunk}; v < (j + 1) * {per_chunk}; v += 2) {{
+        const int m = row0 + rt + acc_m_value(v), n = n0 + ct + acc_n_value(v);
+        const float x0 = apply(acc[mb][v], m, n, ep), x1 = apply(acc[mb][v + 1], m, n + 1, ep);
+        {store}
+      }}
+      fence_proxy_async();                                 // generic-proxy writes -> visible to the TMA engine
+      named_bar_sync(1 + w, 128);
+      if (tw == 0) {{
+        tma_store_2d(tma_d, buf, n0 + j * {cols}, row0);
+        bulk_commit();
+      }}
+      ++ebuf;
     }}
-    fence_barrier_init();
-  }}
-  __syncthreads();
-  if (wg == 0) {{
-    produce(tma_a, tma_b, ring, full_bars, empty_bars, m_tile, n_tile, k_tiles);
-  }} else {{
-    setmaxnreg_inc<{CONSUMER_REGS}>();
-    const int w = wg - 1;
-    float acc[kMBlocks][kAccPerBlock];
-#pragma unroll
-    for (int mb = 0; mb < kMBlocks; ++mb)
-#pragma unroll
-      for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
-    mainloop(acc, w, ring, full_bars, empty_bars, k_tiles);
-    store_tile(acc, threadIdx.x - 128, m_tile * {bm}, n_tile * {bn}, M, N, d, ld_d, c, ld_c, bias, alpha, beta);
   }}
 }}
 """
 
 
+def _staging_xors(p: GemmPlan) -> list:
+    """Per value pair of a chunk: the XOR that takes a thread's staging byte offset to the value's.
+
+    Checked for every consumer thread and value of every chunk against the
+    staging layout itself, so the emitted ``base ^ kStageXor[i]`` is exact.
+    """
+    e = p.epi
+    nbytes = 128 // e.cols
+    per_chunk = e.cols // 2
+    rows = p.tv_rows
+
+    def mn(t, v):
+        x = p.c_tv(t, v)
+        return x % rows, x // rows
+
+    def byte(r, c):
+        return e.smem(r, c) * nbytes
+
+    xors = []
+    for i in range(0, per_chunk, 2):
+        r, c = mn(0, i)
+        xors.append(byte(r, c))
+    bits, base, shift = e.swizzle
+    mask = ((1 << bits) - 1) << base
+    for t in range(128 * p.spec.consumers):
+        rt, ct = mn(t, 0)
+        rt %= 64
+        x = rt * e.row_elems + ct                  # the emitted thread offset: Sw<bits,base,shift>(x) in bytes
+        assert (x ^ ((x >> shift) & mask)) * nbytes == byte(rt, ct), t
+        for v in range(0, p.atom.regs["c"], 2):
+            r, c = mn(t, v)
+            r, c = r % 64, c % e.cols
+            assert byte(r, c) == byte(rt, ct) ^ xors[(v % per_chunk) // 2], (t, v)
+    return xors
+
+
+def splitk_reduce(p: GemmPlan) -> str:
+    """Split-K: every split adds its partial tile into an f32 workspace; the last one to arrive reads the sum."""
+    if p.spec.split_k == 1:
+        return ""
+    ct = 128 * p.spec.consumers
+    return f"""
+// ---- split-K reduction: workspace tile = [value/4][consumer thread][4] f32 (coalesced 16-byte vectors);
+// each split adds with red.global.add.v4.f32, then counts itself in on the tile's counter (acq_rel); the split
+// that arrives last reads the sum, restores the workspace and counter to zero for the next call, and runs
+// the epilogue. The others skip it. ----
+constexpr int kConsumerThreads = {ct};
+__device__ __forceinline__ bool splitk_reduce(float (&acc)[kMBlocks][kAccPerBlock], int t, float* ws, int* counters,
+                                              int tile, volatile int* flag) {{
+  float* base = ws + (long long)tile * (kMBlocks * kAccPerBlock * kConsumerThreads);
+#pragma unroll
+  for (int mb = 0; mb < kMBlocks; ++mb)
+#pragma unroll
+    for (int v = 0; v < kAccPerBlock; v += 4)
+      red_add_v4(base + (((mb * kAccPerBlock + v) / 4) * kConsumerThreads + t) * 4,
+                 acc[mb][v], acc[mb][v + 1], acc[mb][v + 2], acc[mb][v + 3]);
+  fence_gpu();
+  named_bar_sync(3, kConsumerThreads);
+  if (t == 0) *flag = atom_add_acq_rel(counters + tile, 1);
+  named_bar_sync(3, kConsumerThreads);
+  if (*flag != kSplitK - 1) return false;
+  fence_gpu();
+#pragma unroll
+  for (int mb = 0; mb < kMBlocks; ++mb)
+#pragma unroll
+    for (int v = 0; v < kAccPerBlock; v += 4) {{
+      float* q = base + (((mb * kAccPerBlock + v) / 4) * kConsumerThreads + t) * 4;
+      ld_v4_gpu(q, acc[mb][v], acc[mb][v + 1], acc[mb][v + 2], acc[mb][v + 3]);
+      st_zero_v4(q);
+    }}
+  if (t == 0) st_relaxed_s32(counters + tile, 0);
+  return true;
+}}
+"""
+
+
+def entry_point(p: GemmPlan) -> str:
+    s = p.spec
+    bm, bn, bk = s.tile
+    store_t = "float" if s.out_dtype == "f32" else "u16"
+    cs = p.cluster_size
+    params = ["const __grid_constant__ TmaDesc tma_a", "const __grid_constant__ TmaDesc tma_b"]
+    if p.epi:
+        params.append("const __grid_constant__ TmaDesc tma_d")
+    params += [f"{store_t}* __restrict__ d", f"const {store_t}* __restrict__ c", f"const {store_t}* __restrict__ bias"]
+    if s.split_k > 1:
+        params += ["float* __restrict__ ws", "int* __restrict__ counters"]
+    params += ["int M", "int N", "int K", "long long ld_d", "long long ld_c", "float alpha", "float beta"]
+    param_text = ",\n    ".join(params)
+    sync = "cluster_sync();" if cs > 1 else "__syncthreads();"
+    rank = "cluster_ctarank()" if cs > 1 else "0u"
+    if p.epi:
+        epi_setup = (f"    const u32 bufs = ring + kStages * kStageBytes + (u32)w * 2u * kEpiBufBytes;   "
+                     f"// this warpgroup's two staging buffers\n    int ebuf = 0;")
+        store = "store_tile_tma(acc, t, w, wk.m_tile * {bm}, wk.n_tile * {bn}, &tma_d, bufs, ebuf, ep);".format(bm=bm, bn=bn)
+        finish = "    if (t == 128 * w) bulk_wait<0>();                    // every TMA store has completed\n"
+    else:
+        epi_setup = ""
+        store = f"store_tile(acc, t, wk.m_tile * {bm}, wk.n_tile * {bn}, d, ld_d, ep);"
+        finish = ""
+    split = ("      if (!splitk_reduce(acc, t, ws, counters, wk.tile, &split_flag)) continue;\n"
+             if s.split_k > 1 else "")
+    flag_decl = "  __shared__ int split_flag;                           // the arrival count seen by this CTA\n" \
+        if s.split_k > 1 else ""
+    return f"""
+// ---- entry point: persistent grid of CTAs (clusters of {cs}) over the work units, {p.threads} threads,
+//      {p.smem_bytes} bytes of dynamic smem ----
+extern "C" __global__ void __launch_bounds__({p.threads}, 1)
+{s.name}({param_text})
+{{
+  extern __shared__ __align__(1024) u8 smem_raw[];
+  __shared__ __align__(8) u64 full_bar[kStages];       // TMA bytes landed in stage s
+  __shared__ __align__(8) u64 empty_bar[kStages];      // the consumers (of every CTA the stage feeds) are done
+{flag_decl}  const u32 raw = smem_u32(smem_raw);
+  const u32 ring = (raw + 1023u) & ~1023u;             // SMEM_ALIGN: descriptor base_offset stays 0
+  const u32 full_bars = smem_u32(full_bar), empty_bars = smem_u32(empty_bar);
+  const int wg = threadIdx.x / 128;
+  const int k_tiles = (K + {bk - 1}) / {bk};
+  const int num_m = (M + {bm - 1}) / {bm}, num_n = (N + {bn - 1}) / {bn};
+  const u32 rank = {rank};
+  if (threadIdx.x == 0) {{
+    for (int s = 0; s < kStages; ++s) {{
+      mbar_init(full_bars + 8u * s, 1);                 // the producer's arrive_expect_tx
+      mbar_init(empty_bars + 8u * s, {4 * s.consumers} * kClusterSize);   // one arrival per consumer warp per CTA
+    }}
+    fence_barrier_init();
+  }}
+  {sync}
+  if (wg == 0) {{
+    setmaxnreg_dec<{PRODUCER_REGS}>();
+    if (threadIdx.x == 0)                                // one elected thread issues every copy
+      produce(tma_a, tma_b, ring, full_bars, empty_bars, num_m, num_n, k_tiles, rank);
+  }} else {{
+    setmaxnreg_inc<{CONSUMER_REGS}>();
+    const int w = wg - 1, t = threadIdx.x - 128;
+    const Epi ep = {{c, bias, ld_c, alpha, beta, M, N}};
+{epi_setup}
+    float acc[kMBlocks][kAccPerBlock];
+    int it = 0;
+    const int units = work_units(num_m, num_n);
+    for (int unit = blockIdx.x / kClusterSize; unit < units; unit += gridDim.x / kClusterSize) {{
+      const Work wk = work_of(unit, num_m, num_n, k_tiles, rank);
+      mainloop(acc, w, ring, full_bars, empty_bars, it, wk.kb0, wk.kb1);
+{split}      {store}
+    }}
+{finish}  }}
+  {"cluster_sync();                                      // no CTA leaves while a peer may still write to it" if cs > 1 else ""}
+}}
+"""
+
+
 def kernel_params(spec: GemmSpec) -> tuple:
-    """The kernel's parameter names, in order (what :func:`cute_py.gemm` passes)."""
-    return ("tma_a", "tma_b", "d", "c", "bias", "M", "N", "K", "ld_d", "ld_c", "alpha", "beta")
+    """The kernel's parameter names, in order (what :func:`cute_py.gemm` passes).
+
+    >>> kernel_params(GemmSpec(split_k=2))[:8]
+    ('tma_a', 'tma_b', 'tma_d', 'd', 'c', 'bias', 'ws', 'counters')
+    """
+    names = ["tma_a", "tma_b"] + (["tma_d"] if spec.epilogue == "tma" else []) + ["d", "c", "bias"]
+    names += ["ws", "counters"] if spec.split_k > 1 else []
+    return tuple(names + ["M", "N", "K", "ld_d", "ld_c", "alpha", "beta"])
 
 
 def emit_gemm(spec: GemmSpec) -> str:
     """One header-free CUDA translation unit for ``spec`` (validated first; raises SpecError)."""
     p = gemm_plan(spec)
-    parts = [header(p), ptx.all_wrappers(p.atom, p.a.major, p.b.major), smem_ring(p), producer(p),
-             consumer_mainloop(p), epilogue(p), entry_point(p)]
+    parts = [header(p), ptx.all_wrappers(p.atom, p.a.major, p.b.major, store=p.epi is not None,
+                                          clusters=p.cluster_size > 1, split=spec.split_k > 1),
+             smem_ring(p), scheduler(p), producer(p), consumer_mainloop(p), epilogue(p), splitk_reduce(p),
+             entry_point(p)]
     return "\n".join(parts)

@@ -24,9 +24,10 @@ from ..arch.sm90 import (
 )
 from ..atoms import MMAAtom, TiledMMA, gmma, make_tiled_mma
 from ..layouts import Layout, int_tuple as it, right_inverse
+from ..viz.banks import bank_conflicts
 from .spec import GemmSpec, parse_gmem
 
-__all__ = ["OperandPlan", "GemmPlan", "operand_plan", "gemm_plan", "split_tv"]
+__all__ = ["OperandPlan", "EpiloguePlan", "GemmPlan", "operand_plan", "epilogue_plan", "gemm_plan", "split_tv"]
 
 PRODUCER_REGS = 40
 CONSUMER_REGS = 232
@@ -46,8 +47,9 @@ class OperandPlan:
     desc: GmmaDescriptor
     mma_mn: int                # the wgmma slice extent along MN (64 for A, N for B)
     tma: TmaParams
-    copies: tuple              # per TMA issue: (smem byte offset, (coord offset innermost first))
+    copies: tuple              # per cluster rank, per TMA issue: (smem byte offset, (coord offset innermost first))
     tile_step: tuple           # per TMA dim: (coordinate step per MN tile, per K tile)
+    tile_bytes: int            # bytes of one full stage tile landing in each CTA (all multicast slices)
 
     def desc_offset(self, mn_block: int, k_block: int) -> int:
         """Increment (16-byte units) for wgmma slice (mn_block, k_block): ``desc.offset`` of cute_py."""
@@ -55,15 +57,14 @@ class OperandPlan:
 
 
 def _symbols(shape, stride):
-    sym = {}
-
     def s(x):
-        if isinstance(x, int):
-            return x
-        if x not in sym:
-            sym[x] = sympy.Symbol(x, integer=True, positive=True)
-        return sym[x]
+        return x if isinstance(x, int) else sympy.Symbol(x, integer=True, positive=True)
     return tuple(s(x) for x in shape), tuple(s(x) for x in stride)
+
+
+def multicast_of(spec: GemmSpec, which: str) -> int:
+    """CTAs sharing operand ``which``'s tile: A is shared along the cluster's N extent, B along its M extent."""
+    return spec.cluster[1] if which == "A" else spec.cluster[0]
 
 
 @lru_cache(maxsize=256)
@@ -81,20 +82,30 @@ def operand_plan(spec: GemmSpec, which: str) -> OperandPlan:
     smem = tile_smem(atom, mn, bk, major=major)
     desc = make_gmma_desc(smem, t, major, mma_mn=mma_mn)
     gmem = _symbols(shape, stride)
-    tma = make_tma_params(gmem, smem, t)
-    copies = _copies(tma, smem, (mn, bk))
+    mc = multicast_of(spec, which)
+    tma = make_tma_params(gmem, smem, t, multicast=mc)
+    copies = tuple(_copies(tma, smem, (mn, bk), rank) for rank in range(mc))
     o = tma.box_coords((0, 0))
     step_mn, step_k = tma.box_coords((1, 0)), tma.box_coords((0, 1))
     tile_step = tuple((step_mn[i] - o[i], step_k[i] - o[i]) for i in range(tma.rank))
     return OperandPlan(which, major, gmem, (mn, bk), atom, smem, stage_bytes(smem, t), desc, mma_mn, tma,
-                       copies, tile_step)
+                       copies, tile_step, mn * bk * t_bytes(t))
 
 
-def _copies(tma: TmaParams, smem, block) -> tuple:
-    """TMA issue ``i`` fills smem elements ``[i*box, (i+1)*box)``; its tile coordinate is ``right_inverse(smem)(i*box)``.
+def t_bytes(t) -> int:
+    from ..layouts.dtypes import dtype
+    return dtype(t).bits // 8
 
-    The coordinate is the colexicographic index into the ``(MN, K)`` block; each
-    TMA dim walks one gmem mode (``tma.gmem_modes``).
+
+def _copies(tma: TmaParams, smem, block, rank: int = 0) -> tuple:
+    """The TMA issues of cluster rank ``rank`` for one ``(MN, K)`` tile in smem layout ``smem``.
+
+    Box slice ``q`` fills smem elements ``[q*box, (q+1)*box)``; its tile
+    coordinate is ``right_inverse(smem)(q*box)`` (colexicographic in the
+    block; TMA dim ``i`` walks gmem mode ``tma.gmem_modes[i]``). With a
+    multicast of ``mc`` every full box is split into ``mc`` slices along its
+    last dim, and rank ``r`` issues slice ``r`` of each: ``q = i*mc + r``. Each
+    issue lands at the same smem offset in every CTA of the multicast group.
     """
     inner = getattr(smem, "inner", smem)
     inv = right_inverse(inner)
@@ -102,10 +113,53 @@ def _copies(tma: TmaParams, smem, block) -> tuple:
     nbytes = tma.dtype.bits // 8
     out = []
     for i in range(tma.copies_per_tile):
-        lin = inv(i * box)
+        q = i * tma.multicast + rank
+        lin = inv(q * box)
         coord = (lin % block[0], lin // block[0])
-        out.append((i * box * nbytes, tuple(int(coord[g]) for g in tma.gmem_modes)))
+        out.append((q * box * nbytes, tuple(int(coord[g]) for g in tma.gmem_modes)))
     return tuple(out)
+
+
+@dataclass(frozen=True)
+class EpiloguePlan:
+    """The TMA-store epilogue: each consumer warpgroup stages ``64 x cols`` chunks of D in swizzled smem.
+
+    ``smem`` is the staging chunk's layout ((row, col) -> element; 128-byte rows
+    under the 128 B swizzle, the K-major canonical atom with N as "K"); ``access``
+    is the GMMA C TV layout of a ``64 x cols`` atom, i.e. which (row, col) each
+    thread writes, and ``conflicts`` the bank analysis of those 32-bit (64-bit
+    for f32) stores against ``smem``; ``tma`` the TMA store parameters of D.
+    """
+
+    smem: object
+    cols: int
+    rows: int
+    buf_bytes: int
+    access: Layout
+    conflicts: object
+    tma: TmaParams
+    row_elems: int             # elements per staging row (the inner layout is row-major)
+    swizzle: tuple             # (bits, base, shift) of the staging swizzle, in elements
+
+
+@lru_cache(maxsize=64)
+def epilogue_plan(spec: GemmSpec) -> EpiloguePlan:
+    """Staging layout, its bank analysis and the TMA store of D for ``spec`` (epilogue "tma", row-major D)."""
+    t = spec.out_dtype
+    nbytes = t_bytes(t)
+    cols, rows = 128 // nbytes, 64
+    smem = tile_smem(smem_atom("K", 128, t), rows, cols, major="K")
+    inner, sw = smem.inner, smem.outer
+    for r in range(rows):                  # the inner layout is row-major: the emitted formula r * cols + c
+        for c in range(cols):
+            assert inner(r, c) == r * cols + c, (r, c)
+    acc = gmma(cols, spec.acc_dtype, spec.dtype, spec.dtype).c_layout
+    report = bank_conflicts(smem, acc, t, vector_bits=2 * nbytes * 8 if nbytes == 2 else 64)
+    shape, stride = parse_gmem(spec.c, ("M", "N"))
+    tma = make_tma_params(_symbols(shape, stride), smem, t)
+    assert tma.box_dim == (cols, rows) and tma.gmem_modes == (1, 0), (tma.box_dim, tma.gmem_modes)
+    return EpiloguePlan(smem, cols, rows, rows * cols * nbytes, acc, report, tma, cols,
+                        (sw.bits, sw.base, sw.shift))
 
 
 def split_tv(layout: Layout, rows: int):
@@ -152,9 +206,23 @@ class GemmPlan:
     m_blocks: int              # 64-row wgmma blocks per consumer
     stages: int
     stage_bytes: int
-    smem_bytes: int            # dynamic smem requested (stages + 1024 alignment slack)
+    smem_bytes: int            # dynamic smem requested (stages + epilogue staging + 1024 alignment slack)
     threads: int
-    tx_bytes: int              # bytes TMA delivers per stage (A + B boxes)
+    tx_bytes: int              # bytes TMA delivers per stage into each CTA (A + B tiles, all multicast slices)
+    epi: EpiloguePlan | None   # the TMA-store epilogue, None for the direct one
+    cluster_size: int
+
+    def work_units(self, M: int, N: int) -> int:
+        """Scheduler work units: one per cluster tile (``cluster`` CTA tiles) per K split."""
+        bm, bn, _ = self.spec.tile
+        cm, cn = self.spec.cluster
+        return -(-M // (bm * cm)) * -(-N // (bn * cn)) * self.spec.split_k
+
+    def workspace_tiles(self, M: int, N: int) -> int:
+        """Output tiles the split-K workspace covers (padded to whole clusters)."""
+        bm, bn, _ = self.spec.tile
+        cm, cn = self.spec.cluster
+        return -(-M // (bm * cm)) * cm * -(-N // (bn * cn)) * cn
 
 
 @lru_cache(maxsize=256)
@@ -179,6 +247,10 @@ def gemm_plan(spec: GemmSpec) -> GemmPlan:
             assert tm + vm < rows and c_tv(t, v) == tm + vm + rows * (tn + vn), (t, v)
     stages = spec.resolved_stages()
     sb = a.bytes + b.bytes
-    tx = len(a.copies) * a.tma.bytes_per_copy + len(b.copies) * b.tma.bytes_per_copy
+    for op in (a, b):                      # every rank's issues together fill the tile exactly once
+        assert sum(len(r) for r in op.copies) * op.tma.bytes_per_copy == op.tile_bytes, op.which
+    tx = a.tile_bytes + b.tile_bytes
+    epi = epilogue_plan(spec) if spec.epilogue == "tma" else None
+    smem = stages * sb + spec.epilogue_smem_bytes()
     return GemmPlan(spec, a, b, atom, tiled, c_tv, rows, thread_terms, value_terms, bm // rows, stages, sb,
-                    stages * sb + 1024, 128 * (1 + c), tx)
+                    smem, 128 * (1 + c), tx, epi, spec.cluster[0] * spec.cluster[1])

@@ -10,7 +10,8 @@ True
 
 from __future__ import annotations
 
-__all__ = ["types", "mbarrier", "tma", "wgmma_sync", "wgmma_mma", "setmaxnreg", "conversions", "all_wrappers"]
+__all__ = ["types", "mbarrier", "tma", "tma_store", "cluster", "wgmma_sync", "wgmma_mma", "setmaxnreg",
+           "conversions", "splitk", "all_wrappers"]
 
 
 def types() -> str:
@@ -69,11 +70,78 @@ __device__ __forceinline__ void tma_load_2d(u32 dst, const TmaDesc* desc, u32 ba
   asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
                :: "r"(dst), "l"((u64)desc), "r"(c0), "r"(c1), "r"(bar) : "memory");
 }
+// The same copy, multicast: the box lands at this smem offset (and completes on this barrier offset) in every
+// CTA of the cluster named in ctaMask.
+__device__ __forceinline__ void tma_load_2d_mc(u32 dst, const TmaDesc* desc, u32 bar, int c0, int c1, u16 mask) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+               " [%0], [%1, {%2, %3}], [%4], %5;"
+               :: "r"(dst), "l"((u64)desc), "r"(c0), "r"(c1), "r"(bar), "h"(mask) : "memory");
+}
 __device__ __forceinline__ void tma_prefetch_desc(const TmaDesc* desc) {
   asm volatile("prefetch.tensormap [%0];" :: "l"((u64)desc) : "memory");
 }
 __device__ __forceinline__ void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+"""
+
+
+def tma_store() -> str:
+    """2-D TMA tile store from shared memory (bulk-group completion), and the bulk-group commit/waits."""
+    return r"""// ---- TMA store: smem box -> gmem; elements outside the tensor are not written ----
+__device__ __forceinline__ void tma_store_2d(const TmaDesc* desc, u32 src, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
+               :: "l"((u64)desc), "r"(c0), "r"(c1), "r"(src) : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// at most N of this thread's bulk groups still reading their smem source
+template <int N> __device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" :: "n"(N) : "memory");
+}
+template <int N> __device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_group %0;" :: "n"(N) : "memory"); }
+__device__ __forceinline__ void named_bar_sync(u32 id, u32 threads) {
+  asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void st_shared_u32(u32 addr, u32 v) { asm volatile("st.shared.b32 [%0], %1;" :: "r"(addr), "r"(v) : "memory"); }
+__device__ __forceinline__ void st_shared_v2_f32(u32 addr, float x, float y) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};" :: "r"(addr), "f"(x), "f"(y) : "memory");
+}
+"""
+
+
+def cluster() -> str:
+    """Cluster rank, cluster-wide barrier and an mbarrier arrive on another CTA of the cluster (``mapa``)."""
+    return r"""// ---- clusters ----
+__device__ __forceinline__ u32 cluster_ctarank() { u32 r; asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r)); return r; }
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+// arrive on the mbarrier at the same smem offset in CTA `rank` of this cluster (itself included)
+__device__ __forceinline__ void mbar_arrive_cluster(u32 bar, u32 rank) {
+  asm volatile("{\n\t.reg .b32 remote;\n\tmapa.shared::cluster.u32 remote, %0, %1;\n\t"
+               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" :: "r"(bar), "r"(rank) : "memory");
+}
+"""
+
+
+def splitk() -> str:
+    """Global f32 reductions, gpu-scope loads/stores and the counter atomic of the split-K reduction."""
+    return r"""// ---- split-K: partial tiles meet in an f32 workspace; the last CTA of a tile reads the sum ----
+__device__ __forceinline__ void red_add_v4(float* p, float a, float b, float c, float d) {
+  asm volatile("red.relaxed.gpu.global.add.v4.f32 [%0], {%1, %2, %3, %4};" :: "l"(p), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
+}
+__device__ __forceinline__ void ld_v4_gpu(const float* p, float& a, float& b, float& c, float& d) {
+  asm volatile("ld.relaxed.gpu.global.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "l"(p) : "memory");
+}
+__device__ __forceinline__ void st_zero_v4(float* p) {
+  asm volatile("st.relaxed.gpu.global.v4.f32 [%0], {%1, %1, %1, %1};" :: "l"(p), "f"(0.0f) : "memory");
+}
+__device__ __forceinline__ void fence_gpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+__device__ __forceinline__ int atom_add_acq_rel(int* p, int v) {
+  int old; asm volatile("atom.acq_rel.gpu.global.add.s32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory"); return old;
+}
+__device__ __forceinline__ void st_relaxed_s32(int* p, int v) {
+  asm volatile("st.relaxed.gpu.global.s32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 """
 
@@ -95,6 +163,7 @@ def wgmma_mma(atom, a_major: str, b_major: str) -> str:
     The instruction string is ``atom.ptx``; the accumulator fragment is
     ``atom.regs["c"]`` f32 registers (N/2), in the register order of the
     atom's C TV layout. ``tnspA``/``tnspB`` are 0 for K-major, 1 for MN-major.
+    ``scale_d`` 0 overwrites the accumulators (D = A*B), 1 accumulates.
     """
     m, n, k = atom.shape_mnk
     nv = atom.regs["c"]
@@ -105,11 +174,11 @@ def wgmma_mma(atom, a_major: str, b_major: str) -> str:
     return f"""// ---- {atom.name}: D(64x{n}, f32) += A(64x{k}) * B({n}x{k})^T, both from smem descriptors ----
 // A {a_major}-major (tnspA {ta}), B {b_major}-major (tnspB {tb}); {nv} f32 accumulators per thread
 // laid out by the atom's C TV layout {atom.c_layout}.
-__device__ __forceinline__ void wgmma_m{m}n{n}k{k}(float (&d)[{nv}], u64 desc_a, u64 desc_b) {{
+__device__ __forceinline__ void wgmma_m{m}n{n}k{k}(float (&d)[{nv}], u64 desc_a, u64 desc_b, int scale_d) {{
   asm volatile("{{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %{nv + 2}, 0;\\n\\t"
                "{atom.ptx} {{{regs}}}, %{nv}, %{nv + 1}, p, 1, 1, {ta}, {tb};\\n}}"
                : {outs}
-               : "l"(desc_a), "l"(desc_b), "r"(1));
+               : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }}
 """
 
@@ -132,6 +201,10 @@ __device__ __forceinline__ float f16_to_f32(u16 x) { float r; asm("cvt.f32.f16 %
 """
 
 
-def all_wrappers(atom, a_major: str, b_major: str) -> str:
-    return "\n".join((types(), mbarrier(), tma(), wgmma_sync(), wgmma_mma(atom, a_major, b_major), setmaxnreg(),
-                      conversions()))
+def all_wrappers(atom, a_major: str, b_major: str, *, store=True, clusters=True, split=True) -> str:
+    parts = [types(), mbarrier(), tma()]
+    parts += [tma_store()] if store else []
+    parts += [cluster()] if clusters else []
+    parts += [splitk()] if split else []
+    parts += [wgmma_sync(), wgmma_mma(atom, a_major, b_major), setmaxnreg(), conversions()]
+    return "\n".join(parts)

@@ -10,7 +10,7 @@ computes ``D = act(alpha * A @ B^T + beta * C + bias)``.
 >>> s.a_major, s.b_major, s.blas_layout
 ('K', 'MN', 'tt')
 >>> s.name
-'cute_gemm_sm90_bf16_tt_128x128x64_s7_c2_obf16_dr'
+'cute_gemm_sm90_bf16_tt_128x128x64_s6_c2_obf16_dr_g8'
 >>> GemmSpec(tile=(96, 264, 40), consumers=3).validate()  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
@@ -35,7 +35,10 @@ OUT_DTYPES = ("bf16", "f16", "f32")
 SWIZZLES = (None, 0, 32, 64, 128)
 BIAS = (None, "row", "col")
 ACTIVATIONS = (None, "relu", "gelu")
+EPILOGUES = ("tma", "direct")
+CLUSTERS = ((1, 1), (2, 1), (1, 2))
 MAX_STAGES = 8
+MAX_SPLIT_K = 16
 _ALIASES = {"fp16": "f16", "half": "f16", "float16": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32"}
 _TOKEN = re.compile(r"\s*\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*\)\s*:\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*$")
 
@@ -94,10 +97,20 @@ class GemmSpec:
       layouts with symbolic extents; the stride-1 mode is the contiguous one.
     - ``dtype`` of A and B (bf16, f16); ``out_dtype`` of C/D (default ``dtype``;
       bf16, f16, f32); ``acc_dtype`` f32.
-    - ``tile`` (BM, BN, BK); ``cluster`` (only (1, 1) is emitted so far);
+    - ``tile`` (BM, BN, BK); ``cluster`` (1, 1), (2, 1) (two CTAs along M share
+      the B tile, loaded once by TMA multicast) or (1, 2) (two along N share A);
       ``stages`` (None: as many as fit, at most 8); ``consumers`` warpgroups
       (1 or 2) splitting BM; ``schedule`` "cooperative"; ``swizzle`` bytes of the
       smem atoms (None: the largest canonical atom that fits, per operand).
+    - scheduling: ``persistent`` (one CTA per SM walking the tiles; False: one
+      CTA per tile); ``group`` (L2 rasterization: tiles run in column groups of
+      ``group`` M-tiles, so concurrent CTAs share A rows and B columns);
+      ``split_k`` (K split over that many CTAs per tile, partial sums reduced in
+      f32, for shapes with fewer tiles than SMs).
+    - ``epilogue``: "tma" (accumulators staged through swizzled shared memory
+      and written by TMA stores that overlap the next tile; D row-major) or
+      "direct" (masked stores from registers; any D layout); None picks
+      "tma" for a row-major D, else "direct".
     - epilogue: ``alpha`` (scale by a runtime alpha), ``beta`` (read C),
       ``bias`` ("row": one value per row m, length M; "col": per column n,
       length N; in ``out_dtype``), ``activation`` ("relu", "gelu" (erf form)).
@@ -115,6 +128,10 @@ class GemmSpec:
     consumers: int = 2
     schedule: str = "cooperative"
     swizzle: int | None = None
+    persistent: bool = True
+    group: int = 8
+    split_k: int = 1
+    epilogue: str | None = None
     alpha: bool = True
     beta: bool = False
     bias: str | None = None
@@ -127,6 +144,8 @@ class GemmSpec:
         set_(self, "acc_dtype", _norm(self.acc_dtype))
         set_(self, "tile", tuple(self.tile))
         set_(self, "cluster", tuple(self.cluster))
+        if self.epilogue is None:                  # TMA stores where D allows them
+            set_(self, "epilogue", "tma" if self._c_ok() and self.c_row_major else "direct")
 
     # -- layouts -----------------------------------------------------------
     @staticmethod
@@ -166,7 +185,15 @@ class GemmSpec:
             return self.stages
         from ..arch.sm90 import smem_budget
         bm, bn, bk = self.tile
-        return max(1, min(MAX_STAGES, smem_budget(bm, bn, bk, self.dtype, self.dtype, epilogue_bytes=1024).max_stages))
+        dt = self.dtype if self.dtype in DTYPES else "bf16"
+        return max(1, min(MAX_STAGES, smem_budget(bm, bn, bk, dt, dt, epilogue_bytes=self.epilogue_smem_bytes()
+                                                  ).max_stages))
+
+    def epilogue_smem_bytes(self) -> int:
+        """Shared memory besides the ring: 1024 bytes of alignment slack, plus for the TMA epilogue two
+        64-row x 128-byte staging buffers per consumer warpgroup (swizzled 128 B, one TMA store box each)."""
+        staging = 2 * 64 * 128 * (self.consumers if self.consumers in (1, 2) else 1)
+        return 1024 + (staging if self.epilogue == "tma" else 0)
 
     @property
     def name(self) -> str:
@@ -177,6 +204,11 @@ class GemmSpec:
                  "dr" if self._c_ok() and self.c_row_major else "dc"]
         if self.cluster != (1, 1):
             parts.append("cl{}x{}".format(*self.cluster))
+        parts.append(f"g{self.group}" if self.persistent else "np")
+        if self.split_k != 1:
+            parts.append(f"sk{self.split_k}")
+        if self.epilogue != "tma":
+            parts.append(str(self.epilogue))
         if self.schedule != "cooperative":
             parts.append(str(self.schedule))
         if self.swizzle is not None:
@@ -222,8 +254,19 @@ class GemmSpec:
             out.append(f"consumers = {self.consumers} not in (1, 2)")
         if self.schedule != "cooperative":
             out.append(f"schedule = {self.schedule!r}: only 'cooperative' is emitted")
-        if self.cluster != (1, 1):
-            out.append(f"cluster = {self.cluster}: only (1, 1) is emitted (TMA multicast is not generated yet)")
+        if self.cluster not in CLUSTERS:
+            out.append(f"cluster = {self.cluster} not in {CLUSTERS}")
+        if self.epilogue not in EPILOGUES:
+            out.append(f"epilogue = {self.epilogue!r} not in {EPILOGUES}")
+        elif self.epilogue == "tma" and self._c_ok() and not self.c_row_major:
+            out.append(f"epilogue = 'tma' needs a row-major D (c = '(M,N):(ldd,1)'), got c = {self.c!r}; "
+                       f"use epilogue = 'direct'")
+        if not isinstance(self.group, int) or not 1 <= self.group <= 64:
+            out.append(f"group = {self.group!r} not an int in [1, 64]")
+        if not isinstance(self.split_k, int) or not 1 <= self.split_k <= MAX_SPLIT_K:
+            out.append(f"split_k = {self.split_k!r} not an int in [1, {MAX_SPLIT_K}]")
+        elif self.split_k > 1 and not self.persistent:
+            out.append(f"split_k = {self.split_k} needs persistent = True")
         if self.swizzle not in SWIZZLES:
             out.append(f"swizzle = {self.swizzle!r} not in {SWIZZLES}")
         if self.bias not in BIAS:
@@ -241,7 +284,7 @@ class GemmSpec:
         # problems are listed too; the dynamic smem carries 1024 bytes of alignment slack (the epilogue slot)
         t = self.dtype if self.dtype in DTYPES else "bf16"
         c = self.consumers if self.consumers in (1, 2) else 1
-        out += [p for p in check_config(bm, bn, bk, t, t, "f32", c, stages, epilogue_bytes=1024,
+        out += [p for p in check_config(bm, bn, bk, t, t, "f32", c, stages, epilogue_bytes=self.epilogue_smem_bytes(),
                                         cluster=tuple(self.cluster) + (1,), max_regs_per_consumer=232)
                 if not p.startswith("consumers") and not p.startswith("cluster")]
         if not out:

@@ -19,7 +19,10 @@ launching need a driver and a GPU. Install with ``pip install "cute-py[cuda]"``.
 """
 
 from .arrays import DeviceArray, as_device_array, layout_of
-from .driver import Device, Kernel, Module, device, launch, launch_dims, pack_args, synchronize
+from .driver import (
+    Device, Kernel, Module, PreparedLaunch, device, launch, launch_dims, max_active_clusters, pack_args, prepare_launch,
+    synchronize,
+)
 from .errors import (
     ArrayError, CompileError, CudaNotInstalledError, CudaRuntimeError, DriverError, KernelNotFoundError, LaunchError,
     NoDeviceError,
@@ -31,7 +34,8 @@ from .tensormap import TensorMap, encode_args, tensor_map
 
 __all__ = [
     "compile", "Program", "KernelReport", "Diagnostic", "nvrtc_version",
-    "device", "Device", "Module", "Kernel", "launch", "launch_dims", "pack_args", "synchronize",
+    "device", "Device", "Module", "Kernel", "launch", "launch_dims", "pack_args", "synchronize", "PreparedLaunch",
+    "prepare_launch", "max_active_clusters",
     "tensor_map", "TensorMap", "encode_args",
     "as_device_array", "DeviceArray", "layout_of",
     "CudaRuntimeError", "CompileError", "CudaNotInstalledError", "NvrtcNotFoundError", "NoDeviceError",

@@ -28,6 +28,7 @@ from .errors import (
 )
 
 __all__ = ["Device", "device", "Module", "Kernel", "launch", "launch_dims", "pack_args", "synchronize",
+           "PreparedLaunch", "prepare_launch", "max_active_clusters",
            "MAX_SMEM_DEFAULT", "MAX_CLUSTER_PORTABLE"]
 
 MAX_SMEM_DEFAULT = 48 * 1024
@@ -434,28 +435,58 @@ def pack_args(args) -> tuple:
     return tuple(values), tuple(types)
 
 
-def launch(kernel: Kernel, grid, block, smem: int = 0, cluster=None, stream=None, args=()) -> None:
-    """Launch ``kernel`` with ``cuLaunchKernelEx`` (asynchronous; needs a GPU).
+class PreparedLaunch:
+    """One launch with its kernel parameters already in C memory: calling it makes one driver call.
 
-    ``grid`` counts blocks (not clusters), ``block`` threads, each an int or
-    up to 3 ints; ``smem`` dynamic shared memory bytes (above 48 KB the
-    kernel's limit is raised first, once); ``cluster`` the cluster dims
-    (``CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION``), dividing the grid;
-    ``stream`` None (the legacy default stream, which orders with torch's
-    and cupy's default streams), an int handle or a torch / cupy /
-    cuda.core stream; ``args`` the kernel arguments (see :func:`pack_args`).
+    Built by :func:`prepare_launch`; :meth:`set_arg` swaps one argument (a
+    new device pointer, a new tensor map) in place, so a caller can keep one
+    per problem and relaunch it for a few microseconds of Python.
 
-    Errors: :class:`LaunchError` for a bad configuration (before any driver
-    call), :class:`PackError` for an argument without a C form,
-    :class:`DriverError` when the driver refuses the launch. Faults inside
-    the kernel surface at the next synchronization (:func:`synchronize`).
-
-    >>> launch(k, grid=(264, 1, 1), block=384, smem=200 * 1024, cluster=(2, 1, 1), args=(tma_a, tma_b, c))  # doctest: +SKIP
+    >>> run = prepare_launch(k, grid=132, block=384, smem=230400, args=(tma_a, tma_b, d_ptr))  # doctest: +SKIP
+    >>> run(); run.set_pointer(2, other_d_ptr); run()                                          # doctest: +SKIP
     """
+
+    def __init__(self, kernel, cfg, args, attrs):
+        self.kernel = kernel
+        self._cfg = cfg
+        self._attrs = attrs                                # the config holds the attributes; keep them alive
+        n = len(args)
+        self._keep = [None] * n
+        self._ptrs = (ctypes.c_void_p * max(n, 1))()
+        for i, a in enumerate(args):
+            self.set_arg(i, a)
+        self._addr = ctypes.addressof(self._ptrs)
+        self._call = _driver().cuLaunchKernelEx
+
+    def set_arg(self, i: int, value) -> None:
+        """Replace argument ``i`` (same rules as :func:`pack_args`)."""
+        v, t = _pack_one(i, value)
+        if t is None:                                      # a CUtensorMap: point at its 128 bytes
+            self._keep[i] = v
+            self._ptrs[i] = v.getPtr()
+        else:
+            cell = t(v)
+            self._keep[i] = cell
+            self._ptrs[i] = ctypes.addressof(cell)
+
+    def set_pointer(self, i: int, address: int) -> None:
+        """Fast path of :meth:`set_arg` for a pointer argument."""
+        cell = self._keep[i]
+        if isinstance(cell, ctypes.c_void_p):
+            cell.value = address
+        else:
+            self.set_arg(i, ctypes.c_void_p(address))
+
+    def __call__(self) -> None:
+        err = self._call(self._cfg, self.kernel.handle, self._addr, 0)[0]
+        if err:
+            _check((err,), "cuLaunchKernelEx", hint=f"kernel {self.kernel.name!r}")
+
+
+def _launch_config(kernel, grid, block, smem, cluster, stream):
     if not isinstance(kernel, Kernel):
         raise LaunchError(f"launch: expected a Kernel (Program.kernel(name)), got {type(kernel).__name__}")
     g, b, c = launch_dims(grid, block, cluster, smem)
-    packed = pack_args(args)
     dev = device(kernel.module.device.ordinal if kernel.module is not None else 0)
     if smem > dev.max_smem_optin:
         raise LaunchError(f"launch: {smem} bytes of dynamic smem > {dev.max_smem_optin} allowed per block on "
@@ -476,5 +507,52 @@ def launch(kernel: Kernel, grid, block, smem: int = 0, cluster=None, stream=None
         attrs.append(attr)
     cfg.attrs = attrs
     cfg.numAttrs = len(attrs)
-    _check(d.cuLaunchKernelEx(cfg, kernel.handle, packed, 0), "cuLaunchKernelEx",
-           hint=f"kernel {kernel.name!r}, grid {g}, block {b}, cluster {c}, smem {smem}")
+    return cfg, attrs
+
+
+def max_active_clusters(kernel: Kernel, block, smem: int, cluster) -> int:
+    """How many clusters of ``cluster`` CTAs can be resident at once (``cuOccupancyMaxActiveClusters``).
+
+    >>> max_active_clusters(k, block=384, smem=230400, cluster=(2, 1, 1))  # doctest: +SKIP
+    66
+    """
+    n = 1
+    for x in _dim3(cluster, "cluster"):
+        n *= x
+    cfg, _attrs = _launch_config(kernel, (n, 1, 1), block, smem, cluster, None)
+    return int(_check(_driver().cuOccupancyMaxActiveClusters(kernel.handle, cfg), "cuOccupancyMaxActiveClusters",
+                      hint=f"kernel {kernel.name!r}, cluster {cluster}, smem {smem}"))
+
+
+def prepare_launch(kernel: Kernel, grid, block, smem: int = 0, cluster=None, stream=None, args=()) -> PreparedLaunch:
+    """Everything :func:`launch` does except the launch itself: call the result to launch (needs a GPU).
+
+    >>> prepare_launch(k, grid=132, block=384, smem=230400, args=(tma_a, tma_b, d_ptr))()  # doctest: +SKIP
+    """
+    cfg, attrs = _launch_config(kernel, grid, block, smem, cluster, stream)
+    return PreparedLaunch(kernel, cfg, args, attrs)
+
+
+def launch(kernel: Kernel, grid, block, smem: int = 0, cluster=None, stream=None, args=()) -> None:
+    """Launch ``kernel`` with ``cuLaunchKernelEx`` (asynchronous; needs a GPU).
+
+    ``grid`` counts blocks (not clusters), ``block`` threads, each an int or
+    up to 3 ints; ``smem`` dynamic shared memory bytes (above 48 KB the
+    kernel's limit is raised first, once); ``cluster`` the cluster dims
+    (``CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION``), dividing the grid;
+    ``stream`` None (the legacy default stream, which orders with torch's
+    and cupy's default streams), an int handle or a torch / cupy /
+    cuda.core stream; ``args`` the kernel arguments (see :func:`pack_args`).
+
+    Errors: :class:`LaunchError` for a bad configuration (before any driver
+    call), :class:`PackError` for an argument without a C form,
+    :class:`DriverError` when the driver refuses the launch. Faults inside
+    the kernel surface at the next synchronization (:func:`synchronize`).
+
+    >>> launch(k, grid=(264, 1, 1), block=384, smem=200 * 1024, cluster=(2, 1, 1), args=(tma_a, tma_b, c))  # doctest: +SKIP
+    """
+    if isinstance(args, (str, bytes)) or not hasattr(args, "__iter__"):
+        raise PackError(f"pack_args: args must be a sequence of kernel arguments, got {type(args).__name__}")
+    args = tuple(args)
+    pack_args(args)                                        # every argument's C form, before any driver call
+    prepare_launch(kernel, grid, block, smem, cluster, stream, args)()

@@ -230,3 +230,71 @@ def test_bad_inputs_raise_before_launch():
         cute_py.gemm(a.cpu(), a)
     with pytest.raises(GemmInputError, match="bias"):
         cute_py.gemm(a, a, bias=torch.ones(3, device="cuda", dtype=torch.bfloat16))
+
+
+SCHEDULES = [
+    dict(tile=(128, 256, 64), cluster=(2, 1)),
+    dict(tile=(128, 256, 64), cluster=(1, 2)),
+    dict(tile=(128, 128, 64), split_k=3),
+    dict(tile=(128, 128, 64), split_k=4, cluster=(2, 1)),
+    dict(tile=(256, 128, 64)),
+    dict(tile=(128, 128, 64), persistent=False),
+    dict(tile=(128, 128, 64), group=1),
+    dict(tile=(128, 256, 64), group=16, epilogue="direct"),
+]
+
+
+@pytest.mark.parametrize("kw", SCHEDULES, ids=lambda kw: "-".join(f"{k}{v}" for k, v in kw.items()))
+@pytest.mark.parametrize("layout", ("tn", "nt"))
+def test_exact_schedules(kw, layout):
+    """Clusters with multicast (odd tile counts leave a cluster half outside D), split-K (uneven splits, twice in a
+    row: the workspace and counters must return to zero), several tiles per persistent CTA, raster groups."""
+    rng = np.random.default_rng(zlib.crc32(repr(kw).encode() + layout.encode()))
+    spec_kw = dict(a="(M,K):(K,1)" if layout[0] == "t" else "(M,K):(1,M)",
+                   b="(N,K):(K,1)" if layout[1] == "n" else "(N,K):(1,N)", **kw)
+    spec = cute_py.emit.GemmSpec(**spec_kw)
+    for M, N, K in ((200, 264, 136), (1160, 2344, 648), (2056, 3080, 200)):
+        a, b, a_dev, b_dev = make_ab(M, N, K, layout, "bf16", rng)
+        for rep in range(2):
+            buf, out = poisoned_out(M, N, "bf16")
+            cute_py.gemm(a_dev, b_dev, out=out, spec=spec)
+            torch.cuda.synchronize()
+            check_exact(out, a @ b, "bf16", f"{spec.name} M={M} N={N} K={K} call {rep}")
+            assert torch.isnan(buf[M:, :]).all() and torch.isnan(buf[:, N:]).all(), "wrote outside D"
+
+
+def test_prepared_launch_reuse_and_new_outputs():
+    """The per-problem prepared launch: the same arrays again, a new out (D pointer and TMA map swapped), out=None."""
+    rng = np.random.default_rng(3)
+    M, N, K = 384, 512, 256
+    a, b, a_dev, b_dev = make_ab(M, N, K, "tn", "bf16", rng)
+    outs = [poisoned_out(M, N, "bf16")[1] for _ in range(3)]
+    for out in outs + outs[:1]:
+        out.fill_(float("nan"))
+        cute_py.gemm(a_dev, b_dev, out=out)
+        torch.cuda.synchronize()
+        check_exact(out, a @ b, "bf16", "reused launch")
+    d1, d2 = cute_py.gemm(a_dev, b_dev), cute_py.gemm(a_dev, b_dev)
+    torch.cuda.synchronize()
+    assert d1.data_ptr() != d2.data_ptr()
+    for d in (d1, d2):
+        check_exact(d, a @ b, "bf16", "out=None")
+    a_dev.copy_(torch.from_numpy(-a).to(torch.bfloat16))             # same address, new values
+    out = outs[0]
+    cute_py.gemm(a_dev, b_dev, out=out)
+    torch.cuda.synchronize()
+    check_exact(out, -a @ b, "bf16", "new values at the same address")
+
+
+def test_tma_epilogue_needs_aligned_out():
+    """A TMA-store spec refuses an out whose leading dimension is not a 16-byte multiple; the default picks direct."""
+    rng = np.random.default_rng(9)
+    M, N, K = 64, 60, 64
+    a, b, a_dev, b_dev = make_ab(M, N, K, "tn", "bf16", rng)
+    buf = torch.full((M, N + 1), float("nan"), dtype=torch.bfloat16, device="cuda")
+    out = buf[:, :N]                                                  # ld 61 elements = 122 bytes
+    with pytest.raises(GemmInputError, match="epilogue='direct'"):
+        cute_py.gemm(a_dev, b_dev, out=out, spec=cute_py.emit.GemmSpec())
+    cute_py.gemm(a_dev, b_dev, out=out)
+    torch.cuda.synchronize()
+    check_exact(out, a @ b, "bf16", "unaligned out, direct epilogue")

@@ -1,0 +1,114 @@
+"""``cute-py autotune``: time the candidate kernels of one GEMM shape on random inputs and print the table.
+
+It lists the candidates (:func:`cute_py.autotune.candidate_specs` around the default spec), then on an sm_90
+GPU allocates random inputs (torch if importable, else cupy), runs :func:`cute_py.autotune.autotune` and
+prints its table; the winner is recorded in the autotune file unless ``--no-cache``. Without a GPU it stops
+after the list and says why (exit 0).
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub):
+    from .cli_gemm import LAYOUT_MAJORS
+    p = sub.add_parser("autotune", help="time candidate GEMM kernels for one shape on this GPU; remember the best")
+    p.add_argument("--m", type=int, default=4096)
+    p.add_argument("--n", type=int, default=4096)
+    p.add_argument("--k", type=int, default=4096)
+    p.add_argument("--dtype", default="bf16", choices=("bf16", "f16"))
+    p.add_argument("--layout", default="tn", choices=tuple(LAYOUT_MAJORS),
+                   help="BLAS naming: first letter A, second B; t = A K-major / B N-major (default tn: both K-major)")
+    p.add_argument("--reps", type=int, default=10, help="timed batches per candidate (median; default 10)")
+    p.add_argument("--batch", type=int, default=10, help="back-to-back calls per timed batch (default 10)")
+    p.add_argument("--no-cache", action="store_true", help="do not record the winner in the autotune file")
+    p.add_argument("--no-check", action="store_true", help="skip comparing each result with the default spec's")
+    return p
+
+
+def _describe(args):
+    """``(problem, default spec, candidates)`` for the command's shape, layout and type (no GPU needed)."""
+    from .autotune import Problem, candidate_specs
+    from .cli import CliError
+    from .cli_gemm import LAYOUT_MAJORS
+    for name in ("m", "n", "k"):
+        if getattr(args, name) <= 0:
+            raise CliError(f"--{name} must be positive, got {getattr(args, name)}")
+    for name in ("reps", "batch"):
+        if getattr(args, name) <= 0:
+            raise CliError(f"--{name} must be positive, got {getattr(args, name)}")
+    a_major, b_major = LAYOUT_MAJORS[args.layout]
+    problem = Problem(args.m, args.n, args.k, a_major, b_major, args.dtype, args.dtype)
+    default = problem.default_spec()
+    sm_count = _sm_count()
+    return problem, default, candidate_specs(args.m, args.n, args.k, default, sm_count or 132)
+
+
+def _sm_count():
+    try:
+        from .runtime import device
+        return device().sm_count
+    except Exception:  # noqa: BLE001 - no GPU: list for an H100's 132 SMs
+        return None
+
+
+def run(args) -> int:
+    from .cli_gemm import _gpu_reason
+    problem, default, specs = _describe(args)
+    print(f"problem   {problem.shape} {args.layout} (a {problem.a_major}-major, b {problem.b_major}-major), "
+          f"{problem.dtype} -> {problem.out_dtype}")
+    print(f"default   {default.name}")
+    print(f"{len(specs)} candidates:")
+    for i, s in enumerate(specs, 1):
+        print(f"  {i:>2}  {s.name}")
+    reason = _gpu_reason()
+    if reason:
+        print("no GPU: stopping after listing the candidates (nothing timed, nothing recorded).")
+        print(f"          reason: {reason}")
+        return 0
+    arrays = _random_inputs(problem)
+    if isinstance(arrays, str):
+        print(f"cute-py autotune: {arrays}", file=sys.stderr)
+        return 2
+    from .autotune import autotune, cache_path
+    a, b = arrays
+    result = autotune(a, b, candidates=specs, reps=args.reps, batch=args.batch, cache=not args.no_cache,
+                      check=not args.no_check)
+    print(result.table())
+    if not args.no_cache:
+        print(f"recorded  {result.best.name} in {cache_path()}")
+    return 0
+
+
+def _random_inputs(problem):
+    """randn ``a`` (M, K) and ``b`` (K, N) with the problem's majors, from torch if importable, else cupy; or
+    an error string."""
+    M, N, K = problem.M, problem.N, problem.K
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None and torch.cuda.is_available():
+        dt = {"bf16": torch.bfloat16, "f16": torch.float16}[problem.dtype]
+
+        def randn(rows, cols, contiguous_dim):
+            shape = (rows, cols) if contiguous_dim == 1 else (cols, rows)
+            t = torch.randn(shape, device="cuda", dtype=dt)
+            return t if contiguous_dim == 1 else t.t()
+    else:
+        try:
+            import cupy
+        except ImportError:
+            return "neither torch (with CUDA) nor cupy is importable; install one to allocate the inputs"
+
+        def randn(rows, cols, contiguous_dim):
+            shape = (rows, cols) if contiguous_dim == 1 else (cols, rows)
+            x = cupy.random.standard_normal(shape, dtype=cupy.float32)
+            x = (x.view(cupy.uint32) >> 16).astype(cupy.uint16) if problem.dtype == "bf16" else x.astype(cupy.float16)
+            return x if contiguous_dim == 1 else x.T
+    a = randn(M, K, 1 if problem.a_major == "K" else 0)
+    b = randn(K, N, 0 if problem.b_major == "K" else 1)
+    return a, b

@@ -1,0 +1,501 @@
+"""cute_py.autotune without a GPU: candidate enumeration, the problem read from arrays, the on-disk cache and its
+lookup, progress output, choosing the best from measured trials, input errors, and ``cute-py autotune``.
+
+Arrays are fakes exposing ``__cuda_array_interface__`` (cute_py reads them without a GPU); the timing itself runs
+in tests/gpu/test_gpu_autotune.py.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+
+import pytest
+
+from cute_py.emit import GemmSpec
+from cute_py.gemm import pick_spec
+
+at = importlib.import_module("cute_py.autotune")        # the module (cute_py.autotune is the function)
+
+DEVICE = "Fake GPU 80GB"
+
+
+class FakeArray:
+    """A device array as cute_py reads it: shape, strides (elements), type; nothing behind the pointer."""
+
+    _TYPESTR = {"f16": "<f2", "bf16": "<V2", "f32": "<f4"}
+
+    def __init__(self, shape, strides=None, dtype="bf16", ptr=1 << 40):
+        shape = tuple(shape)
+        if strides is None:
+            strides = (shape[1], 1) if len(shape) == 2 else (1,)
+        item = 4 if dtype == "f32" else 2
+        self.dtype = "bfloat16" if dtype == "bf16" else dtype       # what torch's .dtype says for bf16
+        self.__cuda_array_interface__ = {"version": 3, "data": (ptr, False), "shape": shape,
+                                         "typestr": self._TYPESTR[dtype],
+                                         "strides": tuple(s * item for s in strides)}
+
+
+def operands(M, N, K, layout="tn", dtype="bf16"):
+    """``a`` (M, K) and ``b`` (K, N) with BLAS layout ``layout`` (t = A K-major / B N-major)."""
+    a = FakeArray((M, K), (K, 1) if layout[0] == "t" else (1, M), dtype)
+    b = FakeArray((K, N), (N, 1) if layout[1] == "t" else (1, K), dtype, ptr=1 << 41)
+    return a, b
+
+
+def tiles_of(spec, M, N):
+    bm, bn, _ = spec.tile
+    return -(-M // bm), -(-N // bn)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Candidates
+
+SHAPES = [(8192, 8192, 8192), (4096, 4096, 4096), (128, 4096, 4096), (512, 14336, 4096), (16384, 8192, 1024),
+          (2048, 2048, 2048), (128, 8192, 1024), (100, 300, 64)]
+
+
+@pytest.mark.parametrize("M,N,K", SHAPES)
+@pytest.mark.parametrize("majors", [("K", "K"), ("MN", "MN")])
+def test_candidates_are_valid_unique_and_start_with_the_base(M, N, K, majors):
+    base = pick_spec(M, N, K, *majors, "bf16", "bf16")
+    specs = at.candidate_specs(M, N, K, base, sm_count=132)
+    assert specs[0] == base
+    assert len(specs) == len(set(specs)), "duplicates"
+    assert len({s.name for s in specs}) == len(specs), "two candidates share a kernel name"
+    assert 1 <= len(specs) <= at.MAX_CANDIDATES
+    for s in specs:
+        assert s.problems() == [], s.name
+        assert (s.a_major, s.b_major, s.dtype, s.out_dtype, s.c) == (base.a_major, base.b_major, "bf16", "bf16",
+                                                                      base.c)
+    for s in specs[1:]:
+        assert s.persistent
+        assert s.tile in at.TILES and s.cluster in at.CLUSTERS and s.split_k in at.SPLITS
+
+
+@pytest.mark.parametrize("M,N,K", SHAPES)
+def test_split_k_only_when_the_tiles_do_not_fill_the_gpu(M, N, K):
+    base = GemmSpec(tile=(128, 128, 64))
+    specs = at.candidate_specs(M, N, K, base, sm_count=132)
+    for s in specs[1:]:
+        m, n = tiles_of(s, M, N)
+        if s.split_k > 1:
+            assert m * n < 132, s.name
+            assert m * n * s.split_k <= 2 * 132 and -(-K // s.tile[2]) >= 2 * s.split_k, s.name
+        if s.group != base.group:
+            assert m * n > 132 and s.group < m, s.name
+        assert s.cluster[0] <= m and s.cluster[1] <= n, s.name
+
+
+def test_split_k_depends_on_the_sm_count():
+    base = GemmSpec(tile=(128, 128, 64))
+    assert {s.split_k for s in at.candidate_specs(1024, 1024, 4096, base, sm_count=132)} == {1, 2, 4, 8}
+    assert {s.split_k for s in at.candidate_specs(1024, 1024, 4096, base, sm_count=16)} == {1}
+
+
+def test_big_problems_vary_tile_cluster_and_group():
+    specs = at.candidate_specs(8192, 8192, 8192, GemmSpec(tile=(128, 256, 64)))
+    assert {s.tile for s in specs} == set(at.TILES)
+    assert {s.cluster for s in specs} == set(at.CLUSTERS)
+    assert {s.group for s in specs} == set(at.GROUPS)
+    assert {s.split_k for s in specs} == {1}
+
+
+def test_candidates_keep_the_base_even_when_it_is_off_the_grid():
+    base = GemmSpec(tile=(128, 64, 64), group=3, consumers=1)
+    specs = at.candidate_specs(4096, 4096, 4096, base)
+    assert specs[0] == base and specs.count(base) == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    ((0, 64, 64, GemmSpec()), "M must be a positive int"),
+    ((64, 64, 2.5, GemmSpec()), "K must be a positive int"),
+    ((64, 64, 64, "spec"), "base must be a GemmSpec"),
+    ((64, 64, 64, GemmSpec(consumers=3)), "is not valid: consumers = 3"),
+])
+def test_candidate_specs_rejects_bad_input(args, message):
+    with pytest.raises(at.AutotuneError, match=message):
+        at.candidate_specs(*args)
+
+
+def test_candidate_specs_rejects_a_bad_sm_count():
+    with pytest.raises(at.AutotuneError, match="sm_count must be a positive int"):
+        at.candidate_specs(64, 64, 64, GemmSpec(), sm_count=0)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The problem, read from arrays
+
+@pytest.mark.parametrize("layout, majors", [("tn", ("K", "K")), ("tt", ("K", "MN")), ("nn", ("MN", "K")),
+                                            ("nt", ("MN", "MN"))])
+def test_problem_majors_follow_the_strides(layout, majors):
+    a, b = operands(256, 128, 64, layout)
+    p = at.Problem.from_arrays(a, b)
+    assert (p.M, p.N, p.K, p.a_major, p.b_major) == (256, 128, 64, *majors)
+    assert pick_spec(256, 128, 64, *majors, "bf16", "bf16").blas_layout == layout     # the naming agrees
+
+
+def test_problem_reads_the_epilogue_and_the_output():
+    a, b = operands(256, 128, 64, dtype="f16")
+    out = FakeArray((256, 128), (1, 256), "f32", ptr=1 << 42)            # column-major f32 D
+    c = FakeArray((256, 128), (1, 256), "f32", ptr=1 << 43)
+    p = at.Problem.from_arrays(a, b, c, beta=1.0, bias=FakeArray((256,), dtype="f32"), activation="gelu", out=out)
+    assert (p.dtype, p.out_dtype, p.beta, p.bias, p.activation, p.c_row_major) == ("f16", "f32", True, "row", "gelu",
+                                                                                   False)
+    assert at.Problem.from_arrays(a, b, c, beta=0.0).beta is False       # beta = 0 does not read C
+    assert at.Problem.from_arrays(a, b, bias=FakeArray((128,), dtype="f16")).bias == "col"
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: (FakeArray((64, 32)), FakeArray((64, 32))), "inner dimensions differ"),
+    (lambda: (FakeArray((64, 32), dtype="f16"), FakeArray((32, 64))), "must both be bf16 or both f16, got f16 and bf16"),
+    (lambda: (FakeArray((64, 32), (64, 2)), FakeArray((32, 64))), "not contiguous along either dimension"),
+    (lambda: (FakeArray((64,)), FakeArray((64, 64))), "must be 2-D"),
+])
+def test_problem_rejects_bad_arrays(make, message):
+    with pytest.raises(at.AutotuneError, match=message):
+        at.Problem.from_arrays(*make())
+
+
+def test_problem_mismatches_name_each_field():
+    p = at.Problem(64, 64, 64, "K", "MN", "bf16", "bf16")
+    assert p.mismatches(pick_spec(64, 64, 64, "K", "MN", "bf16", "bf16")) == []
+    bad = p.mismatches(GemmSpec(a="(M,K):(1,M)", c="(M,N):(1,M)", epilogue="direct", bias="col"))
+    assert [m.split(":")[0] for m in bad] == ["a_major", "b_major", "bias", "c_row_major"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Problem keys and the cache
+
+def test_problem_key_is_sensitive_to_every_field():
+    args = dict(M=4096, N=4096, K=4096, a_major="K", b_major="K", dtype="bf16", out_dtype="bf16", beta=False,
+                bias=None, activation=None, c_row_major=True)
+    changes = dict(M=4095, N=8192, K=1024, a_major="MN", b_major="MN", dtype="f16", out_dtype="f32", beta=True,
+                   bias="col", activation="relu", c_row_major=False)
+    base = at.problem_key(**args, device=DEVICE)
+    assert base == at.problem_key(**args, device=DEVICE)
+    keys = {at.problem_key(**dict(args, **{k: v}), device=DEVICE) for k, v in changes.items()}
+    assert len(keys) == len(changes) and base not in keys
+    assert at.problem_key(**args, device="NVIDIA H200") != base
+    assert at.problem_key(**dict(args, bias="row"), device=DEVICE) != at.problem_key(**dict(args, bias="col"),
+                                                                                    device=DEVICE)
+    assert base.startswith(f"v{at.FORMAT}|")
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """An empty autotune cache in tmp_path on a pretend GPU named DEVICE; lookups enabled."""
+    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("CUTE_PY_AUTOTUNE", raising=False)
+    monkeypatch.setattr(at._State, "device", DEVICE)
+    monkeypatch.setattr(at._State, "device_known", True)
+    monkeypatch.setattr(at._State, "where", None)
+    monkeypatch.setattr(at._State, "entries", {})
+    monkeypatch.setattr(at._State, "specs", {})
+    return tmp_path
+
+
+def forget_memory():
+    """As if in a new process: the next lookup reads the file again."""
+    at._State.where = None
+
+
+PROBLEM = at.Problem(4096, 4096, 4096, "K", "K", "bf16", "bf16")
+ARGS = (4096, 4096, 4096, "K", "K", "bf16", "bf16")
+TUNED = pick_spec(*ARGS).replace(tile=(128, 128, 64), cluster=(2, 1), group=4)
+
+
+def test_cache_round_trip(cache):
+    assert at.cache_path() == cache / "autotune.json"
+    assert at.lookup(*ARGS) is None                                          # miss: no file
+    path = at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
+    assert path == cache / "autotune.json" and path.is_file()
+    assert [p.name for p in cache.iterdir()] == ["autotune.json"]            # no temporary file left behind
+    assert at.lookup(*ARGS) == TUNED                                         # hit, from memory
+    forget_memory()
+    assert at.lookup(*ARGS) == TUNED                                         # hit, from the file
+    data = json.loads(path.read_text())
+    entry = data["entries"][PROBLEM.key(DEVICE)]
+    assert data["format"] == at.FORMAT
+    assert entry["name"] == TUNED.name and entry["time_ms"] == 0.25 and entry["tflops"] == pytest.approx(549.8, 0.01)
+    assert entry["cute_py"] == importlib.import_module("cute_py").__version__
+    assert GemmSpec.from_dict(entry["spec"]) == TUNED
+
+
+def test_lookup_misses_other_problems_and_other_gpus(cache):
+    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
+    assert at.lookup(4096, 4096, 2048, "K", "K", "bf16", "bf16") is None
+    assert at.lookup(*ARGS, beta=True) is None
+    assert at.lookup(*ARGS, bias="col") is None
+    assert at.lookup(*ARGS, activation="gelu") is None
+    assert at.lookup(*ARGS, c_row_major=False) is None
+    assert at.lookup(*ARGS[:3], "MN", "K", "bf16", "bf16") is None
+    at._State.device = "Another GPU"
+    assert at.lookup(*ARGS) is None
+
+
+def test_record_merges_entries_written_by_another_process(cache):
+    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
+    other = at.Problem(8192, 8192, 8192, "K", "K", "bf16", "bf16")
+    spec = pick_spec(8192, 8192, 8192, "K", "K", "bf16", "bf16")
+    # another process writes the file behind this one's back ...
+    data = json.loads(at.cache_path().read_text())
+    data["entries"][other.key(DEVICE)] = dict(data["entries"][PROBLEM.key(DEVICE)], spec=spec.to_dict())
+    at.cache_path().write_text(json.dumps(data))
+    # ... and a later record keeps its entry
+    at.record(PROBLEM, TUNED.replace(group=16), 0.2e-3, device=DEVICE)
+    assert at.lookup(8192, 8192, 8192, "K", "K", "bf16", "bf16") == spec
+    assert at.lookup(*ARGS) == TUNED.replace(group=16)
+
+
+def test_lookup_can_be_turned_off(cache, monkeypatch):
+    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
+    for off in ("0", "off", "False", " no "):
+        monkeypatch.setenv("CUTE_PY_AUTOTUNE", off)
+        assert at.lookup(*ARGS) is None, off
+    monkeypatch.setenv("CUTE_PY_AUTOTUNE", "1")
+    assert at.lookup(*ARGS) == TUNED
+
+
+def test_lookup_without_a_gpu_is_a_miss(cache):
+    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
+    at._State.device = None
+    assert at.lookup(*ARGS) is None
+
+
+def test_stale_or_damaged_entries_are_misses(cache):
+    path = at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
+    data = json.loads(path.read_text())
+    key = PROBLEM.key(DEVICE)
+    for entry in (dict(data["entries"][key], cute_py="0.0.1"),                         # another cute_py version
+                  dict(data["entries"][key], spec={"tile": [96, 264, 40]}),            # no longer valid
+                  dict(data["entries"][key], spec={"no_such_field": 1}),               # unreadable
+                  "not an entry"):
+        path.write_text(json.dumps({"format": at.FORMAT, "entries": {key: entry}}))
+        forget_memory()
+        assert at.lookup(*ARGS) is None, entry
+    for text in ("{not json", json.dumps({"format": at.FORMAT + 1, "entries": data["entries"]}), "[]"):
+        path.write_text(text)
+        forget_memory()
+        assert at.lookup(*ARGS) is None, text
+    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)                   # a damaged file is replaced
+    forget_memory()
+    assert at.lookup(*ARGS) == TUNED
+
+
+def test_clear_cache(cache):
+    assert at.clear_cache() is False
+    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
+    assert at.clear_cache() is True
+    assert not at.cache_path().exists()
+    assert at.lookup(*ARGS) is None
+
+
+def test_a_new_cache_folder_is_read_afresh(cache, tmp_path_factory, monkeypatch):
+    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
+    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(tmp_path_factory.mktemp("elsewhere")))
+    assert at.lookup(*ARGS) is None
+    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(cache))
+    assert at.lookup(*ARGS) == TUNED
+
+
+def test_record_into_an_unwritable_folder_raises(cache, monkeypatch):
+    blocker = cache / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(blocker / "sub"))
+    with pytest.raises(OSError):
+        at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Progress and choosing the best
+
+def test_progress_line_format():
+    assert at.progress_line(3, 12, "cute_gemm_x", 0.812e-3, 677.4) == "autotune [3/12] cute_gemm_x: 0.812 ms, 677 TFLOP/s"
+    assert at.progress_line(1, 2, "k", status="wrong result: relative error 3.00e-01") == \
+        "autotune [1/2] k: wrong result: relative error 3.00e-01"
+    assert len(at.progress_line(1, 2, "k", status="failed: " + "x" * 500)) < 160
+
+
+class FakeTrial:
+    """``trial(spec)`` from a table: seconds, an exception to raise, or ("wrong", rel_err)."""
+
+    def __init__(self, outcomes):
+        self.outcomes, self.calls = outcomes, []
+
+    def __call__(self, spec):
+        self.calls.append(spec)
+        what = self.outcomes[spec]
+        if isinstance(what, Exception):
+            raise what
+        if isinstance(what, tuple):
+            return None, what[1]
+        return what, 1e-3
+
+
+def four_specs():
+    base = pick_spec(*ARGS)
+    return [base, base.replace(tile=(128, 128, 64)), base.replace(cluster=(2, 1)), base.replace(group=1)]
+
+
+def test_tune_picks_the_fastest_correct_candidate(monkeypatch):
+    monkeypatch.setattr(at, "_tqdm", lambda: None)
+    s = four_specs()
+    trial = FakeTrial({s[0]: 0.30e-3, s[1]: RuntimeError("CompileError: ptxas died\nmore"), s[2]: ("wrong", 0.5),
+                       s[3]: 0.25e-3})
+    err = io.StringIO()
+    res = at._tune(PROBLEM, s[0], s, trial, stream=err, device=DEVICE)
+    assert trial.calls == s
+    assert res.best == s[3] and res.best_seconds == 0.25e-3 and res.speedup == pytest.approx(1.2)
+    assert [r.ok for r in res.rows] == [True, False, False, True]
+    assert res.rows[1].status == "failed: RuntimeError: CompileError: ptxas died"
+    assert res.rows[2].status.startswith("wrong result: relative error 5.00e-01 > 0.01")
+    assert res.rows[3].tflops == pytest.approx(PROBLEM.flops / 0.25e-3 / 1e12)
+    lines = err.getvalue().splitlines()
+    assert lines == [at.progress_line(i + 1, 4, r.name, r.seconds, r.tflops, r.status) for i, r in enumerate(res.rows)]
+    assert lines[0] == f"autotune [1/4] {s[0].name}: 0.300 ms, 458 TFLOP/s"
+    table = str(res)
+    assert f"best {s[3].name}" in table and "1.20x the default spec" in table and "2 of 4 candidates ran" in table
+    assert [ln[0] for ln in table.splitlines()[3:]] == [" ", " ", " ", "*"]
+    assert "(default)" in table.splitlines()[3]
+
+
+def test_tune_is_silent_without_progress(monkeypatch, capsys):
+    monkeypatch.setattr(at, "_tqdm", lambda: None)
+    s = four_specs()[:1]
+    at._tune(PROBLEM, s[0], s, FakeTrial({s[0]: 1e-3}), progress=False)
+    assert capsys.readouterr() == ("", "")
+
+
+def test_tune_prints_to_stderr_by_default(monkeypatch, capsys):
+    monkeypatch.setattr(at, "_tqdm", lambda: None)
+    s = four_specs()[:1]
+    at._tune(PROBLEM, s[0], s, FakeTrial({s[0]: 1e-3}))
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("autotune [1/1] ")
+
+
+def test_tune_raises_when_nothing_ran(monkeypatch):
+    monkeypatch.setattr(at, "_tqdm", lambda: None)
+    s = four_specs()[:2]
+    trial = FakeTrial({s[0]: ValueError("boom"), s[1]: ("wrong", float("nan"))})
+    with pytest.raises(at.AutotuneError, match=r"(?s)none of the 2 candidates ran correctly.*ValueError: boom"):
+        at._tune(PROBLEM, s[0], s, trial, progress=False)
+
+
+def test_tune_uses_tqdm_when_it_is_there(monkeypatch):
+    made = []
+
+    class Bar:
+        def __init__(self, **kw):
+            made.append(self)
+            self.kw, self.n, self.post, self.closed = kw, 0, None, False
+
+        def update(self, n):
+            self.n += n
+
+        def set_postfix_str(self, s):
+            self.post = s
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr(at, "_tqdm", lambda: Bar)
+    s = four_specs()
+    at._tune(PROBLEM, s[0], s, FakeTrial({s[0]: 0.3e-3, s[1]: 0.2e-3, s[2]: 0.4e-3, s[3]: ("wrong", 1.0)}),
+             stream=io.StringIO())
+    (bar,) = made
+    assert bar.kw["total"] == 4 and bar.n == 4 and bar.closed
+    assert bar.post == "best 0.200 ms, 687 TFLOP/s"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# autotune(): bad input is refused before anything runs (these would otherwise need a GPU)
+
+def test_autotune_rejects_host_arrays():
+    np = pytest.importorskip("numpy")
+    with pytest.raises(at.AutotuneError, match="autotune: a: .*CPU"):
+        at.autotune(np.ones((64, 64)), np.ones((64, 64)))
+
+
+def test_autotune_rejects_an_empty_candidate_list():
+    with pytest.raises(at.AutotuneError, match="candidates is empty"):
+        at.autotune(*operands(256, 256, 256), candidates=[])
+
+
+def test_autotune_rejects_non_specs():
+    with pytest.raises(at.AutotuneError, match="candidates must be GemmSpecs, got str"):
+        at.autotune(*operands(256, 256, 256), candidates=["cute_gemm_sm90_bf16_tn"])
+
+
+def test_autotune_rejects_candidates_that_do_not_fit_the_arrays():
+    a, b = operands(256, 256, 256, "tn")
+    tt = pick_spec(256, 256, 256, "K", "MN", "bf16", "bf16")
+    f16 = pick_spec(256, 256, 256, "K", "K", "f16", "f16")
+    with pytest.raises(at.AutotuneError) as e:
+        at.autotune(a, b, candidates=[pick_spec(256, 256, 256, "K", "K", "bf16", "bf16"), tt, f16])
+    msg = str(e.value)
+    assert "2 candidate(s) do not fit the arrays" in msg
+    assert f"{tt.name}: b_major: spec 'MN', arrays 'K'" in msg
+    assert f"{f16.name}: dtype: spec 'f16', arrays 'bf16'" in msg
+
+
+def test_autotune_rejects_invalid_candidates():
+    a, b = operands(256, 256, 256)
+    with pytest.raises(at.AutotuneError, match="consumers = 3"):
+        at.autotune(a, b, candidates=[pick_spec(256, 256, 256, "K", "K", "bf16", "bf16").replace(consumers=3)])
+
+
+@pytest.mark.parametrize("kw, message", [(dict(reps=0), "reps must be an int >= 1"),
+                                         (dict(batch=1.5), "batch must be an int >= 1"),
+                                         (dict(warmup=-1), "warmup must be an int >= 0")])
+def test_autotune_rejects_bad_counts(kw, message):
+    with pytest.raises(at.AutotuneError, match=message):
+        at.autotune(*operands(256, 256, 256), **kw)
+
+
+def test_autotune_check_needs_torch_or_cupy():
+    with pytest.raises(at.AutotuneError, match="check=True compares results with torch or cupy"):
+        at.autotune(*operands(256, 256, 256))
+
+
+def test_autotune_refuses_out_aliasing_c():
+    a, b = operands(256, 256, 256)
+    c = FakeArray((256, 256), ptr=1 << 42)
+    with pytest.raises(at.AutotuneError, match="out is c"):
+        at.autotune(a, b, c, beta=1.0, out=c, check=False)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# cute-py autotune
+
+def test_cli_lists_candidates_and_stops_without_a_gpu(monkeypatch, capsys):
+    from cute_py import cli, cli_gemm
+    monkeypatch.setattr(cli_gemm, "_gpu_reason", lambda: "NoDeviceError: pretend")
+    assert cli.main(["autotune", "--m", "512", "--n", "1024", "--k", "4096", "--layout", "tt"]) == 0
+    out = capsys.readouterr().out
+    base = pick_spec(512, 1024, 4096, "K", "MN", "bf16", "bf16")
+    specs = at.candidate_specs(512, 1024, 4096, base)
+    assert f"default   {base.name}" in out
+    assert f"{len(specs)} candidates:" in out
+    assert all(s.name in out for s in specs)
+    assert "no GPU: stopping after listing the candidates" in out and "reason: NoDeviceError: pretend" in out
+
+
+def test_cli_rejects_a_bad_size(capsys):
+    from cute_py import cli
+    assert cli.main(["autotune", "--m", "0"]) == 2
+    assert "cute-py autotune: error: --m must be positive, got 0" in capsys.readouterr().err
+
+
+def test_cli_subprocess_without_a_gpu():
+    import subprocess
+    import sys
+    from cute_py.cli_gemm import _gpu_reason
+    if _gpu_reason() is None:
+        pytest.skip("a GPU is usable here: the command would tune")
+    r = subprocess.run([sys.executable, "-m", "cute_py", "autotune", "--m", "4096", "--n", "4096", "--k", "4096"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "candidates:" in r.stdout and "no GPU" in r.stdout
