@@ -32,6 +32,7 @@ import statistics
 import sys
 import tempfile
 import threading
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,7 +77,10 @@ class Problem:
 
     ``a_major`` is "K" when a's K dimension is contiguous, else "MN"; ``b_major``
     is "K" when b ``(K, N)`` has K contiguous (``b.t()`` row-major), else "MN";
-    ``bias`` is None, "row" (length M) or "col" (length N).
+    ``bias`` is None, "row" (length M) or "col" (length N); ``d_tma``: D can be
+    stored by TMA (row-major, 16-byte aligned base and leading dimension). The
+    problem key (:meth:`key`) leaves ``d_tma`` out: it limits the epilogue, not
+    the problem.
 
     >>> p = Problem(4096, 4096, 4096, "K", "K", "bf16", "bf16")
     >>> p.flops, p.shape, p.default_spec().problems()
@@ -94,6 +98,7 @@ class Problem:
     bias: str | None = None
     activation: str | None = None
     c_row_major: bool = True
+    d_tma: bool = True
 
     @property
     def flops(self) -> int:
@@ -110,11 +115,13 @@ class Problem:
         return problem_key(self.M, self.N, self.K, self.a_major, self.b_major, self.dtype, self.out_dtype,
                            self.beta, self.bias, self.activation, self.c_row_major, device=device)
 
-    def default_spec(self) -> GemmSpec:
-        """The spec ``cute_py.gemm`` picks without tuning (:func:`cute_py.gemm.pick_spec`)."""
+    def default_spec(self, sm_count: int = 132) -> GemmSpec:
+        """The spec ``cute_py.gemm`` picks without tuning on a GPU of ``sm_count`` SMs
+        (:func:`cute_py.gemm.pick_spec`)."""
         from .gemm import pick_spec
         return pick_spec(self.M, self.N, self.K, self.a_major, self.b_major, self.dtype, self.out_dtype,
-                         beta=self.beta, bias=self.bias, activation=self.activation, c_row_major=self.c_row_major)
+                         beta=self.beta, bias=self.bias, activation=self.activation, c_row_major=self.c_row_major,
+                         d_tma=self.d_tma, sm_count=sm_count)
 
     def mismatches(self, spec: GemmSpec) -> list:
         """What of ``spec`` disagrees with this problem (majors, types, epilogue, D's layout); [] if nothing.
@@ -133,6 +140,9 @@ class Problem:
             row = None
         if row != self.c_row_major:
             bad.append(f"c_row_major: spec {row!r}, arrays {self.c_row_major!r}")
+        elif spec.epilogue == "tma" and not self.d_tma:
+            bad.append("epilogue: spec 'tma' stores D with TMA, which needs a row-major out with a 16-byte aligned "
+                       "base and leading dimension; use epilogue='direct'")
         return bad
 
     @classmethod
@@ -146,7 +156,7 @@ class Problem:
         ...         self.__cuda_array_interface__ = {"version": 3, "data": (1 << 40, False), "shape": shape,
         ...                                          "typestr": typestr, "strides": tuple(2 * s for s in strides)}
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((64, 128), (1, 64)))
-        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True)
+        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True)
         """
         A, B = _record(a, "a", op), _record(b, "b", op)
         if len(A.shape) != 2 or len(B.shape) != 2:
@@ -161,13 +171,15 @@ class Problem:
             raise AutotuneError(f"{op}: a and b must both be bf16 or both f16, got {t} and {tb}")
         a_major = "K" if _contiguous_dim(A, "a", op) == 1 else "MN"
         b_major = "K" if _contiguous_dim(B, "b", op) == 0 else "MN"
-        out_dtype, row = t, True
+        out_dtype, row, d_tma = t, True, (N * A.itemsize) % 16 == 0      # gemm allocates a compact row-major D
         if out is not None:
             D = _record(out, "out", op)
             if D.shape != (M, N):
                 raise AutotuneError(f"{op}: out has shape {D.shape}, expected {(M, N)}")
             out_dtype = _type_name(D, "out", op)
             row = _contiguous_dim(D, "out", op) == 1
+            ld = D.strides[0] if row else D.strides[1]
+            d_tma = row and D.ptr % 16 == 0 and (ld * D.itemsize) % 16 == 0
         has_c = c is not None and beta != 0
         if has_c:
             C = _record(c, "c", op)
@@ -181,7 +193,7 @@ class Problem:
             bias_mode = "col" if V.shape[0] == N else "row"
         if activation not in (None, "relu", "gelu"):
             raise AutotuneError(f"{op}: activation {activation!r} not in (None, 'relu', 'gelu')")
-        return cls(M, N, K, a_major, b_major, t, out_dtype, has_c, bias_mode, activation, row)
+        return cls(M, N, K, a_major, b_major, t, out_dtype, has_c, bias_mode, activation, row, d_tma)
 
 
 def _record(x, what, op):
@@ -451,7 +463,7 @@ class _Progress:
         if row.ok and (self.best is None or row.seconds < self.best.seconds):
             self.best = row
         if self.best is not None:
-            self.bar.set_postfix_str(f"best {self.best.ms:.3f} ms, {self.best.tflops:.0f} TFLOP/s")
+            self.bar.set_postfix_str(f"best {self.best.ms:.3f} ms, {self.best.tflops:.0f} TFLOP/s", refresh=False)
         self.bar.update(1)
 
     def close(self) -> None:
@@ -627,8 +639,9 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
     - ``cache``: record the winner in the autotune file (:func:`record`), where :func:`lookup`, and so
       ``cute_py.gemm`` without ``spec=``, finds it.
 
-    A candidate that fails to compile or launch, or whose result is wrong, is kept as a failed row with
-    its reason and never chosen. Bad input raises :class:`AutotuneError` before anything runs; so does a
+    Times are those of eager calls, as a loop of ``cute_py.gemm`` calls sees them: where a kernel is shorter
+    than the host's per-call work, that work is what is measured. A candidate that fails to compile or
+    launch, or whose result is wrong, is kept as a failed row with its reason and never chosen. Bad input raises :class:`AutotuneError` before anything runs; so does a
     run in which no candidate worked. ``out`` is overwritten many times (and ``c`` must not be ``out``).
 
     >>> import torch, cute_py                                          # doctest: +SKIP
@@ -645,7 +658,6 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
         if isinstance(v, bool) or not isinstance(v, int) or v < low:
             raise AutotuneError(f"autotune: {name} must be an int >= {low}, got {v!r}")
     problem = Problem.from_arrays(a, b, c, beta=beta, bias=bias, activation=activation, out=out)
-    default = problem.default_spec()
     specs = _resolve_candidates(candidates, problem) if candidates is not None else None
     if check:
         _check_lib(out if out is not None else a)
@@ -654,6 +666,7 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
     from .gemm import gemm
     from .runtime import device
     dev = device()
+    default = problem.default_spec(dev.sm_count)
     if specs is None:
         specs = candidate_specs(problem.M, problem.N, problem.K, default, dev.sm_count)
 
@@ -666,7 +679,10 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
     finally:
         trial.close()
     if cache:
-        record(problem, result.best, result.best_seconds, device=dev.name)
+        try:
+            record(problem, result.best, result.best_seconds, device=dev.name)
+        except OSError as e:                              # keep the measurement; say why it is not remembered
+            warnings.warn(f"autotune: could not record the best spec in {cache_path()}: {e}", stacklevel=2)
     return result
 
 
@@ -686,7 +702,7 @@ def problem_key(M, N, K, a_major, b_major, dtype, out_dtype, beta=False, bias=No
         device = _device_name()
         if device is None:
             from .runtime import device as _dev
-            _dev()                                       # raises NoDeviceError with its reason
+            device = _dev().name                         # raises NoDeviceError with its reason
     return (f"v{FORMAT}|{device}|{M}x{N}x{K}|a:{a_major} b:{b_major}|{dtype}->{out_dtype}|"
             f"beta:{int(bool(beta))} bias:{bias or '-'} act:{activation or '-'} c:{'row' if c_row_major else 'col'}")
 
@@ -752,11 +768,12 @@ def _enabled() -> bool:
 
 
 def lookup(M, N, K, a_major, b_major, dtype, out_dtype, beta=False, bias=None, activation=None,
-           c_row_major=True) -> GemmSpec | None:
+           c_row_major=True, *, d_tma=True) -> GemmSpec | None:
     """The spec :func:`autotune` recorded for this problem on the current GPU, or None.
 
-    None also when :data:`ENV` is ``0``, there is no GPU, or the entry was made by another cute_py version
-    or names a spec that is no longer valid. Fast: after the first call it is one dict lookup (the file is
+    None also when :data:`ENV` is ``0``, there is no GPU, the entry was made by another cute_py version
+    or names a spec that is no longer valid, or ``d_tma`` is False (D cannot be stored by TMA) and the
+    recorded spec's epilogue is "tma". Fast: after the first call it is one dict lookup (the file is
     read once per process and cache folder; the device name is queried once).
 
     >>> import os; os.environ["CUTE_PY_AUTOTUNE"] = "0"
@@ -775,10 +792,12 @@ def lookup(M, N, K, a_major, b_major, dtype, out_dtype, beta=False, bias=None, a
     key = problem_key(M, N, K, a_major, b_major, dtype, out_dtype, beta, bias, activation, c_row_major,
                       device=device)
     try:
-        return _State.specs[key]
+        spec = _State.specs[key]
     except KeyError:
         spec = _State.specs[key] = _parse_entry(entries.get(key))
-        return spec
+    if spec is not None and not d_tma and spec.epilogue == "tma":
+        return None
+    return spec
 
 
 def _parse_entry(entry) -> GemmSpec | None:

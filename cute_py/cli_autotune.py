@@ -41,10 +41,11 @@ def _describe(args):
         if getattr(args, name) <= 0:
             raise CliError(f"--{name} must be positive, got {getattr(args, name)}")
     a_major, b_major = LAYOUT_MAJORS[args.layout]
-    problem = Problem(args.m, args.n, args.k, a_major, b_major, args.dtype, args.dtype)
-    default = problem.default_spec()
-    sm_count = _sm_count()
-    return problem, default, candidate_specs(args.m, args.n, args.k, default, sm_count or 132)
+    problem = Problem(args.m, args.n, args.k, a_major, b_major, args.dtype, args.dtype,
+                      d_tma=args.n * 2 % 16 == 0)                # D: a new compact row-major array
+    sm_count = _sm_count() or 132
+    default = problem.default_spec(sm_count)
+    return problem, default, candidate_specs(args.m, args.n, args.k, default, sm_count)
 
 
 def _sm_count():

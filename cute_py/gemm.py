@@ -73,9 +73,16 @@ def _tma_params(spec, which, mn, k, ld, major):
     from .layouts import Layout
     op = gemm_plan(spec).a if which == "A" else gemm_plan(spec).b
     lay = Layout((mn, k), (ld, 1) if major == "K" else (1, ld))
-    p = make_tma_params(lay, op.smem, spec.dtype)
-    assert p.box_dim == op.tma.box_dim, (p.box_dim, op.tma.box_dim)
+    p = make_tma_params(lay, op.smem, spec.dtype, multicast=op.tma.multicast)
+    _same_box("gemm", which, p, op.tma)
     return p
+
+
+def _same_box(op, which, concrete, planned):
+    """The concrete TMA box must be the one the kernel was emitted for (its TMA issues and tx bytes assume it)."""
+    if concrete.box_dim != planned.box_dim:
+        raise GemmInputError(f"{op}: operand {which}: the TMA box {concrete.box_dim} of the concrete layout differs "
+                             f"from the box {planned.box_dim} the kernel was generated for")
 
 
 _TMAPS: "OrderedDict" = OrderedDict()
@@ -101,30 +108,34 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     """The spec :func:`gemm` uses for a problem (the heuristic; :func:`cute_py.autotune` can do better).
 
     - tile 128x256x64 (2 consumer warpgroups, 64x256 wgmma each) when that
-      still gives every SM a tile, else 128x128x64;
+      still gives every SM a tile, else 128x128x64; also 128x128x64 for an
+      MN-major A with epilogue extras (beta, bias, activation), where the
+      128x256 kernel would spill registers;
     - split-K when the tiles cannot fill half the SMs and K is long enough to
       split (at least 4 k-blocks per split);
     - the TMA-store epilogue for a row-major, 16-byte aligned D (``d_tma``),
       else direct stores;
-    - persistent, L2 raster groups of 8 tile rows.
+    - persistent, L2 raster groups of 16 tile rows (8 when there are fewer than 2 waves of tiles).
 
     >>> pick_spec(8192, 8192, 8192, "K", "K", "bf16", "bf16").name
-    'cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g8'
+    'cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g16'
     >>> pick_spec(128, 4096, 4096, "K", "K", "bf16", "bf16").split_k
     4
     """
     a = "(M,K):(K,1)" if a_major == "K" else "(M,K):(1,M)"
     b = "(N,K):(K,1)" if b_major == "K" else "(N,K):(1,N)"
     c = "(M,N):(N,1)" if c_row_major else "(M,N):(1,M)"
-    big = -(-M // 128) * -(-N // 256) >= sm_count
+    extras = beta or bias is not None or activation is not None
+    big = -(-M // 128) * -(-N // 256) >= sm_count and not (a_major == "MN" and extras)
     tile = (128, 256, 64) if big else (128, 128, 64)
     tiles = -(-M // tile[0]) * -(-N // tile[1])
     k_blocks = -(-K // 64)
     split = 1
     while tiles * split * 2 <= sm_count and k_blocks // (split * 2) >= 4 and split < 8:
         split *= 2
+    group = 16 if tiles >= 2 * sm_count else 8
     return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=2, beta=beta,
-                    bias=bias, activation=activation, split_k=split,
+                    bias=bias, activation=activation, split_k=split, group=group,
                     epilogue="tma" if c_row_major and d_tma else "direct")
 
 
@@ -273,6 +284,9 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
         if bad:
             raise GemmInputError("gemm: the spec does not match the arguments: " + "; ".join(bad))
     d_tma = c_row and D.ptr % 16 == 0 and (ldd * D.itemsize) % 16 == 0
+    if spec is None:                          # an autotuned spec for this problem if one was recorded, else the heuristic
+        from .autotune import lookup
+        spec = lookup(M, N, K, a_major, b_major, t, out_t, Cd is not None, bias_mode, activation, c_row, d_tma=d_tma)
     if spec is None:
         spec = pick_spec(M, N, K, a_major, b_major, t, out_t, beta=Cd is not None, bias=bias_mode,
                          activation=activation, c_row_major=c_row, d_tma=d_tma, sm_count=_sm_count())
@@ -443,5 +457,5 @@ def _tma_params_d(spec, M, N, ldd):
     from .layouts import Layout
     epi = gemm_plan(spec).epi
     p = make_tma_params(Layout((M, N), (ldd, 1)), epi.smem, spec.out_dtype)
-    assert p.box_dim == epi.tma.box_dim, (p.box_dim, epi.tma.box_dim)
+    _same_box("gemm", "D", p, epi.tma)
     return p

@@ -158,6 +158,27 @@ def test_problem_rejects_bad_arrays(make, message):
         at.Problem.from_arrays(*make())
 
 
+def test_problem_knows_when_d_can_be_stored_by_tma():
+    a, b = operands(256, 128, 64)
+    assert at.Problem.from_arrays(a, b).d_tma                                    # gemm allocates D: ld 128
+    assert not at.Problem.from_arrays(*operands(256, 100, 64)).d_tma             # ld 100 x 2 B: not 16 B
+    padded = FakeArray((256, 128), (136, 1), ptr=1 << 42)
+    assert at.Problem.from_arrays(a, b, out=padded).d_tma
+    odd_ld = FakeArray((256, 128), (130, 1), ptr=1 << 42)
+    odd_base = FakeArray((256, 128), (128, 1), ptr=(1 << 42) + 8)
+    col = FakeArray((256, 128), (1, 256), ptr=1 << 42)
+    for out in (odd_ld, odd_base, col):
+        p = at.Problem.from_arrays(a, b, out=out)
+        assert not p.d_tma
+        assert p.default_spec().epilogue == "direct"
+    p = at.Problem.from_arrays(a, b, out=odd_ld)
+    tma = pick_spec(256, 128, 64, "K", "K", "bf16", "bf16")
+    assert tma.epilogue == "tma" and p.mismatches(tma)[0].startswith("epilogue: spec 'tma' stores D with TMA")
+    assert p.mismatches(tma.replace(epilogue="direct")) == []
+    with pytest.raises(at.AutotuneError, match="epilogue: spec 'tma'"):
+        at.autotune(a, b, out=odd_ld, candidates=[tma], check=False)
+
+
 def test_problem_mismatches_name_each_field():
     p = at.Problem(64, 64, 64, "K", "MN", "bf16", "bf16")
     assert p.mismatches(pick_spec(64, 64, 64, "K", "MN", "bf16", "bf16")) == []
@@ -258,6 +279,15 @@ def test_lookup_can_be_turned_off(cache, monkeypatch):
     assert at.lookup(*ARGS) == TUNED
 
 
+def test_lookup_of_a_tma_spec_for_a_d_that_tma_cannot_store(cache):
+    assert TUNED.epilogue == "tma"
+    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
+    assert at.lookup(*ARGS, d_tma=False) is None
+    direct = TUNED.replace(epilogue="direct")
+    at.record(PROBLEM, direct, 0.25e-3, device=DEVICE)
+    assert at.lookup(*ARGS, d_tma=False) == direct == at.lookup(*ARGS)
+
+
 def test_lookup_without_a_gpu_is_a_miss(cache):
     at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
     at._State.device = None
@@ -298,6 +328,17 @@ def test_a_new_cache_folder_is_read_afresh(cache, tmp_path_factory, monkeypatch)
     assert at.lookup(*ARGS) is None
     monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(cache))
     assert at.lookup(*ARGS) == TUNED
+
+
+def test_problem_key_needs_a_device_name_or_a_gpu(monkeypatch):
+    monkeypatch.setattr(at._State, "device", None)
+    monkeypatch.setattr(at._State, "device_known", True)
+    from cute_py.cli_gemm import _gpu_reason
+    if _gpu_reason() is None:
+        pytest.skip("a GPU is usable here")
+    from cute_py.runtime import CudaRuntimeError
+    with pytest.raises(CudaRuntimeError):                # NoDeviceError, or CudaNotInstalledError
+        at.problem_key(*ARGS)
 
 
 def test_record_into_an_unwritable_folder_raises(cache, monkeypatch):
@@ -395,7 +436,7 @@ def test_tune_uses_tqdm_when_it_is_there(monkeypatch):
         def update(self, n):
             self.n += n
 
-        def set_postfix_str(self, s):
+        def set_postfix_str(self, s, refresh=True):
             self.post = s
 
         def close(self):
