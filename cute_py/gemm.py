@@ -107,33 +107,44 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
               c_row_major=True, d_tma=True, sm_count=132) -> GemmSpec:
     """The spec :func:`gemm` uses for a problem (the heuristic; :func:`cute_py.autotune` can do better).
 
+    Measured on the H100 (benchmarks/NOTES.md, version 2):
+
     - tile 128x256x64 (2 consumer warpgroups, 64x256 wgmma each) when that
-      still gives every SM a tile, else 128x128x64; also 128x128x64 for an
-      MN-major A with epilogue extras (beta, bias, activation), where the
-      128x256 kernel would spill registers;
-    - split-K when the tiles cannot fill half the SMs and K is long enough to
-      split (at least 4 k-blocks per split);
+      still gives every SM a tile; else 128x128x64; else, when even 128x128
+      tiles would leave half the SMs idle (small M), 128x64x64, which doubles
+      the CTAs streaming B. 128x128x64 also for an MN-major A with epilogue
+      extras (beta, bias, activation), where the 128x256 kernel would spill;
+    - split-K (2) only for long K (at least 128 k-blocks) when the tiles
+      still fill at most half the SMs: the f32 reduction through L2 costs
+      more than it gains elsewhere;
     - the TMA-store epilogue for a row-major, 16-byte aligned D (``d_tma``),
       else direct stores;
-    - persistent, L2 raster groups of 16 tile rows (8 when there are fewer than 2 waves of tiles).
+    - persistent; L2 raster groups of 32 tile rows from 8 waves of tiles on,
+      16 from 2 waves, else 8.
 
     >>> pick_spec(8192, 8192, 8192, "K", "K", "bf16", "bf16").name
-    'cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g16'
-    >>> pick_spec(128, 4096, 4096, "K", "K", "bf16", "bf16").split_k
-    4
+    'cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g32'
+    >>> s = pick_spec(128, 4096, 14336, "K", "K", "bf16", "bf16")
+    >>> s.tile, s.split_k
+    ((128, 64, 64), 2)
     """
     a = "(M,K):(K,1)" if a_major == "K" else "(M,K):(1,M)"
     b = "(N,K):(K,1)" if b_major == "K" else "(N,K):(1,N)"
     c = "(M,N):(N,1)" if c_row_major else "(M,N):(1,M)"
+
+    def tiles(bm, bn):
+        return -(-M // bm) * -(-N // bn)
+
     extras = beta or bias is not None or activation is not None
-    big = -(-M // 128) * -(-N // 256) >= sm_count and not (a_major == "MN" and extras)
-    tile = (128, 256, 64) if big else (128, 128, 64)
-    tiles = -(-M // tile[0]) * -(-N // tile[1])
-    k_blocks = -(-K // 64)
-    split = 1
-    while tiles * split * 2 <= sm_count and k_blocks // (split * 2) >= 4 and split < 8:
-        split *= 2
-    group = 16 if tiles >= 2 * sm_count else 8
+    if tiles(128, 256) >= sm_count and not (a_major == "MN" and extras):
+        tile = (128, 256, 64)
+    elif tiles(128, 128) * 2 <= sm_count:
+        tile = (128, 64, 64)
+    else:
+        tile = (128, 128, 64)
+    n = tiles(tile[0], tile[1])
+    split = 2 if n * 2 <= sm_count and -(-K // 64) >= 128 else 1
+    group = 32 if n >= 8 * sm_count else 16 if n >= 2 * sm_count else 8
     return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=2, beta=beta,
                     bias=bias, activation=activation, split_k=split, group=group,
                     epilogue="tma" if c_row_major and d_tma else "direct")

@@ -241,6 +241,8 @@ SCHEDULES = [
     dict(tile=(128, 128, 64), persistent=False),
     dict(tile=(128, 128, 64), group=1),
     dict(tile=(128, 256, 64), group=16, epilogue="direct"),
+    dict(tile=(128, 64, 64)),
+    dict(tile=(128, 64, 64), split_k=2, group=32),
 ]
 
 
