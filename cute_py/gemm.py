@@ -384,14 +384,15 @@ def _zeros(like, n, dtype_name):
 
 
 def _workspace(like, plan, M, N, stream_key):
-    """The split-K f32 workspace and per-tile counters; they return to zero after every launch, so one pair
-    serves every call on a stream (calls on one stream are ordered)."""
+    """The split-K f32 workspace (one partial tile per split and tile) and the per-tile counters, which return
+    to zero after every launch: one pair serves every call on a stream (calls on one stream are ordered)."""
     bm, bn, _ = plan.spec.tile
     tiles = plan.workspace_tiles(M, N)
+    floats = tiles * bm * bn * plan.spec.split_k
     key = (_lib_of(like), stream_key)
     ws, cnt = _WORKSPACES.get(key, (None, None))
-    if ws is None or ws.shape[0] < tiles * bm * bn or cnt.shape[0] < tiles:
-        ws, cnt = _zeros(like, tiles * bm * bn, "f32"), _zeros(like, tiles, "s32")
+    if ws is None or ws.shape[0] < floats or cnt.shape[0] < tiles:
+        ws, cnt = _zeros(like, floats, "f32"), _zeros(like, tiles, "s32")
         _WORKSPACES[key] = (ws, cnt)
     return ws, cnt
 

@@ -91,7 +91,7 @@ def scheduler(p: GemmPlan) -> str:
 constexpr int kClusterM = {cm}, kClusterN = {cn}, kClusterSize = {cm * cn};
 constexpr int kGroup = {s.group};
 constexpr int kSplitK = {s.split_k};
-struct Work {{ int m_tile, n_tile, kb0, kb1, tile; }};
+struct Work {{ int m_tile, n_tile, kb0, kb1, tile, split; }};
 __device__ __forceinline__ Work work_of(int unit, int num_m, int num_n, int k_tiles, u32 rank) {{
   const int split = unit % kSplitK;
   unit /= kSplitK;
@@ -103,10 +103,14 @@ __device__ __forceinline__ Work work_of(int unit, int num_m, int num_n, int k_ti
   Work w;
   w.m_tile = (first + r % rows) * kClusterM + (int)(rank % kClusterM);
   w.n_tile = (r / rows) * kClusterN + (int)(rank / kClusterM);
+  w.split = split;
   w.kb0 = split * k_tiles / kSplitK;
   w.kb1 = (split + 1) * k_tiles / kSplitK;
   w.tile = w.m_tile * (units_n * kClusterN) + w.n_tile;      // index into the split-K workspace
   return w;
+}}
+__device__ __forceinline__ int padded_tiles(int num_m, int num_n) {{      // tiles of the split-K workspace
+  return ((num_m + kClusterM - 1) / kClusterM) * kClusterM * ((num_n + kClusterN - 1) / kClusterN) * kClusterN;
 }}
 __device__ __forceinline__ int work_units(int num_m, int num_n) {{
   return ((num_m + kClusterM - 1) / kClusterM) * ((num_n + kClusterN - 1) / kClusterN) * kSplitK;
@@ -453,39 +457,46 @@ def _staging_xors(p: GemmPlan) -> list:
 
 
 def splitk_reduce(p: GemmPlan) -> str:
-    """Split-K: every split adds its partial tile into an f32 workspace; the last one to arrive reads the sum."""
+    """Split-K: every split stores its partial tile in its own f32 workspace slot; the last to arrive adds the rest."""
     if p.spec.split_k == 1:
         return ""
     ct = 128 * p.spec.consumers
     return f"""
-// ---- split-K reduction: workspace tile = [value/4][consumer thread][4] f32 (coalesced 16-byte vectors);
-// each split adds with red.global.add.v4.f32, then counts itself in on the tile's counter (acq_rel); the split
-// that arrives last reads the sum, restores the workspace and counter to zero for the next call, and runs
-// the epilogue. The others skip it. ----
+// ---- split-K reduction: slot (split, tile) of the workspace holds one partial tile as
+// [value/4][consumer thread][4] f32 (coalesced 16-byte stores). Each split stores its slot, then counts itself
+// in on the tile's counter (acq_rel, after a gpu-scope fence); the split that arrives last adds the other
+// slots to its accumulators, resets the counter to zero for the next call and runs the epilogue. ----
 constexpr int kConsumerThreads = {ct};
+constexpr int kTileFloats = kMBlocks * kAccPerBlock * kConsumerThreads;
+__device__ __forceinline__ long long slot_index(int mb, int v, int t) {{
+  return (long long)(((mb * kAccPerBlock + v) / 4) * kConsumerThreads + t) * 4;
+}}
 __device__ __forceinline__ bool splitk_reduce(float (&acc)[kMBlocks][kAccPerBlock], int t, float* ws, int* counters,
-                                              int tile, volatile int* flag) {{
-  float* base = ws + (long long)tile * (kMBlocks * kAccPerBlock * kConsumerThreads);
+                                              int tile, int split, int tiles, volatile int* flag) {{
+  float* mine = ws + ((long long)split * tiles + tile) * kTileFloats;
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll
     for (int v = 0; v < kAccPerBlock; v += 4)
-      red_add_v4(base + (((mb * kAccPerBlock + v) / 4) * kConsumerThreads + t) * 4,
-                 acc[mb][v], acc[mb][v + 1], acc[mb][v + 2], acc[mb][v + 3]);
+      st_v4(mine + slot_index(mb, v, t), acc[mb][v], acc[mb][v + 1], acc[mb][v + 2], acc[mb][v + 3]);
   fence_gpu();
   named_bar_sync(3, kConsumerThreads);
   if (t == 0) *flag = atom_add_acq_rel(counters + tile, 1);
   named_bar_sync(3, kConsumerThreads);
   if (*flag != kSplitK - 1) return false;
   fence_gpu();
+  for (int s = 0; s < kSplitK; ++s) {{
+    if (s == split) continue;
+    const float* other = ws + ((long long)s * tiles + tile) * kTileFloats;
 #pragma unroll
-  for (int mb = 0; mb < kMBlocks; ++mb)
+    for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll
-    for (int v = 0; v < kAccPerBlock; v += 4) {{
-      float* q = base + (((mb * kAccPerBlock + v) / 4) * kConsumerThreads + t) * 4;
-      ld_v4_gpu(q, acc[mb][v], acc[mb][v + 1], acc[mb][v + 2], acc[mb][v + 3]);
-      st_zero_v4(q);
-    }}
+      for (int v = 0; v < kAccPerBlock; v += 4) {{
+        float x0, x1, x2, x3;
+        ld_v4_gpu(other + slot_index(mb, v, t), x0, x1, x2, x3);
+        acc[mb][v] += x0; acc[mb][v + 1] += x1; acc[mb][v + 2] += x2; acc[mb][v + 3] += x3;
+      }}
+  }}
   if (t == 0) st_relaxed_s32(counters + tile, 0);
   return true;
 }}
@@ -516,7 +527,8 @@ def entry_point(p: GemmPlan) -> str:
         epi_setup = ""
         store = f"store_tile(acc, t, wk.m_tile * {bm}, wk.n_tile * {bn}, d, ld_d, ep);"
         finish = ""
-    split = ("      if (!splitk_reduce(acc, t, ws, counters, wk.tile, &split_flag)) continue;\n"
+    split = ("      if (!splitk_reduce(acc, t, ws, counters, wk.tile, wk.split, padded_tiles(num_m, num_n), &split_flag))\n"
+             "        continue;\n"
              if s.split_k > 1 else "")
     flag_decl = "  __shared__ int split_flag;                           // the arrival count seen by this CTA\n" \
         if s.split_k > 1 else ""

@@ -219,7 +219,8 @@ class GemmPlan:
         return -(-M // (bm * cm)) * -(-N // (bn * cn)) * self.spec.split_k
 
     def workspace_tiles(self, M: int, N: int) -> int:
-        """Output tiles the split-K workspace covers (padded to whole clusters)."""
+        """Output tiles the split-K counters cover (padded to whole clusters); the workspace holds
+        ``split_k`` partial tiles per tile."""
         bm, bn, _ = self.spec.tile
         cm, cn = self.spec.cluster
         return -(-M // (bm * cm)) * cm * -(-N // (bn * cn)) * cn

@@ -122,16 +122,13 @@ __device__ __forceinline__ void mbar_arrive_cluster(u32 bar, u32 rank) {
 
 
 def splitk() -> str:
-    """Global f32 reductions, gpu-scope loads/stores and the counter atomic of the split-K reduction."""
-    return r"""// ---- split-K: partial tiles meet in an f32 workspace; the last CTA of a tile reads the sum ----
-__device__ __forceinline__ void red_add_v4(float* p, float a, float b, float c, float d) {
-  asm volatile("red.relaxed.gpu.global.add.v4.f32 [%0], {%1, %2, %3, %4};" :: "l"(p), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
+    """Vector stores, gpu-scope loads, the fence and the counter atomic of the split-K reduction."""
+    return r"""// ---- split-K: partial tiles meet in an f32 workspace; the last CTA of a tile adds them up ----
+__device__ __forceinline__ void st_v4(float* p, float a, float b, float c, float d) {
+  asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" :: "l"(p), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
 }
 __device__ __forceinline__ void ld_v4_gpu(const float* p, float& a, float& b, float& c, float& d) {
   asm volatile("ld.relaxed.gpu.global.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "l"(p) : "memory");
-}
-__device__ __forceinline__ void st_zero_v4(float* p) {
-  asm volatile("st.relaxed.gpu.global.v4.f32 [%0], {%1, %1, %1, %1};" :: "l"(p), "f"(0.0f) : "memory");
 }
 __device__ __forceinline__ void fence_gpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 __device__ __forceinline__ int atom_add_acq_rel(int* p, int v) {
