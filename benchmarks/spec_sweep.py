@@ -18,7 +18,11 @@ import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
+
+from gemm_vs_cublas import CALLS, LAYOUT_MAJORS, BatchTimer, alternate, input_sets, make_inputs  # noqa: E402
 
 
 def parse_variant(text):
@@ -31,39 +35,17 @@ def parse_variant(text):
     return out
 
 
-def inputs(torch, M, N, K, layout, sets):
-    out = []
-    for _ in range(sets):
-        a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-        if layout[0] == "n":
-            a = a.t().contiguous().t()
-        b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
-        if layout[1] == "n":                         # b (K, N) with K contiguous: B K-major
-            b = b.t().contiguous().t()
-        out.append((a, b))
-    return out
-
-
-def batch(torch, fn, ins, i, calls=10):
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record()
-    for j in range(calls):
-        fn(*ins[(i * calls + j) % len(ins)])
-    e.record()
-    e.synchronize()
-    return s.elapsed_time(e) / 1e3 / calls
-
-
 def run_shape(torch, M, N, K, layout, variants, reps):
     import cute_py
     from cute_py.gemm import pick_spec
-    nbytes = 2 * (M * K + K * N + M * N)
-    sets = max(2, min(6, int(3 * 50e6 / nbytes) + 1))
-    ins = inputs(torch, M, N, K, layout, sets)
+    sets = input_sets(M, N, K)
+    ins = make_inputs(torch, M, N, K, layout, sets)
     out = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
     out2 = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
-    base = pick_spec(M, N, K, "K" if layout[0] == "t" else "MN", "K" if layout[1] == "n" else "MN", "bf16", "bf16",
+    base = pick_spec(M, N, K, *LAYOUT_MAJORS[layout], "bf16", "bf16",
                      sm_count=torch.cuda.get_device_properties(0).multi_processor_count)
+    timer = BatchTimer(torch)
+    nxt = iter(range(1 << 62))
     ref = torch.matmul(ins[0][0].float(), ins[0][1].float())
     rows = []
     for text in variants:
@@ -82,10 +64,8 @@ def run_shape(torch, M, N, K, layout, variants, reps):
             torch.cuda.synchronize()
             d = cute_py.gemm(*ins[0], spec=spec)
             err = float((d.float() - ref).norm() / ref.norm())
-            t = {k: [] for k in fns}
-            for i in range(reps):
-                for k, f in fns.items():
-                    t[k].append(batch(torch, f, ins, i))
+            t = alternate({k: (lambda f=f: timer(lambda: [f(*ins[next(nxt) % sets]) for _ in range(CALLS)]))
+                           for k, f in fns.items()}, count=reps)
         except Exception as e:  # noqa: BLE001
             rows.append({"variant": text, "spec": spec.name, "error": repr(e)[:300]})
             continue
