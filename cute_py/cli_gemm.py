@@ -89,7 +89,8 @@ def run(args) -> int:
     print(f"compiled  NVRTC {'.'.join(map(str, prog.nvrtc_version)) if hasattr(prog, 'nvrtc_version') else ''} "
           f"in {getattr(prog, 'compile_seconds', 0.0):.2f} s{' (cached)' if getattr(prog, 'cached', False) else ''}")
     print(f"resources {prog.registers.get(k)} registers/thread, {prog.spills.get(k)} spill bytes, "
-          f"{plan.smem_bytes} B dynamic smem ({plan.stages} stages x {plan.stage_bytes} B + 1024), "
+          f"{plan.smem_bytes} B dynamic smem ({plan.stages} stages x {plan.stage_bytes} B"
+          f"{f' + {plan.spec.epilogue_smem_bytes() - 1024} B epilogue staging' if plan.epi else ''} + 1024), "
           f"{plan.threads} threads; warnings: {list(prog.warnings) or 'none'}")
     reason = _gpu_reason()
     if reason:

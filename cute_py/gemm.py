@@ -112,8 +112,9 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     - tile 128x256x64 (2 consumer warpgroups, 64x256 wgmma each) when that
       still gives every SM a tile; else 128x128x64; else, when even 128x128
       tiles would leave half the SMs idle (small M), 128x64x64, which doubles
-      the CTAs streaming B. 128x128x64 also for an MN-major A with epilogue
-      extras (beta, bias, activation), where the 128x256 kernel would spill;
+      the CTAs streaming B. 128x128x64 also for heavier epilogues (any of
+      beta, bias, activation with an MN-major A; two or more with a K-major
+      A), where the 128x256 kernel would spill registers;
     - split-K (2) only for long K (at least 128 k-blocks) when the tiles
       still fill at most half the SMs: the f32 reduction through L2 costs
       more than it gains elsewhere;
@@ -135,8 +136,9 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     def tiles(bm, bn):
         return -(-M // bm) * -(-N // bn)
 
-    extras = beta or bias is not None or activation is not None
-    if tiles(128, 256) >= sm_count and not (a_major == "MN" and extras):
+    extras = int(bool(beta)) + (bias is not None) + (activation is not None)
+    light = extras == 0 or (a_major == "K" and extras == 1)
+    if tiles(128, 256) >= sm_count and light:
         tile = (128, 256, 64)
     elif tiles(128, 128) * 2 <= sm_count:
         tile = (128, 64, 64)

@@ -28,9 +28,26 @@ MATRIX = [GemmSpec(a=A[am], b=B[bm], dtype=dt, tile=t, consumers=c)
               (((128, 128, 64), 2), ((128, 256, 64), 2), ((128, 128, 64), 1)))]
 EPILOGUES = [GemmSpec(beta=True, bias="col", activation="relu"), GemmSpec(out_dtype="f32", bias="row",
              activation="gelu"), GemmSpec(c="(M,N):(1,M)", dtype="f16", beta=True), GemmSpec(swizzle=64)]
+SCHEDULES = [GemmSpec(tile=(128, 256, 64), cluster=(2, 1)), GemmSpec(a=A["MN"], tile=(128, 256, 64), cluster=(1, 2)),
+             GemmSpec(tile=(128, 64, 64), split_k=2), GemmSpec(tile=(256, 128, 64), split_k=3, epilogue="direct"),
+             GemmSpec(tile=(128, 128, 64), persistent=False)]
 
 
-@pytest.mark.parametrize("spec", MATRIX + EPILOGUES, ids=lambda s: s.name)
+def _heuristic_choices():
+    """pick_spec's choice for the issue 8 shapes in all four majors, and with epilogue extras (the spill guard)."""
+    from cute_py.gemm import pick_spec
+    shapes = [(n, n, n) for n in (2048, 4096, 8192)] + [(m, n, k) for m in (128, 512, 4096)
+                                                         for n, k in ((4096, 4096), (14336, 4096), (4096, 14336),
+                                                                      (8192, 1024))]
+    out = {}
+    for (M, N, K), am, bm in itertools.product(shapes, ("K", "MN"), ("K", "MN")):
+        for kw in ({}, {"beta": True, "bias": "col", "activation": "gelu"}):
+            s = pick_spec(M, N, K, am, bm, "bf16", "bf16", **kw)
+            out.setdefault(s, s)
+    return list(out)
+
+
+@pytest.mark.parametrize("spec", MATRIX + EPILOGUES + SCHEDULES + _heuristic_choices(), ids=lambda s: s.name)
 def test_compiles_without_spills(spec, tmp_path, monkeypatch):
     from cute_py import runtime as rt
     monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(tmp_path))

@@ -94,3 +94,27 @@ def test_source_is_header_free_and_commented():
     assert "#include" not in src
     assert "get_layoutC_TV" in src and "TmaParams box" in src and "GmmaDescriptor(" in src
     assert "erff" in src and "ep.beta * ep.c[" in src and "ep.bias[m]" in src
+
+
+@pytest.mark.parametrize("out", ["bf16", "f16", "f32"])
+def test_epilogue_staging_from_the_bank_analysis(out):
+    """The TMA epilogue stages D chunks in the 128 B-swizzled K-major atom: the accumulator writes (the C TV layout
+    of a 64-wide GMMA atom) are conflict-free for 16-bit D, where a plain row-major chunk is 8-way conflicted."""
+    from cute_py.viz.banks import bank_conflicts
+    spec = GemmSpec(tile=(128, 256, 64), out_dtype=out)
+    e = gemm_plan(spec).epi
+    assert e.tma.box_dim == (e.cols, 64) and e.cols * (4 if out == "f32" else 2) == 128
+    bits = 64 if out == "f32" else 32
+    plain = bank_conflicts(Layout((64, e.cols), (e.cols, 1)), e.access, out, vector_bits=bits)
+    if out == "f32":
+        assert e.conflicts.max_ways < plain.max_ways
+    else:
+        assert e.conflicts.conflict_free and plain.max_ways == 8
+    src = emit_gemm(spec)
+    assert "kStageXor" in src and f"max {e.conflicts.max_ways}-way" in src
+
+
+def test_direct_epilogue_for_column_major_d():
+    spec = GemmSpec(c="(M,N):(1,M)")
+    assert spec.epilogue == "direct" and gemm_plan(spec).epi is None
+    assert "tma_store_2d(" not in emit_gemm(spec).split("// ---- entry point")[1]
