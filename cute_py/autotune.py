@@ -847,7 +847,15 @@ def record(problem: Problem, spec: GemmSpec, seconds: float, *, device: str | No
         path.parent.mkdir(parents=True, exist_ok=True)
         _atomic_write(path, json.dumps({"format": FORMAT, "entries": entries}, indent=1, sort_keys=True))
         _State.entries, _State.specs, _State.where = entries, {}, _where()
+    _forget_launches()
     return path
+
+
+def _forget_launches() -> None:
+    """Drop cute_py.gemm's prepared launches, so calls that picked their spec before this record pick again."""
+    gemm_module = sys.modules.get("cute_py.gemm")
+    if gemm_module is not None:
+        gemm_module._LAUNCHES.clear()
 
 
 def clear_cache() -> bool:
@@ -859,6 +867,7 @@ def clear_cache() -> bool:
     False
     >>> del os.environ["CUTE_PY_CACHE_DIR"]
     """
+    _forget_launches()
     with _State.lock:
         _State.entries, _State.specs, _State.where = {}, {}, None
         try:

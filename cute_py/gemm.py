@@ -385,13 +385,13 @@ def _zeros(like, n, dtype_name):
     raise GemmInputError(f"gemm: cannot allocate the split-K workspace like a {type(like).__name__}")
 
 
-def _workspace(like, plan, M, N, stream_key):
+def _workspace(like, device, plan, M, N, stream_key):
     """The split-K f32 workspace (one partial tile per split and tile) and the per-tile counters, which return
     to zero after every launch: one pair serves every call on a stream (calls on one stream are ordered)."""
     bm, bn, _ = plan.spec.tile
     tiles = plan.workspace_tiles(M, N)
     floats = tiles * bm * bn * plan.spec.split_k
-    key = (_lib_of(like), stream_key)
+    key = (_lib_of(like), device, stream_key)
     ws, cnt = _WORKSPACES.get(key, (None, None))
     if ws is None or ws.shape[0] < floats or cnt.shape[0] < tiles:
         ws, cnt = _zeros(like, floats, "f32"), _zeros(like, tiles, "s32")
@@ -448,7 +448,7 @@ def _prepare(spec, like, A, B, D, Cd, Bias, M, N, K, lda, ldb, ldd, ldc, a_major
     if spec.split_k > 1:
         skey = 0 if stream is None else (stream if isinstance(stream, int) else
                                          getattr(stream, "cuda_stream", None) or getattr(stream, "ptr", None))
-        ws, cnt = _workspace(like, plan, M, N, skey)
+        ws, cnt = _workspace(like, A.device, plan, M, N, skey)
         vals["ws"], vals["counters"] = ws, cnt
         keep = [ws, cnt]
     names = kernel_params(spec)

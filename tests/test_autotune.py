@@ -540,3 +540,20 @@ def test_cli_subprocess_without_a_gpu():
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "candidates:" in r.stdout and "no GPU" in r.stdout
+
+
+def test_record_and_clear_forget_prepared_gemm_launches(tmp_path, monkeypatch):
+    """A prepared gemm launch picked its spec before the record: recording (or clearing) drops it, so the next
+    call looks the spec up again."""
+    import sys
+    import cute_py.autotune  # noqa: F401 - the module, whose name the package's autotune function shadows
+    at = sys.modules["cute_py.autotune"]
+    gemm_module = sys.modules["cute_py.gemm"]
+    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(tmp_path))
+    gemm_module._LAUNCHES["stale"] = object()
+    problem = at.Problem(4096, 4096, 4096, "K", "K", "bf16", "bf16")
+    at.record(problem, GemmSpec(tile=(128, 256, 64)), 1e-3, device="H100")
+    assert "stale" not in gemm_module._LAUNCHES
+    gemm_module._LAUNCHES["stale"] = object()
+    at.clear_cache()
+    assert "stale" not in gemm_module._LAUNCHES
