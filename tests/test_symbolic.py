@@ -490,3 +490,13 @@ def test_static_inputs_never_touch_sympy_results():
     for R in (logical_divide(A, (4, 8)), complement(Layout(4, 2), 24), coalesce(A), right_inverse(A)):
         assert all(type(x) is int for x in it.flatten_to_tuple(R.shape) + it.flatten_to_tuple(R.stride))
     assert type(cosize(A)) is int and type(A(5)) is int
+
+
+def test_complement_depends_on_an_extent_that_may_be_1():
+    """Regression (found by hypothesis): (M,(3,1),1):(4,(1,0),0) drops its M mode when M = 1, and the stride 4 is
+    not a multiple of 3, so the complement (and the logical product) differs between M = 1 and M > 1: refused."""
+    A = Layout((M, (3, 1), 1), (4, (1, 0), 0))
+    with pytest.raises(SymbolicError) as info:
+        logical_product(A, Layout(2))
+    assert info.value.fact == "M > 1"
+    assert str(logical_product(Layout((M, 4), (1, M)), Layout(3))) == "((M,4),3):((1,M),4*M)"   # exact: kept

@@ -546,6 +546,7 @@ def complement(layout, cotarget):
         return Layout(canon(it.product(cotarget)))
     modes.sort(key=lambda m: m[0])  # static strides here (or a single mode)
     res_s, res_d = [], [1]
+    inexact = False
     for d, s in modes:
         prev = res_d[-1]
         if type(d) is int and type(prev) is int:
@@ -560,8 +561,17 @@ def complement(layout, cotarget):
         if new_shape == 0:
             raise layout_error(InjectivityError, "complement", "non-injective layout in complement",
                                f"stride {d} overlaps the modes below it (which reach {prev})", layout=layout)
+        if not divides(prev, d):
+            inexact = True
         res_s.append(new_shape)
         res_d.append(canon(d * s))
+    # A mode of extent 1 is filtered out before the chain; a symbolic extent that may be 1 keeps its mode, which
+    # changes the result where a step is inexact (floor(d / prev)): then the answer depends on the extent.
+    maybe_unit = [s for _d, s in modes if type(s) is not int and lt(1, s) is not True]
+    if inexact and maybe_unit:
+        raise fail("complement", f"{maybe_unit[0]} > 1",
+                   f"the mode of extent {maybe_unit[0]} is dropped when it is 1, and the complement then differs "
+                   f"(a stride is not a multiple of the modes below it)", layout=layout)
     rest_shape = canon(it.product(it.ceil_div(cotarget, res_d[-1])))  # C++: coalesce(ceil_div(cotarget, stride))
     res_s.append(rest_shape)
     if rest_shape == 1:
