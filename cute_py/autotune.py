@@ -30,14 +30,13 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import threading
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .emit.spec import GemmSpec
-from .runtime.cache import cache_dir
+from .runtime.cache import atomic_write, cache_dir
 
 __all__ = ["autotune", "candidate_specs", "problem_key", "lookup", "record", "clear_cache", "cache_path",
            "progress_line", "Problem", "AutotuneResult", "AutotuneRow", "AutotuneError",
@@ -845,7 +844,7 @@ def record(problem: Problem, spec: GemmSpec, seconds: float, *, device: str | No
         entries = _read(path)
         entries[key] = entry
         path.parent.mkdir(parents=True, exist_ok=True)
-        _atomic_write(path, json.dumps({"format": FORMAT, "entries": entries}, indent=1, sort_keys=True))
+        atomic_write(path, json.dumps({"format": FORMAT, "entries": entries}, indent=1, sort_keys=True).encode())
         _State.entries, _State.specs, _State.where = entries, {}, _where()
     _forget_launches()
     return path
@@ -875,17 +874,3 @@ def clear_cache() -> bool:
         except FileNotFoundError:
             return False
     return True
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

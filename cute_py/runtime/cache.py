@@ -22,7 +22,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["cache_dir", "cache_enabled", "cache_key", "load", "store", "clear", "FORMAT"]
+__all__ = ["cache_dir", "cache_enabled", "cache_key", "load", "store", "clear", "atomic_write", "FORMAT"]
 
 FORMAT = 1
 """Version of the entry format; part of the key, so a new format never reads an old entry."""
@@ -108,8 +108,8 @@ def store(key: str, cubin: bytes, meta: dict, folder: Path | None = None) -> boo
     meta = dict(meta, format=FORMAT, cubin_sha256=hashlib.sha256(cubin).hexdigest())
     try:
         cubin_path.parent.mkdir(parents=True, exist_ok=True)
-        _atomic_write(cubin_path, cubin)
-        _atomic_write(meta_path, json.dumps(meta, indent=1).encode())   # written last: the entry's commit
+        atomic_write(cubin_path, cubin)
+        atomic_write(meta_path, json.dumps(meta, indent=1).encode())   # written last: the entry's commit
     except OSError:
         return False
     return True
@@ -134,7 +134,13 @@ def clear(folder: Path | None = None) -> int:
     return n
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and ``os.replace``: readers see the
+    old file or the new one, never a partial write (also used for the autotune file).
+
+    >>> import tempfile; p = Path(tempfile.mkdtemp()) / "x.json"; atomic_write(p, b"{}"); p.read_bytes()
+    b'{}'
+    """
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
