@@ -167,17 +167,36 @@ def _lib_of(x):
     return type(x).__module__.split(".")[0]
 
 
-def _alloc(like, shape, dtype_name):
-    """An empty device array made by the library ``like`` comes from (never importing torch ourselves)."""
+def _allocator(like):
+    """``new(shape, dtype_name)``: empty device arrays from the library (and device) of ``like``, without keeping
+    ``like`` alive and without importing torch ourselves."""
     lib = _lib_of(like)
     mod = sys.modules.get(lib)
     if lib == "torch":
-        tdt = {"bf16": mod.bfloat16, "f16": mod.float16, "f32": mod.float32}[dtype_name]
-        return like.new_empty(shape, dtype=tdt)
+        dev = like.device
+
+        def new(shape, dtype_name):
+            tdt = {"bf16": mod.bfloat16, "f16": mod.float16, "f32": mod.float32}[dtype_name]
+            return mod.empty(shape, dtype=tdt, device=dev)
+        return new
     if lib == "cupy":
-        npdt = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32}[dtype_name]
-        return mod.empty(shape, dtype=npdt)
-    raise GemmInputError(f"gemm: cannot allocate the output like a {type(like).__name__}; pass out=")
+        dev = like.device
+
+        def new(shape, dtype_name):
+            npdt = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32}[dtype_name]
+            with dev:
+                return mod.empty(shape, dtype=npdt)
+        return new
+    kind = type(like).__name__
+
+    def refuse(shape, dtype_name):
+        raise GemmInputError(f"gemm: cannot allocate the output like a {kind}; pass out=")
+    return refuse
+
+
+def _alloc(like, shape, dtype_name):
+    """An empty device array made by the library ``like`` comes from."""
+    return _allocator(like)(shape, dtype_name)
 
 
 def _dtype_of(x, what, allowed):
@@ -403,7 +422,7 @@ class _GemmCall:
     """A prepared GEMM launch; ``run(out)`` launches it (allocating D first when ``out`` is None)."""
 
     def __init__(self, launch, like, shape, out_t, d_index, tmd_index, d_params, keep):
-        self.launch, self.like, self.shape, self.out_t = launch, like, shape, out_t
+        self.launch, self.new, self.shape, self.out_t = launch, _allocator(like), shape, out_t
         self.d_index, self.tmd_index, self.d_params = d_index, tmd_index, d_params
         self.keep = keep
         self.d_ptr = None
@@ -411,7 +430,7 @@ class _GemmCall:
 
     def run(self, out):
         if out is None:
-            out = _alloc(self.like, self.shape, self.out_t)
+            out = self.new(self.shape, self.out_t)
         ptr = out.data_ptr() if hasattr(out, "data_ptr") else _arr(out, "out").ptr
         if ptr != self.d_ptr:
             self.launch.set_pointer(self.d_index, ptr)
