@@ -361,15 +361,20 @@ def _launch_key(a, b, c, bias, out, alpha, beta, activation, spec, stream):
         return None
     if out is None:
         keys += (type(a).__module__,)
-    if stream is None:
-        s = 0
-    elif isinstance(stream, int):
-        s = stream
-    else:
-        s = getattr(stream, "cuda_stream", None) or getattr(stream, "ptr", None)
-        if not isinstance(s, int):
-            return None
+    s = _stream_key(stream)
+    if s is None:
+        return None
     return keys + (float(alpha), float(beta), activation, spec, s)
+
+
+def _stream_key(stream):
+    """The stream's handle as an int (0: the legacy default stream), or None when it has no cheap handle."""
+    if stream is None:
+        return 0
+    if isinstance(stream, int):
+        return stream
+    s = getattr(stream, "cuda_stream", None) or getattr(stream, "ptr", None)
+    return s if isinstance(s, int) else None
 
 
 def _sm_count() -> int:
@@ -465,9 +470,7 @@ def _prepare(spec, like, A, B, D, Cd, Bias, M, N, K, lda, ldb, ldd, ldc, a_major
         vals["tma_d"] = _tensor_map(D.ptr, d_params)
     keep = []
     if spec.split_k > 1:
-        skey = 0 if stream is None else (stream if isinstance(stream, int) else
-                                         getattr(stream, "cuda_stream", None) or getattr(stream, "ptr", None))
-        ws, cnt = _workspace(like, A.device, plan, M, N, skey)
+        ws, cnt = _workspace(like, A.device, plan, M, N, _stream_key(stream))
         vals["ws"], vals["counters"] = ws, cnt
         keep = [ws, cnt]
     names = kernel_params(spec)

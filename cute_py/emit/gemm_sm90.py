@@ -361,11 +361,7 @@ def _epilogue_tma(p: GemmPlan) -> str:
         assert p.c_tv(0, v) // p.tv_rows // cols == v // per_chunk, v
     for v in range(0, p.atom.regs["c"], 2):
         assert p.c_tv(0, v + 1) == p.c_tv(0, v) + p.tv_rows, v
-    xors = _staging_xors(p)
-    bits, base, shift = e.swizzle
-    mask = ((1 << bits) - 1) << base
-    staging_expr = (f"(((u32)(rt * {e.row_elems} + ct)) ^ ((((u32)(rt * {e.row_elems} + ct)) >> {shift}) & {mask}u))"
-                     f" * {nbytes}u")
+    staging_expr, xors = _staging_offsets(p)
     if out == "f32":
         store = "st_shared_v2_f32(base ^ kStageXor[(v - j * PER) / 2], x0, x1);"
     else:
@@ -420,11 +416,13 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAcc
 """
 
 
-def _staging_xors(p: GemmPlan) -> list:
-    """Per value pair of a chunk: the XOR that takes a thread's staging byte offset to the value's.
+def _staging_offsets(p: GemmPlan) -> tuple:
+    """``(thread_expr, xors)``: the C expression of a thread's staging byte offset (``Sw<B,M,S>`` of
+    ``rt * cols + ct``, times the element bytes) and, per value pair of a chunk, the XOR that takes it to the
+    value's offset.
 
-    Checked for every consumer thread and value of every chunk against the
-    staging layout itself, so the emitted ``base ^ kStageXor[i]`` is exact.
+    Both are checked for every consumer thread and value of every chunk against the staging layout itself,
+    so the emitted ``thread_off ^ kStageXor[i]`` is exact.
     """
     e = p.epi
     nbytes = 128 // e.cols
@@ -447,13 +445,14 @@ def _staging_xors(p: GemmPlan) -> list:
     for t in range(128 * p.spec.consumers):
         rt, ct = mn(t, 0)
         rt %= 64
-        x = rt * e.row_elems + ct                  # the emitted thread offset: Sw<bits,base,shift>(x) in bytes
+        x = rt * e.cols + ct                       # the emitted thread offset: Sw<bits,base,shift>(x) in bytes
         assert (x ^ ((x >> shift) & mask)) * nbytes == byte(rt, ct), t
         for v in range(0, p.atom.regs["c"], 2):
             r, c = mn(t, v)
             r, c = r % 64, c % e.cols
             assert byte(r, c) == byte(rt, ct) ^ xors[(v % per_chunk) // 2], (t, v)
-    return xors
+    x = f"((u32)(rt * {e.cols} + ct))"
+    return f"({x} ^ (({x} >> {shift}) & {mask}u)) * {nbytes}u", xors
 
 
 def splitk_reduce(p: GemmPlan) -> str:

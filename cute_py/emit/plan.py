@@ -24,6 +24,7 @@ from ..arch.sm90 import (
 )
 from ..atoms import MMAAtom, TiledMMA, gmma, make_tiled_mma
 from ..layouts import Layout, int_tuple as it, right_inverse
+from ..layouts.dtypes import dtype
 from ..viz.banks import bank_conflicts
 from .spec import GemmSpec, parse_gmem
 
@@ -89,11 +90,11 @@ def operand_plan(spec: GemmSpec, which: str) -> OperandPlan:
     step_mn, step_k = tma.box_coords((1, 0)), tma.box_coords((0, 1))
     tile_step = tuple((step_mn[i] - o[i], step_k[i] - o[i]) for i in range(tma.rank))
     return OperandPlan(which, major, gmem, (mn, bk), atom, smem, stage_bytes(smem, t), desc, mma_mn, tma,
-                       copies, tile_step, mn * bk * t_bytes(t))
+                       copies, tile_step, mn * bk * _nbytes(t))
 
 
-def t_bytes(t) -> int:
-    from ..layouts.dtypes import dtype
+def _nbytes(t) -> int:
+    """Bytes per element of the type named ``t``."""
     return dtype(t).bits // 8
 
 
@@ -138,7 +139,6 @@ class EpiloguePlan:
     access: Layout
     conflicts: object
     tma: TmaParams
-    row_elems: int             # elements per staging row (the inner layout is row-major)
     swizzle: tuple             # (bits, base, shift) of the staging swizzle, in elements
 
 
@@ -146,7 +146,7 @@ class EpiloguePlan:
 def epilogue_plan(spec: GemmSpec) -> EpiloguePlan:
     """Staging layout, its bank analysis and the TMA store of D for ``spec`` (epilogue "tma", row-major D)."""
     t = spec.out_dtype
-    nbytes = t_bytes(t)
+    nbytes = _nbytes(t)
     cols, rows = 128 // nbytes, 64
     smem = tile_smem(smem_atom("K", 128, t), rows, cols, major="K")
     inner, sw = smem.inner, smem.outer
@@ -158,8 +158,7 @@ def epilogue_plan(spec: GemmSpec) -> EpiloguePlan:
     shape, stride = parse_gmem(spec.c, ("M", "N"))
     tma = make_tma_params(_symbols(shape, stride), smem, t)
     assert tma.box_dim == (cols, rows) and tma.gmem_modes == (1, 0), (tma.box_dim, tma.gmem_modes)
-    return EpiloguePlan(smem, cols, rows, rows * cols * nbytes, acc, report, tma, cols,
-                        (sw.bits, sw.base, sw.shift))
+    return EpiloguePlan(smem, cols, rows, rows * cols * nbytes, acc, report, tma, (sw.bits, sw.base, sw.shift))
 
 
 def split_tv(layout: Layout, rows: int):
