@@ -66,20 +66,6 @@ constexpr u32 kTxBytes = {p.tx_bytes}u;
 """
 
 
-def _load_lines(op, tmap: str, stage_expr: str, mn_tile: str, k_tile: str, indent: str) -> list:
-    t = op.tma
-    lines = [f"{indent}// {op.which}: TmaParams box {t.box_dim} over gmem modes {t.gmem_modes} ({'MN' if t.gmem_modes[0] == 0 else 'K'} innermost), "
-             f"swizzle {t.swizzle}; box layout {t.box_layout}"]
-    for off, coord in op.copies:
-        cs = []
-        for i, c in enumerate(coord):
-            smn, sk = op.tile_step[i]
-            terms = [f"{mn_tile} * {smn}" if smn else "", f"{k_tile} * {sk}" if sk else "", str(c) if c else ""]
-            cs.append(" + ".join(x for x in terms if x) or "0")
-        lines.append(f"{indent}tma_load_2d({stage_expr} + kOff{op.which} + {off}u, &{tmap}, full, {cs[0]}, {cs[1]});")
-    return lines
-
-
 def scheduler(p: GemmPlan) -> str:
     """The static tile scheduler: work unit -> (M tile, N tile, K split), grouped for L2 reuse."""
     s = p.spec

@@ -113,10 +113,12 @@ __device__ __forceinline__ u32 cluster_ctarank() { u32 r; asm volatile("mov.u32 
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
-// arrive on the mbarrier at the same smem offset in CTA `rank` of this cluster (itself included)
+// arrive on the mbarrier at the same smem offset in CTA `rank` of this cluster (itself included). The default
+// semantics (release at CTA scope) suffice: what the arrive publishes is that this warp's wgmma have retired.
+// An explicit .release.cluster compiles to MEMBAR.ALL.GPU before every arrive, which made clusters 2.5x slower.
 __device__ __forceinline__ void mbar_arrive_cluster(u32 bar, u32 rank) {
   asm volatile("{\n\t.reg .b32 remote;\n\tmapa.shared::cluster.u32 remote, %0, %1;\n\t"
-               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" :: "r"(bar), "r"(rank) : "memory");
+               "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" :: "r"(bar), "r"(rank) : "memory");
 }
 """
 
