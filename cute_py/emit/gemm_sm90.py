@@ -45,7 +45,8 @@ def header(p: GemmPlan) -> str:
         f"//   D = {formula(s)}",
         f"//   A {s.a} ({p.a.major}-major), B {s.b} ({p.b.major}-major), C/D {s.c}",
         f"//   {s.dtype} inputs, {s.acc_dtype} accumulators, {s.out_dtype} output; CTA tile {bm}x{bn}x{bk};",
-        f"//   {p.stages}-stage smem ring; 1 producer + {s.consumers} consumer warpgroup(s) ({p.threads} threads).",
+        f"//   {p.stages}-stage smem ring; 1 producer + {s.consumers} consumer warpgroup(s) ({p.threads} threads), "
+        f"{s.schedule} schedule.",
     ]
     return "\n".join(lines) + "\n"
 
@@ -184,13 +185,14 @@ def consumer_mainloop(p: GemmPlan) -> str:
     s = p.spec
     bm, bn, bk = s.tile
     ks = bk // p.atom.shape_mnk[2]
+    tw = s.tile_warpgroups
     a, b = p.a, p.b
     calls = []
     for j in range(ks):
         for mb in range(p.m_blocks):
-            # consumer w, m-block mb covers rows mb * (64 C) + 64 w: A slice (mb * C + w)
-            offs = [a.desc_offset(mb * s.consumers + w, j) for w in range(s.consumers)]
-            a_off = f"{offs[0]}ull" if s.consumers == 1 else f"(w == 0 ? {offs[0]}ull : {offs[1]}ull)"
+            # tile warpgroup w (of C = tile_warpgroups), m-block mb covers rows mb * (64 C) + 64 w: A slice (mb * C + w)
+            offs = [a.desc_offset(mb * tw + w, j) for w in range(tw)]
+            a_off = f"{offs[0]}ull" if tw == 1 else f"(w == 0 ? {offs[0]}ull : {offs[1]}ull)"
             scale = "kb != kb0" if j == 0 else "1"
             calls.append(f"      wgmma_m64n{bn}k16(acc[{mb}], da + {a_off}, db + {b.desc_offset(0, j)}ull, {scale});"
                          f"   // k-slice {j}, m-block {mb}: A +({' '.join(map(str, offs))}), B +{b.desc_offset(0, j)}")
@@ -215,10 +217,11 @@ def consumer_mainloop(p: GemmPlan) -> str:
 // descriptor start address = (stage smem address >> 4), added to the base value (base_offset 0: 1024-aligned stages)
 constexpr u64 kDescA = {_hex(a.desc.value)};
 constexpr u64 kDescB = {_hex(b.desc.value)};
-constexpr int kMBlocks = {p.m_blocks};          // 64-row wgmma blocks per consumer: BM / (64 x consumers)
+constexpr int kMBlocks = {p.m_blocks};          // 64-row wgmma blocks per consumer and tile: BM / (64 x {s.tile_warpgroups})
 constexpr int kAccPerBlock = {p.atom.regs['c']};     // f32 accumulators per thread per block: N / 2
 
-// one arrival per consumer warp on stage s's empty barrier in every CTA that writes into this CTA's stage s
+// one arrival per consumer warp (of the warpgroup(s) that read stage s) on stage s's empty barrier in every CTA
+// that writes into this CTA's stage s
 __device__ __forceinline__ void release(u32 empty_bars, int s) {{
   if ((threadIdx.x & 31) == 0) {{
     const u32 bar = empty_bars + 8u * s;
@@ -292,8 +295,8 @@ def _acc_placement(p: GemmPlan) -> str:
     vm, vn = tv_expr(p.value_terms, "v", 2), tv_expr(p.value_terms, "v", 3)
     return f"""
 // ---- accumulator placement from the tiled GMMA C TV layout ----
-// tiled MMA ({p.spec.consumers},1,1) of {p.atom.name}: get_layoutC_TV = {p.c_tv}
-// maps (consumer thread t, value v) to m + {rows} * n; split mode by mode into row and column parts
+// tiled MMA ({p.spec.tile_warpgroups},1,1) of {p.atom.name}: get_layoutC_TV = {p.c_tv}
+// maps (tile thread t, value v) to m + {rows} * n; split mode by mode into row and column parts
 // (each stride d gives d % {rows} to m and d / {rows} to n; checked against the layout for every t, v).
 // m-block mb of a consumer adds mb * {rows} rows.
 __device__ __forceinline__ int acc_m_thread(int t) {{ return {tm}; }}
@@ -348,6 +351,8 @@ def _epilogue_tma(p: GemmPlan) -> str:
     for v in range(0, p.atom.regs["c"], 2):
         assert p.c_tv(0, v + 1) == p.c_tv(0, v) + p.tv_rows, v
     staging_expr, xors = _staging_offsets(p)
+    # t is the thread's index in the tile's C TV layout: cooperative warpgroup w holds rows [64 w, 64 w + 64)
+    tw, slab = ("t - 128 * w", "64 * w") if s.tile_warpgroups > 1 else ("t", "0")
     if out == "f32":
         store = "st_shared_v2_f32(base ^ kStageXor[(v - j * PER) / 2], x0, x1);"
     else:
@@ -372,12 +377,12 @@ constexpr u32 kEpiBufBytes = {e.buf_bytes}u;
 constexpr u32 kStageXor[{len(xors)}] = {{{", ".join(map(str, xors))}}};
 __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAccPerBlock], int t, int w, int m0,
                                                int n0, const TmaDesc* tma_d, u32 bufs, int& ebuf, const Epi& ep) {{
-  const int tw = t - 128 * w;                              // thread within the warpgroup
-  const int rt = acc_m_thread(t) - 64 * w, ct = acc_n_thread(t);
+  const int tw = {tw}, slab = {slab};   // thread within the warpgroup; the warpgroup's first row in the tile
+  const int rt = acc_m_thread(t) - slab, ct = acc_n_thread(t);
   const u32 thread_off = {staging_expr};
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb) {{
-    const int row0 = m0 + mb * {p.tv_rows} + 64 * w;       // first D row of this warpgroup's slab
+    const int row0 = m0 + mb * {p.tv_rows} + slab;         // first D row of this warpgroup's slab
 #pragma unroll
     for (int j = 0; j < {chunks}; ++j) {{
       const u32 buf = bufs + (ebuf & 1) * kEpiBufBytes, base = buf + thread_off;
@@ -428,7 +433,7 @@ def _staging_offsets(p: GemmPlan) -> tuple:
         xors.append(byte(r, c))
     bits, base, shift = e.swizzle
     mask = ((1 << bits) - 1) << base
-    for t in range(128 * p.spec.consumers):
+    for t in range(128 * p.spec.tile_warpgroups):
         rt, ct = mn(t, 0)
         rt %= 64
         x = rt * e.cols + ct                       # the emitted thread offset: Sw<bits,base,shift>(x) in bytes
@@ -506,15 +511,28 @@ def entry_point(p: GemmPlan) -> str:
     if p.epi:
         epi_setup = (f"    const u32 bufs = ring + kStages * kStageBytes + (u32)w * 2u * kEpiBufBytes;   "
                      f"// this warpgroup's two staging buffers\n    int ebuf = 0;")
-        store = "store_tile_tma(acc, t, w, wk.m_tile * {bm}, wk.n_tile * {bn}, &tma_d, bufs, ebuf, ep);".format(bm=bm, bn=bn)
+        store = "store_tile_tma(acc, mt, w, wk.m_tile * {bm}, wk.n_tile * {bn}, &tma_d, bufs, ebuf, ep);".format(bm=bm, bn=bn)
         finish = "    if (t == 128 * w) bulk_wait<0>();                    // every TMA store has completed\n"
     else:
         epi_setup = ""
-        store = f"store_tile(acc, t, wk.m_tile * {bm}, wk.n_tile * {bn}, d, ld_d, ep);"
+        store = f"store_tile(acc, mt, wk.m_tile * {bm}, wk.n_tile * {bn}, d, ld_d, ep);"
         finish = ""
     split = ("      if (!splitk_reduce(acc, t, ws, counters, wk.tile, wk.split, padded_tiles(num_m, num_n), &split_flag))\n"
              "        continue;\n"
              if s.split_k > 1 else "")
+    pingpong = s.schedule == "pingpong"
+    if pingpong:
+        mt = "t - 128 * w;                        // thread within the tile: each warpgroup owns whole tiles"
+        turn = ("      if ((i & 1) != w) {                             // the other warpgroup's tile: step over its k-blocks\n"
+                "        it += wk.kb1 - wk.kb0;\n"
+                "        continue;\n"
+                "      }\n"
+                "      if (i > 0) named_bar_sync(4 + w, 256);          // the other warpgroup's mainloop (unit i - 1) is done\n")
+        handoff = ("      if (unit + gridDim.x / kClusterSize < units)   // hand the tensor cores to the other warpgroup's unit i + 1\n"
+                   "        named_bar_arrive(5 - w, 256);\n")
+    else:
+        mt = "t;                                  // thread within the tile: the consumers split its rows"
+        turn = handoff = ""
     flag_decl = "  __shared__ int split_flag;                           // the arrival count seen by this CTA\n" \
         if s.split_k > 1 else ""
     return f"""
@@ -536,7 +554,7 @@ extern "C" __global__ void __launch_bounds__({p.threads}, 1)
   if (threadIdx.x == 0) {{
     for (int s = 0; s < kStages; ++s) {{
       mbar_init(full_bars + 8u * s, 1);                 // the producer's arrive_expect_tx
-      mbar_init(empty_bars + 8u * s, {4 * s.consumers} * kClusterSize);   // one arrival per consumer warp per CTA
+      mbar_init(empty_bars + 8u * s, {4 * s.tile_warpgroups} * kClusterSize);   // one arrival per warp reading it, per CTA
     }}
     fence_barrier_init();
   }}
@@ -548,15 +566,16 @@ extern "C" __global__ void __launch_bounds__({p.threads}, 1)
   }} else {{
     setmaxnreg_inc<{CONSUMER_REGS}>();
     const int w = wg - 1, t = threadIdx.x - 128;
+    const int mt = {mt}
     const Epi ep = {{c, bias, ld_c, alpha, beta, M, N}};
 {epi_setup}
     float acc[kMBlocks][kAccPerBlock];
-    int it = 0;
+    int it = 0, i = 0;
     const int units = work_units(num_m, num_n);
-    for (int unit = blockIdx.x / kClusterSize; unit < units; unit += gridDim.x / kClusterSize) {{
+    for (int unit = blockIdx.x / kClusterSize; unit < units; unit += gridDim.x / kClusterSize, ++i) {{
       const Work wk = work_of(unit, num_m, num_n, k_tiles, rank);
-      mainloop(acc, w, ring, full_bars, empty_bars, it, wk.kb0, wk.kb1);
-{split}      {store}
+{turn}      mainloop(acc, w, ring, full_bars, empty_bars, it, wk.kb0, wk.kb1);
+{handoff}{split}      {store}
     }}
 {finish}  }}
   {"cluster_sync();                                      // no CTA leaves while a peer may still write to it" if cs > 1 else ""}

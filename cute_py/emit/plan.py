@@ -197,12 +197,12 @@ class GemmPlan:
     a: OperandPlan
     b: OperandPlan
     atom: MMAAtom              # one wgmma 64 x BN x 16
-    tiled: TiledMMA            # consumers warpgroups stacked along M
-    c_tv: Layout               # tiled.get_layoutC_TV(): (consumer thread, value) -> m + (64*consumers) * n
-    tv_rows: int               # 64 * consumers
+    tiled: TiledMMA            # the tile's warpgroups (spec.tile_warpgroups) stacked along M
+    c_tv: Layout               # tiled.get_layoutC_TV(): (tile thread, value) -> m + (64*tile_warpgroups) * n
+    tv_rows: int               # 64 * tile_warpgroups
     thread_terms: list
     value_terms: list
-    m_blocks: int              # 64-row wgmma blocks per consumer
+    m_blocks: int              # 64-row wgmma blocks per consumer warpgroup and tile
     stages: int
     stage_bytes: int
     smem_bytes: int            # dynamic smem requested (stages + epilogue staging + 1024 alignment slack)
@@ -232,7 +232,7 @@ def gemm_plan(spec: GemmSpec) -> GemmPlan:
     bm, bn, bk = spec.tile
     a, b = operand_plan(spec, "A"), operand_plan(spec, "B")
     atom = gmma(bn, spec.acc_dtype, spec.dtype, spec.dtype, a_major=a.major, b_major=b.major)
-    c = spec.consumers
+    c = spec.tile_warpgroups
     tiled = make_tiled_mma(atom, (c, 1, 1))
     c_tv = tiled.get_layoutC_TV()
     rows = 64 * c
@@ -253,4 +253,4 @@ def gemm_plan(spec: GemmSpec) -> GemmPlan:
     epi = epilogue_plan(spec) if spec.epilogue == "tma" else None
     smem = stages * sb + spec.epilogue_smem_bytes()
     return GemmPlan(spec, a, b, atom, tiled, c_tv, rows, thread_terms, value_terms, bm // rows, stages, sb,
-                    smem, 128 * (1 + c), tx, epi, spec.cluster[0] * spec.cluster[1])
+                    smem, 128 * (1 + spec.consumers), tx, epi, spec.cluster[0] * spec.cluster[1])

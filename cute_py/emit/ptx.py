@@ -154,6 +154,10 @@ template <int N> __device__ __forceinline__ void wgmma_wait() {
 __device__ __forceinline__ void named_bar_sync(u32 id, u32 threads) {
   asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(threads) : "memory");
 }
+// count this warp in on named barrier `id` without waiting (the other side waits with named_bar_sync)
+__device__ __forceinline__ void named_bar_arrive(u32 id, u32 threads) {
+  asm volatile("bar.arrive %0, %1;" :: "r"(id), "r"(threads) : "memory");
+}
 """
 
 

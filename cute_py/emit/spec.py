@@ -37,6 +37,7 @@ BIAS = (None, "row", "col")
 ACTIVATIONS = (None, "relu", "gelu")
 EPILOGUES = ("tma", "direct")
 CLUSTERS = ((1, 1), (2, 1), (1, 2))
+SCHEDULES = ("cooperative", "pingpong")
 MAX_STAGES = 8
 MAX_SPLIT_K = 16
 _ALIASES = {"fp16": "f16", "half": "f16", "float16": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32"}
@@ -100,7 +101,9 @@ class GemmSpec:
     - ``tile`` (BM, BN, BK); ``cluster`` (1, 1), (2, 1) (two CTAs along M share
       the B tile, loaded once by TMA multicast) or (1, 2) (two along N share A);
       ``stages`` (None: as many as fit, at most 8); ``consumers`` warpgroups
-      (1 or 2) splitting BM; ``schedule`` "cooperative"; ``swizzle`` bytes of the
+      (1 or 2); ``schedule`` "cooperative" (the consumers split each tile's BM
+      rows) or "pingpong" (2 consumers, each computing whole tiles in turn, so
+      one's epilogue overlaps the other's mainloop); ``swizzle`` bytes of the
       smem atoms (None: the largest canonical atom that fits, per operand).
     - scheduling: ``persistent`` (one CTA per SM walking the tiles; False: one
       CTA per tile); ``group`` (L2 rasterization: tiles run in column groups of
@@ -179,6 +182,14 @@ class GemmSpec:
         return a + b
 
     # -- derived -----------------------------------------------------------
+    @property
+    def tile_warpgroups(self) -> int:
+        """Consumer warpgroups sharing one tile's math: ``consumers`` (cooperative), 1 (pingpong: each
+        warpgroup owns whole tiles and holds the whole BM x BN accumulator)."""
+        if self.schedule == "pingpong" or self.consumers not in (1, 2):
+            return 1
+        return self.consumers
+
     def resolved_stages(self) -> int:
         """``stages``, or as many as fit in shared memory (with 1024 bytes of alignment slack), capped at 8."""
         if self.stages is not None:
@@ -252,8 +263,17 @@ class GemmSpec:
         bm, bn, bk = self.tile
         if self.consumers not in (1, 2):
             out.append(f"consumers = {self.consumers} not in (1, 2)")
-        if self.schedule != "cooperative":
-            out.append(f"schedule = {self.schedule!r}: only 'cooperative' is emitted")
+        if self.schedule not in SCHEDULES:
+            out.append(f"schedule = {self.schedule!r} not in {SCHEDULES}")
+        elif self.schedule == "pingpong":
+            if self.consumers != 2:
+                out.append(f"schedule = 'pingpong' needs consumers = 2 (two warpgroups taking turns), got {self.consumers}")
+            if self.split_k != 1:
+                out.append(f"schedule = 'pingpong' with split_k = {self.split_k}: split-K is emitted for the "
+                           f"cooperative schedule only")
+            if not self.persistent:
+                out.append("schedule = 'pingpong' needs persistent = True (the warpgroups take turns over a CTA's "
+                           "tiles; one tile per CTA would leave one idle)")
         if self.cluster not in CLUSTERS:
             out.append(f"cluster = {self.cluster} not in {CLUSTERS}")
         if self.epilogue not in EPILOGUES:
@@ -283,7 +303,7 @@ class GemmSpec:
         # Hopper budgets (check_config), with valid stand-ins for fields already reported, so the tile's own
         # problems are listed too; the dynamic smem carries 1024 bytes of alignment slack (the epilogue slot)
         t = self.dtype if self.dtype in DTYPES else "bf16"
-        c = self.consumers if self.consumers in (1, 2) else 1
+        c = self.tile_warpgroups
         out += [p for p in check_config(bm, bn, bk, t, t, "f32", c, stages, epilogue_bytes=self.epilogue_smem_bytes(),
                                         cluster=tuple(self.cluster) + (1,), max_regs_per_consumer=232)
                 if not p.startswith("consumers") and not p.startswith("cluster")]

@@ -243,6 +243,11 @@ SCHEDULES = [
     dict(tile=(128, 256, 64), group=16, epilogue="direct"),
     dict(tile=(128, 64, 64)),
     dict(tile=(128, 64, 64), split_k=2, group=32),
+    dict(tile=(128, 128, 64), schedule="pingpong"),
+    dict(tile=(128, 64, 64), schedule="pingpong", cluster=(1, 2)),
+    dict(tile=(64, 128, 64), schedule="pingpong", epilogue="direct", group=1),
+    dict(tile=(64, 64, 64), consumers=1, cluster=(2, 1)),
+    dict(tile=(64, 64, 64), consumers=1, stages=12, split_k=2),
 ]
 
 
@@ -250,7 +255,8 @@ SCHEDULES = [
 @pytest.mark.parametrize("layout", ("tn", "nt"))
 def test_exact_schedules(kw, layout):
     """Clusters with multicast (odd tile counts leave a cluster half outside D), split-K (uneven splits, twice in a
-    row: the workspace and counters must return to zero), several tiles per persistent CTA, raster groups."""
+    row: the workspace and counters must return to zero), several tiles per persistent CTA, raster groups, the
+    ping-pong schedule (warpgroups taking turns over a CTA's tiles) and one-warpgroup 64-row tiles."""
     rng = np.random.default_rng(zlib.crc32(repr(kw).encode() + layout.encode()))
     spec_kw = dict(a="(M,K):(K,1)" if layout[0] == "t" else "(M,K):(1,M)",
                    b="(N,K):(K,1)" if layout[1] == "n" else "(N,K):(1,N)", **kw)
