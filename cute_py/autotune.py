@@ -50,10 +50,11 @@ FILENAME = "autotune.json"
 TOLERANCE = 1e-2
 """Largest relative Frobenius error of a candidate's result against the default spec's result."""
 MAX_CANDIDATES = 40
-TILES = ((128, 256, 64), (128, 128, 64), (256, 128, 64), (128, 64, 64))
-CLUSTERS = ((1, 1),)
-"""Only (1, 1): the 2-CTA cluster kernels are correct but measured 2.5x slower (benchmarks/NOTES.md, version 2),
-so timing them would only lengthen every autotune run."""
+TILES = ((128, 256, 64), (128, 128, 64), (256, 128, 64), (128, 64, 64), (64, 256, 64), (64, 128, 64), (64, 64, 64))
+"""Tiles tried; 64-row tiles run with one consumer warpgroup, the others with two."""
+CLUSTERS = ((2, 1), (1, 2))
+"""2-CTA clusters tried once per tile (with the base's raster group, no split): they measured at par or below
+(benchmarks/NOTES.md, version 3), so they get no grid of their own."""
 GROUPS = (1, 4, 8, 16, 32)
 SPLITS = (1, 2, 4, 8)
 _OFF = ("0", "off", "false", "no")
@@ -229,9 +230,9 @@ def _contiguous_dim(x, what, op) -> int:
 
 def candidate_specs(M: int, N: int, K: int, base: GemmSpec, sm_count: int = 132) -> list:
     """The specs :func:`autotune` times by default: ``base`` first, then ``base`` varied over the tile
-    (:data:`TILES`), the cluster (:data:`CLUSTERS`), the L2 raster group (:data:`GROUPS`) and split-K
-    (:data:`SPLITS`), all persistent; only specs with ``problems() == []``, without duplicates, at most
-    :data:`MAX_CANDIDATES`.
+    (:data:`TILES`), the L2 raster group (:data:`GROUPS`) and split-K (:data:`SPLITS`), then per tile each
+    cluster of :data:`CLUSTERS` and the ping-pong schedule once; all persistent; only specs with
+    ``problems() == []``, without duplicates, at most :data:`MAX_CANDIDATES`.
 
     Per tile shape, with ``tiles`` output tiles of it (``m_tiles`` along M):
 
@@ -251,8 +252,10 @@ def candidate_specs(M: int, N: int, K: int, base: GemmSpec, sm_count: int = 132)
     >>> sorted({s.split_k for s in candidate_specs(512, 1024, 256, GemmSpec(tile=(128, 128, 64)))})
     [1, 2]
     >>> many = candidate_specs(8192, 8192, 8192, GemmSpec(tile=(128, 256, 64)))
-    >>> sorted({s.split_k for s in many}), sorted({s.group for s in many}), sorted({s.tile for s in many})
-    ([1], [1, 4, 8, 16, 32], [(128, 64, 64), (128, 128, 64), (128, 256, 64), (256, 128, 64)])
+    >>> sorted({s.split_k for s in many}), sorted({s.group for s in many}), len({s.tile for s in many})
+    ([1], [1, 4, 8, 16, 32], 7)
+    >>> sorted({(s.cluster, s.schedule) for s in many})[:3]
+    [((1, 1), 'cooperative'), ((1, 1), 'pingpong'), ((1, 2), 'cooperative')]
     """
     _check_sizes("candidate_specs", M, N, K)
     if not isinstance(base, GemmSpec):
@@ -262,15 +265,17 @@ def candidate_specs(M: int, N: int, K: int, base: GemmSpec, sm_count: int = 132)
         raise AutotuneError(f"candidate_specs: the base spec {base.name} is not valid: {'; '.join(bad)}")
     if not isinstance(sm_count, int) or sm_count < 1:
         raise AutotuneError(f"candidate_specs: sm_count must be a positive int, got {sm_count!r}")
-    specs = [base]
+    specs, extra = [base], []
     for tile in TILES:
         bm, bn, bk = tile
         m_tiles, n_tiles, k_blocks = -(-M // bm), -(-N // bn), -(-K // bk)
-        for cluster in CLUSTERS:
-            if cluster[0] > m_tiles or cluster[1] > n_tiles:
-                continue
-            for group, split in _schedules(m_tiles, n_tiles, k_blocks, sm_count, base.group):
-                specs.append(base.replace(tile=tile, cluster=cluster, group=group, split_k=split, persistent=True))
+        at = base.replace(tile=tile, consumers=1 if bm == 64 else 2, cluster=(1, 1), schedule="cooperative",
+                          persistent=True, split_k=1)
+        for group, split in _schedules(m_tiles, n_tiles, k_blocks, sm_count, base.group):
+            specs.append(at.replace(group=group, split_k=split))
+        extra += [at.replace(cluster=c) for c in CLUSTERS if c[0] <= m_tiles and c[1] <= n_tiles]
+        extra.append(at.replace(consumers=2, schedule="pingpong"))
+    specs += extra
     unique = list(dict.fromkeys(specs))
     valid = [unique[0]] + [s for s in unique[1:] if not s.problems()]
     return valid[:MAX_CANDIDATES]

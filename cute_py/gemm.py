@@ -107,27 +107,33 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
               c_row_major=True, d_tma=True, sm_count=132) -> GemmSpec:
     """The spec :func:`gemm` uses for a problem (the heuristic; :func:`cute_py.autotune` can do better).
 
-    Measured on the H100 (benchmarks/NOTES.md, version 2):
+    Measured on the H100 (benchmarks/NOTES.md, versions 2 and 3):
 
     - tile 128x256x64 (2 consumer warpgroups, 64x256 wgmma each) when that
-      still gives every SM a tile; else 128x128x64; else, when even 128x128
-      tiles would leave half the SMs idle (small M), 128x64x64, which doubles
-      the CTAs streaming B. 128x128x64 also for heavier epilogues (any of
+      still gives every SM a tile; else 128x128x64 while those tiles fill at
+      least 90% of the SMs. 128x128x64 also for heavier epilogues (any of
       beta, bias, activation with an MN-major A; two or more with a K-major
       A), where the 128x256 kernel would spill registers;
-    - split-K (2) only for long K (at least 128 k-blocks) when the tiles
-      still fill at most half the SMs: the f32 reduction through L2 costs
-      more than it gains elsewhere;
+    - fewer tiles than that (small M): 64-row tiles with one consumer
+      warpgroup, which double the CTAs streaming B: 64x128x64 when they fill
+      90% of the SMs, or with split-K 2 for long K (at least 128 k-blocks)
+      when they fill at most half; else 64x64x64 (13 stages deep);
+    - split-K (2) for 128-row tiles only for long K when the tiles fill at
+      most half the SMs: the f32 reduction through L2 costs more than it
+      gains elsewhere;
     - the TMA-store epilogue for a row-major, 16-byte aligned D (``d_tma``),
       else direct stores;
-    - persistent; L2 raster groups of 32 tile rows from 8 waves of tiles on,
-      16 from 2 waves, else 8.
+    - persistent, cooperative, no cluster (neither ping-pong nor 2-CTA
+      clusters paid on any measured shape); L2 raster groups of 32 tile rows
+      from 8 waves of tiles on, 16 from 2 waves, else 8.
 
     >>> pick_spec(8192, 8192, 8192, "K", "K", "bf16", "bf16").name
     'cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g32'
     >>> s = pick_spec(128, 4096, 14336, "K", "K", "bf16", "bf16")
-    >>> s.tile, s.split_k
-    ((128, 64, 64), 2)
+    >>> s.tile, s.consumers, s.split_k
+    ((64, 128, 64), 1, 2)
+    >>> pick_spec(128, 4096, 4096, "K", "K", "bf16", "bf16").name
+    'cute_gemm_sm90_bf16_tn_64x64x64_s13_c1_obf16_dr_g8'
     """
     a = "(M,K):(K,1)" if a_major == "K" else "(M,K):(1,M)"
     b = "(N,K):(K,1)" if b_major == "K" else "(N,K):(1,N)"
@@ -138,16 +144,24 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
 
     extras = int(bool(beta)) + (bias is not None) + (activation is not None)
     light = extras == 0 or (a_major == "K" and extras == 1)
+    long_k = -(-K // 64) >= 128
+    fill = 0.9 * sm_count
+    split = 1
     if tiles(128, 256) >= sm_count and light:
         tile = (128, 256, 64)
-    elif tiles(128, 128) * 2 <= sm_count:
-        tile = (128, 64, 64)
-    else:
+    elif tiles(128, 128) >= fill:
         tile = (128, 128, 64)
+    elif tiles(64, 128) >= fill:
+        tile = (64, 128, 64)
+    elif long_k and tiles(64, 128) * 2 <= sm_count:
+        tile, split = (64, 128, 64), 2
+    else:
+        tile = (64, 64, 64)
     n = tiles(tile[0], tile[1])
-    split = 2 if n * 2 <= sm_count and -(-K // 64) >= 128 else 1
+    if tile[0] == 128 and n * 2 <= sm_count and long_k:
+        split = 2
     group = 32 if n >= 8 * sm_count else 16 if n >= 2 * sm_count else 8
-    return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=2, beta=beta,
+    return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=tile[0] // 64, beta=beta,
                     bias=bias, activation=activation, split_k=split, group=group,
                     epilogue="tma" if c_row_major and d_tma else "direct")
 

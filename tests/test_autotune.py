@@ -71,7 +71,10 @@ def test_candidates_are_valid_unique_and_start_with_the_base(M, N, K, majors):
                                                                       base.c)
     for s in specs[1:]:
         assert s.persistent
-        assert s.tile in at.TILES and s.cluster in at.CLUSTERS and s.split_k in at.SPLITS
+        assert s.tile in at.TILES and s.cluster in ((1, 1),) + at.CLUSTERS and s.split_k in at.SPLITS
+        assert s.consumers == (1 if s.tile[0] == 64 and s.schedule == "cooperative" else 2), s.name
+        if s.cluster != (1, 1) or s.schedule == "pingpong":    # tried once per tile: base group, no split
+            assert s.group == base.group and s.split_k == 1, s.name
 
 
 @pytest.mark.parametrize("M,N,K", SHAPES)
@@ -97,7 +100,8 @@ def test_split_k_depends_on_the_sm_count():
 def test_big_problems_vary_tile_cluster_and_group():
     specs = at.candidate_specs(8192, 8192, 8192, GemmSpec(tile=(128, 256, 64)))
     assert {s.tile for s in specs} == set(at.TILES)
-    assert {s.cluster for s in specs} == set(at.CLUSTERS)
+    assert {s.cluster for s in specs} == {(1, 1)} | set(at.CLUSTERS)
+    assert {s.schedule for s in specs} == {"cooperative", "pingpong"}
     assert {s.group for s in specs} == set(at.GROUPS)
     assert {s.split_k for s in specs} == {1}
 

@@ -208,6 +208,10 @@ def consumer_mainloop(p: GemmPlan) -> str:
 #pragma unroll
       for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
   }"""
+    pingpong = s.schedule == "pingpong"
+    handoff_param = ", bool hand_off" if pingpong else ""
+    handoff = ("\n  if (hand_off) named_bar_arrive(5 - w, 256);   // ping-pong: the other warpgroup issues its tile while ours drain"
+               if pingpong else "")
     return f"""
 // ---- consumer warpgroups: wgmma from smem descriptors ----
 // A descriptor {_hex(a.desc.value)}: {a.desc}
@@ -231,7 +235,7 @@ __device__ __forceinline__ void release(u32 empty_bars, int s) {{
 
 // k-blocks [kb0, kb1) of one tile; the first k-slice overwrites the accumulators (scale-d 0)
 __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], int w, u32 ring, u32 full_bars,
-                                         u32 empty_bars, int& it, int kb0, int kb1) {{{empty_fix}
+                                         u32 empty_bars, int& it, int kb0, int kb1{handoff_param}) {{{empty_fix}
   for (int kb = kb0; kb < kb1; ++kb, ++it) {{
     const int s = it % kStages;
     const u32 stage = ring + s * kStageBytes;
@@ -243,7 +247,7 @@ __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], i
     wgmma_commit();
     wgmma_wait<1>();                                    // the wgmma of the previous k-block has retired
     if (kb > kb0) release(empty_bars, (it - 1) % kStages);
-  }}
+  }}{handoff}
   wgmma_wait<0>();
   if (kb1 > kb0) release(empty_bars, (it - 1) % kStages);
 }}
@@ -528,11 +532,10 @@ def entry_point(p: GemmPlan) -> str:
                 "        continue;\n"
                 "      }\n"
                 "      if (i > 0) named_bar_sync(4 + w, 256);          // the other warpgroup's mainloop (unit i - 1) is done\n")
-        handoff = ("      if (unit + gridDim.x / kClusterSize < units)   // hand the tensor cores to the other warpgroup's unit i + 1\n"
-                   "        named_bar_arrive(5 - w, 256);\n")
+        hand_off = ", unit + gridDim.x / kClusterSize < units"    # unit i + 1 exists: hand it the tensor cores
     else:
         mt = "t;                                  // thread within the tile: the consumers split its rows"
-        turn = handoff = ""
+        turn = hand_off = ""
     flag_decl = "  __shared__ int split_flag;                           // the arrival count seen by this CTA\n" \
         if s.split_k > 1 else ""
     return f"""
@@ -574,8 +577,8 @@ extern "C" __global__ void __launch_bounds__({p.threads}, 1)
     const int units = work_units(num_m, num_n);
     for (int unit = blockIdx.x / kClusterSize; unit < units; unit += gridDim.x / kClusterSize, ++i) {{
       const Work wk = work_of(unit, num_m, num_n, k_tiles, rank);
-{turn}      mainloop(acc, w, ring, full_bars, empty_bars, it, wk.kb0, wk.kb1);
-{handoff}{split}      {store}
+{turn}      mainloop(acc, w, ring, full_bars, empty_bars, it, wk.kb0, wk.kb1{hand_off});
+{split}      {store}
     }}
 {finish}  }}
   {"cluster_sync();                                      // no CTA leaves while a peer may still write to it" if cs > 1 else ""}

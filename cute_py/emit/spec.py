@@ -38,7 +38,7 @@ ACTIVATIONS = (None, "relu", "gelu")
 EPILOGUES = ("tma", "direct")
 CLUSTERS = ((1, 1), (2, 1), (1, 2))
 SCHEDULES = ("cooperative", "pingpong")
-MAX_STAGES = 8
+MAX_STAGES = 16
 MAX_SPLIT_K = 16
 _ALIASES = {"fp16": "f16", "half": "f16", "float16": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32"}
 _TOKEN = re.compile(r"\s*\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*\)\s*:\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*$")
@@ -100,7 +100,7 @@ class GemmSpec:
       bf16, f16, f32); ``acc_dtype`` f32.
     - ``tile`` (BM, BN, BK); ``cluster`` (1, 1), (2, 1) (two CTAs along M share
       the B tile, loaded once by TMA multicast) or (1, 2) (two along N share A);
-      ``stages`` (None: as many as fit, at most 8); ``consumers`` warpgroups
+      ``stages`` (None: as many as fit, at most 16); ``consumers`` warpgroups
       (1 or 2); ``schedule`` "cooperative" (the consumers split each tile's BM
       rows) or "pingpong" (2 consumers, each computing whole tiles in turn, so
       one's epilogue overlaps the other's mainloop); ``swizzle`` bytes of the
@@ -191,7 +191,7 @@ class GemmSpec:
         return self.consumers
 
     def resolved_stages(self) -> int:
-        """``stages``, or as many as fit in shared memory (with 1024 bytes of alignment slack), capped at 8."""
+        """``stages``, or as many as fit in shared memory (with 1024 bytes of alignment slack), capped at 16."""
         if self.stages is not None:
             return self.stages
         from ..arch.sm90 import smem_budget
