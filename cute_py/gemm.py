@@ -116,11 +116,10 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
       A), where the 128x256 kernel would spill registers;
     - fewer tiles than that (small M): 64-row tiles with one consumer
       warpgroup, which double the CTAs streaming B: 64x128x64 when they fill
-      90% of the SMs, or with split-K 2 for long K (at least 128 k-blocks)
-      when they fill at most half; else 64x64x64 (13 stages deep);
-    - split-K (2) for 128-row tiles only for long K when the tiles fill at
-      most half the SMs: the f32 reduction through L2 costs more than it
-      gains elsewhere;
+      90% of the SMs, else 64x64x64 (13 stages deep);
+    - split-K (2) only for long K (at least 128 k-blocks) when even those
+      tiles fill at most half the SMs: the f32 reduction through L2 costs
+      more than it gains elsewhere;
     - the TMA-store epilogue for a row-major, 16-byte aligned D (``d_tma``),
       else direct stores;
     - persistent, cooperative, no cluster (neither ping-pong nor 2-CTA
@@ -131,7 +130,9 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     'cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g32'
     >>> s = pick_spec(128, 4096, 14336, "K", "K", "bf16", "bf16")
     >>> s.tile, s.consumers, s.split_k
-    ((64, 128, 64), 1, 2)
+    ((64, 64, 64), 1, 1)
+    >>> pick_spec(64, 1024, 14336, "K", "K", "bf16", "bf16").split_k
+    2
     >>> pick_spec(128, 4096, 4096, "K", "K", "bf16", "bf16").name
     'cute_gemm_sm90_bf16_tn_64x64x64_s13_c1_obf16_dr_g8'
     """
@@ -153,12 +154,10 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
         tile = (128, 128, 64)
     elif tiles(64, 128) >= fill:
         tile = (64, 128, 64)
-    elif long_k and tiles(64, 128) * 2 <= sm_count:
-        tile, split = (64, 128, 64), 2
     else:
         tile = (64, 64, 64)
     n = tiles(tile[0], tile[1])
-    if tile[0] == 128 and n * 2 <= sm_count and long_k:
+    if n * 2 <= sm_count and long_k:
         split = 2
     group = 32 if n >= 8 * sm_count else 16 if n >= 2 * sm_count else 8
     return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=tile[0] // 64, beta=beta,

@@ -19,7 +19,8 @@ M = N = K = 512
 def three_candidates(a_major, b_major):
     """The default spec and two variants of it that differ in tile and split-K."""
     base = pick_spec(M, N, K, a_major, b_major, "bf16", "bf16")
-    others = [base.replace(tile=(128, 128, 64), split_k=1), base.replace(tile=(128, 256, 64), split_k=1, group=1)]
+    others = [base.replace(tile=(128, 128, 64), consumers=2, split_k=1),
+              base.replace(tile=(128, 256, 64), consumers=2, split_k=1, group=1)]
     specs = list(dict.fromkeys([base] + [s for s in others if not s.problems()]))
     assert len(specs) == 3, [s.name for s in specs]
     return specs
