@@ -50,6 +50,13 @@ FILENAME = "autotune.json"
 TOLERANCE = 1e-2
 """Largest relative Frobenius error of a candidate's result against the default spec's result."""
 MAX_CANDIDATES = 40
+FINALISTS = 3
+"""The fastest candidates of the first pass, which are timed again (with the default spec) in a final round."""
+FINAL_ROUNDS = 5
+"""Rounds of the final: each times every finalist once, in turn, so slow drifts (clocks, heat) hit all alike."""
+MARGIN = 0.01
+"""A finalist replaces the default spec only when its final-round median is faster by more than this fraction:
+first-pass times of near-equal kernels differ by noise, and the default is the better-tested choice."""
 TILES = ((128, 256, 64), (128, 128, 64), (256, 128, 64), (128, 64, 64), (64, 256, 64), (64, 128, 64), (64, 64, 64))
 """Tiles tried; 64-row tiles run with one consumer warpgroup, the others with two."""
 CLUSTERS = ((2, 1), (1, 2))
@@ -355,8 +362,9 @@ class AutotuneRow:
 @dataclass(frozen=True)
 class AutotuneResult:
     """What :func:`autotune` measured: ``best`` (spec), ``best_seconds``, ``default`` (the untuned spec),
-    ``rows`` (one :class:`AutotuneRow` per candidate, in the order timed), ``problem`` and ``device``.
-    ``str(result)`` is a plain-text table.
+    ``rows`` (one :class:`AutotuneRow` per candidate, in the order timed, first-pass times), ``final``
+    (``(spec, seconds)`` of the final round's finalists; ``best_seconds`` comes from there when the best is
+    one of them), ``problem`` and ``device``. ``str(result)`` is a plain-text table.
 
     >>> from cute_py.emit import GemmSpec
     >>> p = Problem(4096, 4096, 4096, "K", "K", "bf16", "bf16")
@@ -380,6 +388,7 @@ class AutotuneResult:
     default: GemmSpec
     rows: tuple = field(default_factory=tuple)
     device: str | None = None
+    final: tuple = field(default_factory=tuple)
 
     @property
     def best_ms(self) -> float:
@@ -391,8 +400,10 @@ class AutotuneResult:
 
     @property
     def speedup(self) -> float | None:
-        """The default spec's time over the best time (None when the default was not among the timed rows)."""
-        t = [r.seconds for r in self.rows if r.spec == self.default and r.ok]
+        """The default spec's time over the best time (final-round times where the default was a finalist;
+        None when the default was not among the timed rows)."""
+        t = [x for s, x in self.final if s == self.default] or [r.seconds for r in self.rows
+                                                                 if r.spec == self.default and r.ok]
         return t[0] / self.best_seconds if t else None
 
     def table(self) -> str:
@@ -495,7 +506,9 @@ def _measure(spec: GemmSpec, trial, flops: int) -> AutotuneRow:
 
 def _tune(problem: Problem, default: GemmSpec, specs, trial, *, progress=True, stream=None,
           device=None) -> AutotuneResult:
-    """Measure every spec with ``trial``; the fastest that ran is best. Raises if none ran."""
+    """Measure every spec with ``trial``, then time the :data:`FINALISTS` fastest and the default again in
+    :data:`FINAL_ROUNDS` alternating rounds (``trial.time(spec)``); the fastest finalist is best, unless the
+    default is within :data:`MARGIN` of it. Raises if none ran."""
     bar = _Progress(len(specs), progress, stream)
     rows = []
     try:
@@ -509,8 +522,21 @@ def _tune(problem: Problem, default: GemmSpec, specs, trial, *, progress=True, s
         reasons = "\n".join(f"  - {r.name}: {_short(r.status)}" for r in rows)
         raise AutotuneError(f"autotune: none of the {len(rows)} candidates ran correctly for {problem.shape}:\n"
                             f"{reasons}")
-    best = min(ran, key=lambda r: r.seconds)
-    return AutotuneResult(problem, best.spec, best.seconds, default, tuple(rows), device)
+    finalists = [r.spec for r in sorted(ran, key=lambda r: r.seconds)[:FINALISTS]]
+    if default not in finalists and any(r.spec == default for r in ran):
+        finalists.append(default)
+    if len(finalists) == 1:
+        best = ran[0]
+        return AutotuneResult(problem, best.spec, best.seconds, default, tuple(rows), device)
+    times = {s: [] for s in finalists}
+    for _ in range(FINAL_ROUNDS):
+        for s in finalists:
+            times[s].append(trial.time(s))
+    final = {s: statistics.median(v) for s, v in times.items()}
+    best = min(final, key=final.get)
+    if default in final and final[default] <= final[best] * (1 + MARGIN):
+        best = default
+    return AutotuneResult(problem, best, final[best], default, tuple(rows), device, tuple(final.items()))
 
 
 class _Timer:
@@ -570,8 +596,12 @@ class _Trial:
             self._run(spec, self.out)                  # compile and load outside the timing
         for _ in range(self.warmup):
             self._run(spec, self.out)
+        return self.time(spec), err
+
+    def time(self, spec: GemmSpec) -> float:
+        """Seconds per call: the median over ``reps`` batches of ``batch`` calls (``spec`` already ran)."""
         once = lambda: self._run(spec, self.out)       # noqa: E731
-        return statistics.median(self._timer.per_call(once, self.batch) for _ in range(self.reps)), err
+        return statistics.median(self._timer.per_call(once, self.batch) for _ in range(self.reps))
 
     def close(self) -> None:
         self._timer.close()

@@ -366,8 +366,13 @@ def test_progress_line_format():
 class FakeTrial:
     """``trial(spec)`` from a table: seconds, an exception to raise, or ("wrong", rel_err)."""
 
-    def __init__(self, outcomes):
-        self.outcomes, self.calls = outcomes, []
+    def __init__(self, outcomes, final=None):
+        self.outcomes, self.calls, self.final, self.timed = outcomes, [], final or {}, []
+
+    def time(self, spec):
+        """A final-round timing: ``final[spec]`` if given, else the first-pass seconds."""
+        self.timed.append(spec)
+        return self.final.get(spec, self.outcomes[spec])
 
     def __call__(self, spec):
         self.calls.append(spec)
@@ -404,6 +409,28 @@ def test_tune_picks_the_fastest_correct_candidate(monkeypatch):
     assert f"best {s[3].name}" in table and "1.20x the default spec" in table and "2 of 4 candidates ran" in table
     assert [ln[0] for ln in table.splitlines()[3:]] == [" ", " ", " ", "*"]
     assert "(default)" in table.splitlines()[3]
+
+
+def test_tune_final_round_keeps_the_default_within_the_margin(monkeypatch):
+    """A first-pass winner by noise: in the final round it is within MARGIN of the default, which stays."""
+    s = four_specs()
+    trial = FakeTrial({s[0]: 0.30e-3, s[1]: 0.31e-3, s[2]: 0.40e-3, s[3]: 0.25e-3},
+                      final={s[0]: 0.300e-3, s[1]: 0.32e-3, s[3]: 0.299e-3})
+    res = at._tune(PROBLEM, s[0], s, trial, progress=False)
+    assert set(trial.timed) == {s[0], s[1], s[3]} and len(trial.timed) == 3 * at.FINAL_ROUNDS
+    assert trial.timed[:3] == [s[3], s[0], s[1]]                  # finalists by first-pass time, in turn
+    assert res.best == s[0] and res.best_seconds == 0.300e-3 and res.speedup == 1.0
+    assert dict(res.final) == {s[0]: 0.300e-3, s[1]: 0.32e-3, s[3]: 0.299e-3}
+
+
+def test_tune_final_round_adds_the_default_and_can_overturn_the_first_pass(monkeypatch):
+    s = four_specs()
+    trial = FakeTrial({s[0]: 0.50e-3, s[1]: 0.21e-3, s[2]: 0.22e-3, s[3]: 0.20e-3},
+                      final={s[0]: 0.5e-3, s[1]: 0.19e-3, s[2]: 0.23e-3, s[3]: 0.22e-3})
+    res = at._tune(PROBLEM, s[0], s, trial, progress=False)
+    assert set(trial.timed) == set(s)                             # 3 finalists + the default
+    assert res.best == s[1] and res.best_seconds == 0.19e-3
+    assert res.speedup == pytest.approx(0.5 / 0.19)
 
 
 def test_tune_is_silent_without_progress(monkeypatch, capsys):
