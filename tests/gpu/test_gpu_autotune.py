@@ -33,7 +33,12 @@ def check_result(res, specs, a_major, b_major, capsys):
     assert not bad, bad
     for r in res.rows:
         assert r.seconds > 0 and r.tflops > 0 and r.rel_err is not None and r.rel_err <= at.TOLERANCE, r
-    assert res.best_seconds == min(r.seconds for r in res.rows)
+    final = dict(res.final)                                             # every one of 3 specs is a finalist
+    assert set(final) == set(specs) and res.best_seconds == final[res.best]
+    if res.best != res.default:
+        assert final[res.best] * (1 + at.MARGIN) < final[res.default]
+    else:
+        assert final[res.default] <= min(final.values()) * (1 + at.MARGIN)
     assert capsys.readouterr().err == ""                                # progress=False: silent
     # the autotune file now answers for this problem (the GPU tests run in an isolated cache folder)
     data = json.loads(at.cache_path().read_text())
