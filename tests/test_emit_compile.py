@@ -30,7 +30,9 @@ EPILOGUES = [GemmSpec(beta=True, bias="col", activation="relu"), GemmSpec(out_dt
              activation="gelu"), GemmSpec(c="(M,N):(1,M)", dtype="f16", beta=True), GemmSpec(swizzle=64)]
 SCHEDULES = [GemmSpec(tile=(128, 256, 64), cluster=(2, 1)), GemmSpec(a=A["MN"], tile=(128, 256, 64), cluster=(1, 2)),
              GemmSpec(tile=(128, 64, 64), split_k=2), GemmSpec(tile=(256, 128, 64), split_k=3, epilogue="direct"),
-             GemmSpec(tile=(128, 128, 64), persistent=False)]
+             GemmSpec(tile=(128, 128, 64), persistent=False), GemmSpec(tile=(128, 128, 64), schedule="pingpong"),
+             GemmSpec(a=A["MN"], tile=(128, 64, 64), schedule="pingpong", cluster=(1, 2), epilogue="direct"),
+             GemmSpec(tile=(64, 64, 64), consumers=1, cluster=(2, 1))]
 
 
 def _heuristic_choices():

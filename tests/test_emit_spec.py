@@ -50,6 +50,35 @@ def test_scheduling_and_epilogue_constraints():
     assert len(names) == 4 and GemmSpec(persistent=False).name.endswith("_np")
 
 
+def test_pingpong_constraints():
+    ok = GemmSpec(schedule="pingpong")
+    assert ok.problems() == [] and ok.tile_warpgroups == 1 and ok.name.endswith("_pingpong")
+    assert GemmSpec().tile_warpgroups == 2 and GemmSpec(tile=(64, 64, 64), consumers=1).tile_warpgroups == 1
+    text = "\n".join(GemmSpec(schedule="pingpong", consumers=1, split_k=2, persistent=False).problems())
+    assert "needs consumers = 2" in text and "split_k = 2" in text and "needs persistent = True" in text
+    # each warpgroup holds the whole BM x BN tile: 128x256 needs 256 accumulators per thread
+    assert any("accumulators need 256 registers" in p for p in GemmSpec(schedule="pingpong", tile=(128, 256, 64)).problems())
+    assert "schedule = 'zigzag' not in" in "\n".join(GemmSpec(schedule="zigzag").problems())
+
+
+def test_pingpong_and_cluster_emission():
+    """Ping-pong: one warpgroup's C TV layout per tile, one warp group's arrivals per stage, the handoff before
+    the drain; clusters: the remote release is a plain arrive (an explicit .release.cluster costs a GPU fence)."""
+    from cute_py.emit import emit_gemm, gemm_plan
+    p = gemm_plan(GemmSpec(schedule="pingpong"))
+    assert p.tv_rows == 64 and p.m_blocks == 2 and p.threads == 384
+    src = emit_gemm(GemmSpec(schedule="pingpong"))
+    assert "mbar_init(empty_bars + 8u * s, 4 * kClusterSize)" in src
+    loop = src[src.index("void mainloop("):]
+    assert loop.index("named_bar_arrive(5 - w, 256)") < loop.index("wgmma_wait<0>();")
+    assert "if (i > 0) named_bar_sync(4 + w, 256);" in src and "it += wk.kb1 - wk.kb0;" in src
+    coop = emit_gemm(GemmSpec())
+    assert "named_bar_arrive" not in coop[coop.index("void mainloop("):]
+    assert "mbar_init(empty_bars + 8u * s, 8 * kClusterSize)" in coop
+    cl = emit_gemm(GemmSpec(cluster=(2, 1)))
+    assert "mbarrier.arrive.shared::cluster.b64" in cl and "arrive.release.cluster" not in cl
+
+
 def test_register_and_smem_budgets():
     with pytest.raises(SpecError, match="accumulators need 256 registers"):
         GemmSpec(tile=(128, 256, 64), consumers=1).validate()
