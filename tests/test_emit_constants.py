@@ -111,7 +111,15 @@ def test_epilogue_staging_from_the_bank_analysis(out):
     else:
         assert e.conflicts.conflict_free and plain.max_ways == 8
     src = emit_gemm(spec)
-    assert "kStageXor" in src and f"max {e.conflicts.max_ways}-way" in src
+    assert "kStageXor" in src
+    if out == "f32":                         # 64-bit stores of the accumulator pairs
+        assert e.stsm is None and "st_shared_v2_f32(base" in src and "stmatrix_x4(base" not in src
+        assert f"max {e.conflicts.max_ways}-way" in src
+    else:                                    # stmatrix.x4: each lane addresses one 16-byte row
+        assert e.stsm_conflicts.conflict_free and len(e.stsm_conflicts.wavefronts) == 16
+        assert bank_conflicts(Layout((64, e.cols), (e.cols, 1)), e.stsm, out, vector_bits=128).max_ways == 8
+        assert "stmatrix_x4(base ^ kStageXor[q]" in src and "st.shared.b32" not in src
+        assert f"max {e.stsm_conflicts.max_ways}-way" in src
 
 
 def test_direct_epilogue_for_column_major_d():

@@ -354,29 +354,55 @@ def _epilogue_tma(p: GemmPlan) -> str:
         assert p.c_tv(0, v) // p.tv_rows // cols == v // per_chunk, v
     for v in range(0, p.atom.regs["c"], 2):
         assert p.c_tv(0, v + 1) == p.c_tv(0, v) + p.tv_rows, v
-    staging_expr, xors = _staging_offsets(p)
     # t is the thread's index in the tile's C TV layout: cooperative warpgroup w holds rows [64 w, 64 w + 64)
     tw, slab = ("t - 128 * w", "64 * w") if s.tile_warpgroups > 1 else ("t", "0")
     if out == "f32":
-        store = "st_shared_v2_f32(base ^ kStageXor[(v - j * PER) / 2], x0, x1);"
+        staging_expr, xors = _staging_offsets(p)
+        rep = e.conflicts
+        how = (f"// the writes (st.shared.v2.f32) are the C TV layout of a 64x{cols} GMMA atom, {e.access}:\n"
+               f"// bank analysis (cute_py.viz.bank_conflicts, 64-bit stores): max {rep.max_ways}-way,\n"
+               f"// {sum(rep.wavefronts)} wavefronts for {len(rep.wavefronts)} warp stores "
+               f"(ideal {sum(rep.ideal_wavefronts)}).\n"
+               f"// The byte offset of (thread t, value v) is staging(t's row, t's column) XOR kStageXor[v]: the thread "
+               f"and value\n// parts occupy disjoint bits, and the swizzle is linear over XOR (checked for every t and "
+               f"v when emitting).")
+        writes = f"""#pragma unroll
+      for (int v = j * {per_chunk}; v < (j + 1) * {per_chunk}; v += 2) {{
+        const int m = row0 + rt + acc_m_value(v), n = n0 + ct + acc_n_value(v);
+        const float x0 = apply(acc[mb][v], m, n, ep), x1 = apply(acc[mb][v + 1], m, n + 1, ep);
+        st_shared_v2_f32(base ^ kStageXor[(v - j * {per_chunk}) / 2], x0, x1);
+      }}"""
     else:
+        staging_expr, xors = _stsm_offsets(p)
+        rep = e.stsm_conflicts
         cvt = {"bf16": "f32_to_bf16", "f16": "f32_to_f16"}[out]
-        store = (f"st_shared_u32(base ^ kStageXor[(v - j * PER) / 2], "
-                 f"(u32){cvt}(x0) | ((u32){cvt}(x1) << 16));")
-    store = store.replace("PER", str(per_chunk))
-    rep = e.conflicts
+        how = (f"// the writes are stmatrix.x4, {cols // 16} per chunk: lane 8m + r addresses row r of 8x8 matrix m, "
+               f"the 16-byte rows\n// {e.stsm} (thread, (element, instruction)) -> (row, column);\n"
+               f"// bank analysis (cute_py.viz.bank_conflicts, 128-bit rows): max {rep.max_ways}-way, "
+               f"{sum(rep.wavefronts)} wavefronts for\n// {len(rep.wavefronts)} warp stores (ideal "
+               f"{sum(rep.ideal_wavefronts)}); register i of a lane holds accumulator pair v + 2i, v = 8 q, as the C TV "
+               f"layout\n// of the 64x{cols} GMMA atom {e.access} places it (checked when emitting).\n"
+               f"// The lane's row address for instruction q is its address for q = 0 XOR kStageXor[q] (the swizzle is "
+               f"linear over XOR).")
+        writes = f"""#pragma unroll
+      for (int q = 0; q < {cols // 16}; ++q) {{
+        u32 r[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {{
+          const int v = j * {per_chunk} + 8 * q + 2 * i;
+          const int m = row0 + rt + acc_m_value(v), n = n0 + ct + acc_n_value(v);
+          r[i] = (u32){cvt}(apply(acc[mb][v], m, n, ep)) | ((u32){cvt}(apply(acc[mb][v + 1], m, n + 1, ep)) << 16);
+        }}
+        stmatrix_x4(base ^ kStageXor[q], r[0], r[1], r[2], r[3]);
+      }}"""
     return f"""
 // ---- TMA-store epilogue: each consumer warpgroup writes its 64-row slab in {chunks} chunks of 64 x {cols}
 // into one of two {e.buf_bytes}-byte staging buffers, and one thread stores the chunk with TMA; a buffer is
 // reused once the store that read it is done (bulk wait_group.read 1), so stores overlap the next chunk,
 // the next tile's mainloop and the producer's loads.
 // staging layout {e.smem} (elements): 128-byte rows under the 128 B swizzle;
-// the writes are the C TV layout of a 64x{cols} GMMA atom, {e.access}:
-// bank analysis (cute_py.viz.bank_conflicts, {16 * nbytes}-bit stores): max {rep.max_ways}-way,
-// {sum(rep.wavefronts)} wavefronts for {len(rep.wavefronts)} warp stores (ideal {sum(rep.ideal_wavefronts)}).
+{how}
 // TMA store of D: box {e.tma.box_dim} over gmem modes {e.tma.gmem_modes}, swizzle {e.tma.swizzle}.
-// The byte offset of (thread t, value v) is staging(t's row, t's column) XOR kStageXor[v]: the thread and value
-// parts occupy disjoint bits, and the swizzle is linear over XOR (checked for every t and v when emitting).
 constexpr u32 kEpiBufBytes = {e.buf_bytes}u;
 constexpr u32 kStageXor[{len(xors)}] = {{{", ".join(map(str, xors))}}};
 __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAccPerBlock], int t, int w, int m0,
@@ -392,12 +418,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAcc
       const u32 buf = bufs + (ebuf & 1) * kEpiBufBytes, base = buf + thread_off;
       if (tw == 0) bulk_wait_read<1>();                   // the store issued two chunks ago has read `buf`
       named_bar_sync(1 + w, 128);
-#pragma unroll
-      for (int v = j * {per_chunk}; v < (j + 1) * {per_chunk}; v += 2) {{
-        const int m = row0 + rt + acc_m_value(v), n = n0 + ct + acc_n_value(v);
-        const float x0 = apply(acc[mb][v], m, n, ep), x1 = apply(acc[mb][v + 1], m, n + 1, ep);
-        {store}
-      }}
+{writes}
       fence_proxy_async();                                 // generic-proxy writes -> visible to the TMA engine
       named_bar_sync(1 + w, 128);
       if (tw == 0) {{
@@ -409,6 +430,52 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAcc
   }}
 }}
 """
+
+
+def _stsm_offsets(p: GemmPlan) -> tuple:
+    """``(lane_expr, xors)`` of the stmatrix epilogue: the C expression of a lane's row address in a chunk (for
+    instruction 0, in bytes; ``tw`` is the thread within the warpgroup) and, per instruction ``q``, the XOR that
+    takes it to instruction ``q``'s row.
+
+    Checked when emitting: the addresses agree with ``EpiloguePlan.stsm`` and the staging layout for every
+    lane and instruction, and register ``i`` of lane ``l`` in instruction ``q`` holds the accumulators the
+    C TV layout puts at stmatrix's place for it: row ``l / 4`` of matrix ``i``, columns ``2 (l % 4)``, ``+1``.
+    """
+    e = p.epi
+    nbytes, cols, rows = 2, e.cols, p.tv_rows
+    per_chunk, per_q = cols // 2, cols // 16
+
+    def byte(r, c):
+        return e.smem(r, c) * nbytes
+
+    def row_of(tw, q):                             # the 16-byte row lane tw addresses in instruction q
+        x = e.stsm(tw, q * 8)                      # value (element 0, instruction q)
+        return x % 64, x // 64
+
+    bits, base, shift = e.swizzle
+    mask = ((1 << bits) - 1) << base
+    xors = [byte(*row_of(0, q)) ^ byte(*row_of(0, 0)) for q in range(per_q)]
+    for tw in range(128):
+        wq, lane = divmod(tw, 32)
+        m = lane // 8
+        r, c = 16 * wq + lane % 8 + 8 * (m % 2), 8 * (m // 2)
+        assert row_of(tw, 0) == (r, c), tw
+        x = r * cols + c                           # the emitted formula: Sw<bits,base,shift>(x) in bytes
+        assert (x ^ ((x >> shift) & mask)) * nbytes == byte(r, c), tw
+        for q in range(per_q):
+            assert byte(*row_of(tw, q)) == byte(r, c) ^ xors[q], (tw, q)
+    for t in range(128 * p.spec.tile_warpgroups):  # register contents: the C TV layout's places
+        wq, lane = divmod(t % 128, 32)
+        for j in range(p.atom.regs["c"] // per_chunk):
+            for q in range(per_q):
+                for i in range(4):
+                    v = j * per_chunk + 8 * q + 2 * i
+                    want_r, want_c = 16 * wq + 8 * (i % 2) + lane // 4, 16 * q + 8 * (i // 2) + 2 * (lane % 4)
+                    for dv in (0, 1):
+                        x = p.c_tv(t, v + dv)
+                        assert ((x % rows) % 64, x // rows - j * cols) == (want_r, want_c + dv), (t, v, dv)
+    x = f"((u32)(16 * (tw >> 5) + (tw & 7) + 8 * ((tw >> 3) & 1)) * {cols}u + 8u * (u32)((tw >> 4) & 1))"
+    return f"({x} ^ (({x} >> {shift}) & {mask}u)) * {nbytes}u", xors
 
 
 def _staging_offsets(p: GemmPlan) -> tuple:

@@ -28,7 +28,8 @@ from ..layouts.dtypes import dtype
 from ..viz.banks import bank_conflicts
 from .spec import GemmSpec, parse_gmem
 
-__all__ = ["OperandPlan", "EpiloguePlan", "GemmPlan", "operand_plan", "epilogue_plan", "gemm_plan", "split_tv"]
+__all__ = ["OperandPlan", "EpiloguePlan", "GemmPlan", "operand_plan", "epilogue_plan", "gemm_plan", "split_tv",
+           "stmatrix_rows"]
 
 PRODUCER_REGS = 40
 CONSUMER_REGS = 232
@@ -130,6 +131,12 @@ class EpiloguePlan:
     is the GMMA C TV layout of a ``64 x cols`` atom, i.e. which (row, col) each
     thread writes, and ``conflicts`` the bank analysis of those 32-bit (64-bit
     for f32) stores against ``smem``; ``tma`` the TMA store parameters of D.
+
+    For 16-bit D the kernel stores with ``stmatrix.x4`` instead: ``stsm`` maps
+    (warpgroup thread, (element, instruction)) of the 16-byte rows whose addresses
+    the lanes supply (lane ``8m + r``: row ``r`` of matrix ``m``) to staging
+    coordinates, and ``stsm_conflicts`` is its bank analysis (128-bit rows); both
+    None for f32.
     """
 
     smem: object
@@ -140,6 +147,8 @@ class EpiloguePlan:
     conflicts: object
     tma: TmaParams
     swizzle: tuple             # (bits, base, shift) of the staging swizzle, in elements
+    stsm: Layout | None = None
+    stsm_conflicts: object = None
 
 
 @lru_cache(maxsize=64)
@@ -158,7 +167,27 @@ def epilogue_plan(spec: GemmSpec) -> EpiloguePlan:
     shape, stride = parse_gmem(spec.c, ("M", "N"))
     tma = make_tma_params(_symbols(shape, stride), smem, t)
     assert tma.box_dim == (cols, rows) and tma.gmem_modes == (1, 0), (tma.box_dim, tma.gmem_modes)
-    return EpiloguePlan(smem, cols, rows, rows * cols * nbytes, acc, report, tma, (sw.bits, sw.base, sw.shift))
+    stsm = stsm_report = None
+    if nbytes == 2:
+        stsm = stmatrix_rows(rows, cols)
+        stsm_report = bank_conflicts(smem, stsm, t, vector_bits=128)
+    return EpiloguePlan(smem, cols, rows, rows * cols * nbytes, acc, report, tma, (sw.bits, sw.base, sw.shift),
+                        stsm, stsm_report)
+
+
+def stmatrix_rows(rows: int, cols: int) -> Layout:
+    """Which 16-byte rows of a ``rows x cols`` 16-bit chunk (coordinates ``(r, c)``, index ``r + rows * c``) the
+    lanes of a warpgroup address with ``stmatrix.x4``, one instruction per 16 columns.
+
+    Warp ``w`` covers rows ``[16 w, 16 w + 16)``; lane ``8 m + r`` supplies row ``r`` of matrix ``m``, matrix
+    ``m`` being rows ``+8 (m % 2)`` and columns ``+8 (m // 2)``; instruction ``q`` adds ``16 q`` columns.
+    Modes: thread ``(r, m % 2, m // 2, w)``, value ``(element e, instruction q)``.
+
+    >>> print(stmatrix_rows(64, 64))
+    ((8,2,2,4),(8,4)):((1,8,512,16),(64,1024))
+    """
+    assert rows == 64 and cols % 16 == 0, (rows, cols)
+    return Layout(((8, 2, 2, 4), (8, cols // 16)), ((1, 8, 8 * rows, 16), (rows, 16 * rows)))
 
 
 def split_tv(layout: Layout, rows: int):
