@@ -248,6 +248,8 @@ SCHEDULES = [
     dict(tile=(64, 128, 64), schedule="pingpong", epilogue="direct", group=1),
     dict(tile=(64, 64, 64), consumers=1, cluster=(2, 1)),
     dict(tile=(64, 64, 64), consumers=1, stages=12, split_k=2),
+    dict(tile=(64, 64, 64), consumers=1),                       # pick_spec's small-M choices
+    dict(tile=(64, 128, 64), consumers=1),
 ]
 
 
