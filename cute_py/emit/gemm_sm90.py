@@ -71,10 +71,14 @@ def scheduler(p: GemmPlan) -> str:
     """The static tile scheduler: work unit -> (M tile, N tile, K split), grouped for L2 reuse."""
     s = p.spec
     cm, cn = s.cluster
+    # raster "m": bands of kGroup cluster rows (M), consecutive units walk down M; "n": bands of kGroup cluster
+    # columns (N), consecutive units walk along N
+    along, across, walk = ("m", "n", "down M") if s.raster == "m" else ("n", "m", "along N")
+    band = "cluster rows" if s.raster == "m" else "cluster columns"
     return f"""
 // ---- tile scheduler: cluster {cm}x{cn} (CTA rank r takes M sub-tile r % {cm}, N sub-tile r / {cm}),
-//      {s.split_k} K split(s) per tile, raster in column groups of {s.group} cluster rows: consecutive units walk
-//      down M inside a group, so the CTAs running together share A row blocks and B column blocks in L2 ----
+//      {s.split_k} K split(s) per tile, raster {s.raster}: bands of {s.group} {band}, consecutive units walk {walk}
+//      inside a band, so the CTAs running together share A row blocks and B column blocks in L2 ----
 constexpr int kClusterM = {cm}, kClusterN = {cn}, kClusterSize = {cm * cn};
 constexpr int kGroup = {s.group};
 constexpr int kSplitK = {s.split_k};
@@ -83,13 +87,14 @@ __device__ __forceinline__ Work work_of(int unit, int num_m, int num_n, int k_ti
   const int split = unit % kSplitK;
   unit /= kSplitK;
   const int units_m = (num_m + kClusterM - 1) / kClusterM, units_n = (num_n + kClusterN - 1) / kClusterN;
-  const int per_group = kGroup * units_n;
+  const int per_group = kGroup * units_{across};
   const int first = (unit / per_group) * kGroup;
-  const int rows = min(units_m - first, kGroup);
+  const int width = min(units_{along} - first, kGroup);
   const int r = unit % per_group;
+  const int u{along} = first + r % width, u{across} = r / width;
   Work w;
-  w.m_tile = (first + r % rows) * kClusterM + (int)(rank % kClusterM);
-  w.n_tile = (r / rows) * kClusterN + (int)(rank / kClusterM);
+  w.m_tile = um * kClusterM + (int)(rank % kClusterM);
+  w.n_tile = un * kClusterN + (int)(rank / kClusterM);
   w.split = split;
   w.kb0 = split * k_tiles / kSplitK;
   w.kb1 = (split + 1) * k_tiles / kSplitK;

@@ -38,6 +38,7 @@ ACTIVATIONS = (None, "relu", "gelu")
 EPILOGUES = ("tma", "direct")
 CLUSTERS = ((1, 1), (2, 1), (1, 2))
 SCHEDULES = ("cooperative", "pingpong")
+RASTERS = ("m", "n")
 MAX_STAGES = 16
 MAX_SPLIT_K = 16
 _ALIASES = {"fp16": "f16", "half": "f16", "float16": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32"}
@@ -106,8 +107,10 @@ class GemmSpec:
       one's epilogue overlaps the other's mainloop); ``swizzle`` bytes of the
       smem atoms (None: the largest canonical atom that fits, per operand).
     - scheduling: ``persistent`` (one CTA per SM walking the tiles; False: one
-      CTA per tile); ``group`` (L2 rasterization: tiles run in column groups of
-      ``group`` M-tiles, so concurrent CTAs share A rows and B columns);
+      CTA per tile); ``group`` (L2 rasterization: tiles run in bands of
+      ``group`` tile rows, so concurrent CTAs share A rows and B columns);
+      ``raster`` (the raster order: "m", bands of M-tiles walked down M first;
+      "n", bands of N-tiles walked along N first);
       ``split_k`` (K split over that many CTAs per tile, partial sums reduced in
       f32, for shapes with fewer tiles than SMs).
     - ``epilogue``: "tma" (accumulators staged through swizzled shared memory
@@ -133,6 +136,7 @@ class GemmSpec:
     swizzle: int | None = None
     persistent: bool = True
     group: int = 8
+    raster: str = "m"
     split_k: int = 1
     epilogue: str | None = None
     alpha: bool = True
@@ -216,6 +220,8 @@ class GemmSpec:
         if self.cluster != (1, 1):
             parts.append("cl{}x{}".format(*self.cluster))
         parts.append(f"g{self.group}" if self.persistent else "np")
+        if self.raster != "m":
+            parts.append(f"r{self.raster}")
         if self.split_k != 1:
             parts.append(f"sk{self.split_k}")
         if self.epilogue != "tma":
@@ -283,6 +289,8 @@ class GemmSpec:
                        f"use epilogue = 'direct'")
         if not isinstance(self.group, int) or not 1 <= self.group <= 64:
             out.append(f"group = {self.group!r} not an int in [1, 64]")
+        if self.raster not in RASTERS:
+            out.append(f"raster = {self.raster!r} not in {RASTERS}")
         if not isinstance(self.split_k, int) or not 1 <= self.split_k <= MAX_SPLIT_K:
             out.append(f"split_k = {self.split_k!r} not an int in [1, {MAX_SPLIT_K}]")
         elif self.split_k > 1 and not self.persistent:

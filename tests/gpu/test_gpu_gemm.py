@@ -250,6 +250,8 @@ SCHEDULES = [
     dict(tile=(64, 64, 64), consumers=1, stages=12, split_k=2),
     dict(tile=(64, 64, 64), consumers=1),                       # pick_spec's small-M choices
     dict(tile=(64, 128, 64), consumers=1),
+    dict(tile=(128, 128, 64), raster="n", group=4),             # raster order along N
+    dict(tile=(128, 256, 64), raster="n", cluster=(1, 2), group=2),
 ]
 
 
