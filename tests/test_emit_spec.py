@@ -61,6 +61,15 @@ def test_pingpong_constraints():
     assert "schedule = 'zigzag' not in" in "\n".join(GemmSpec(schedule="zigzag").problems())
 
 
+def test_raster_order():
+    from cute_py.emit import emit_gemm
+    assert GemmSpec().raster == "m" and GemmSpec(raster="n").name.endswith("_g8_rn")
+    assert "raster = 'x' not in ('m', 'n')" in GemmSpec(raster="x").problems()
+    m, n = emit_gemm(GemmSpec()), emit_gemm(GemmSpec(raster="n"))
+    assert "const int um = first + r % width, un = r / width;" in m
+    assert "const int un = first + r % width, um = r / width;" in n and "per_group = kGroup * units_m" in n
+
+
 def test_pingpong_and_cluster_emission():
     """Ping-pong: one warpgroup's C TV layout per tile, one warp group's arrivals per stage, the handoff before
     the drain; clusters: the remote release is a plain arrive (an explicit .release.cluster costs a GPU fence)."""
