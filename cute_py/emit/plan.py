@@ -185,8 +185,14 @@ def stmatrix_rows(rows: int, cols: int) -> Layout:
 
     >>> print(stmatrix_rows(64, 64))
     ((8,2,2,4),(8,4)):((1,8,512,16),(64,1024))
+    >>> stmatrix_rows(32, 64)
+    Traceback (most recent call last):
+    ...
+    ValueError: stmatrix_rows: a warpgroup's chunk has 64 rows and a multiple of 16 columns, got 32 x 64
     """
-    assert rows == 64 and cols % 16 == 0, (rows, cols)
+    if rows != 64 or not isinstance(cols, int) or cols <= 0 or cols % 16:
+        raise ValueError(f"stmatrix_rows: a warpgroup's chunk has 64 rows and a multiple of 16 columns, "
+                         f"got {rows} x {cols}")
     return Layout(((8, 2, 2, 4), (8, cols // 16)), ((1, 8, 8 * rows, 16), (rows, 16 * rows)))
 
 
