@@ -45,8 +45,8 @@ def header(p: GemmPlan) -> str:
         f"//   D = {formula(s)}",
         f"//   A {s.a} ({p.a.major}-major), B {s.b} ({p.b.major}-major), C/D {s.c}",
         f"//   {s.dtype} inputs, {s.acc_dtype} accumulators, {s.out_dtype} output; CTA tile {bm}x{bn}x{bk};",
-        f"//   {p.stages}-stage smem ring; 1 producer + {s.consumers} consumer warpgroup(s) ({p.threads} threads), "
-        f"{s.schedule} schedule.",
+        (f"//   {p.stages}-stage smem ring; 1 producer + {s.consumers} consumer warpgroup(s) ({p.threads} threads), "
+         f"{s.schedule} schedule."),
     ]
     return "\n".join(lines) + "\n"
 
@@ -351,7 +351,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[kMBlocks][kAccPerB
 def _epilogue_tma(p: GemmPlan) -> str:
     s, e = p.spec, p.epi
     out = s.out_dtype
-    cols, nbytes = e.cols, 128 // e.cols
+    cols = e.cols
     per_chunk = cols // 2             # values per thread in a 64 x cols chunk (cols/8 groups of 4)
     chunks = s.tile[1] // cols
     # the values of chunk j are [j*per_chunk, (j+1)*per_chunk) and come in (v, v+1) pairs on adjacent columns
@@ -447,26 +447,24 @@ def _stsm_offsets(p: GemmPlan) -> tuple:
     C TV layout puts at stmatrix's place for it: row ``l / 4`` of matrix ``i``, columns ``2 (l % 4)``, ``+1``.
     """
     e = p.epi
-    nbytes, cols, rows = 2, e.cols, p.tv_rows
+    cols, rows = e.cols, p.tv_rows
     per_chunk, per_q = cols // 2, cols // 16
+    sw, sw_c = _swizzle_bytes(e)
 
     def byte(r, c):
-        return e.smem(r, c) * nbytes
+        return e.smem(r, c) * 2
 
     def row_of(tw, q):                             # the 16-byte row lane tw addresses in instruction q
         x = e.stsm(tw, q * 8)                      # value (element 0, instruction q)
         return x % 64, x // 64
 
-    bits, base, shift = e.swizzle
-    mask = ((1 << bits) - 1) << base
     xors = [byte(*row_of(0, q)) ^ byte(*row_of(0, 0)) for q in range(per_q)]
     for tw in range(128):
         wq, lane = divmod(tw, 32)
         m = lane // 8
         r, c = 16 * wq + lane % 8 + 8 * (m % 2), 8 * (m // 2)
         assert row_of(tw, 0) == (r, c), tw
-        x = r * cols + c                           # the emitted formula: Sw<bits,base,shift>(x) in bytes
-        assert (x ^ ((x >> shift) & mask)) * nbytes == byte(r, c), tw
+        assert sw(r * cols + c) == byte(r, c), tw    # the emitted formula
         for q in range(per_q):
             assert byte(*row_of(tw, q)) == byte(r, c) ^ xors[q], (tw, q)
     for t in range(128 * p.spec.tile_warpgroups):  # register contents: the C TV layout's places
@@ -479,8 +477,7 @@ def _stsm_offsets(p: GemmPlan) -> tuple:
                     for dv in (0, 1):
                         x = p.c_tv(t, v + dv)
                         assert ((x % rows) % 64, x // rows - j * cols) == (want_r, want_c + dv), (t, v, dv)
-    x = f"((u32)(16 * (tw >> 5) + (tw & 7) + 8 * ((tw >> 3) & 1)) * {cols}u + 8u * (u32)((tw >> 4) & 1))"
-    return f"({x} ^ (({x} >> {shift}) & {mask}u)) * {nbytes}u", xors
+    return sw_c(f"((u32)(16 * (tw >> 5) + (tw & 7) + 8 * ((tw >> 3) & 1)) * {cols}u + 8u * (u32)((tw >> 4) & 1))"), xors
 
 
 def _staging_offsets(p: GemmPlan) -> tuple:
@@ -503,23 +500,36 @@ def _staging_offsets(p: GemmPlan) -> tuple:
     def byte(r, c):
         return e.smem(r, c) * nbytes
 
+    sw, sw_c = _swizzle_bytes(e)
     xors = []
     for i in range(0, per_chunk, 2):
         r, c = mn(0, i)
         xors.append(byte(r, c))
-    bits, base, shift = e.swizzle
-    mask = ((1 << bits) - 1) << base
     for t in range(128 * p.spec.tile_warpgroups):
         rt, ct = mn(t, 0)
         rt %= 64
-        x = rt * e.cols + ct                       # the emitted thread offset: Sw<bits,base,shift>(x) in bytes
-        assert (x ^ ((x >> shift) & mask)) * nbytes == byte(rt, ct), t
+        assert sw(rt * e.cols + ct) == byte(rt, ct), t      # the emitted thread offset
         for v in range(0, p.atom.regs["c"], 2):
             r, c = mn(t, v)
             r, c = r % 64, c % e.cols
             assert byte(r, c) == byte(rt, ct) ^ xors[(v % per_chunk) // 2], (t, v)
-    x = f"((u32)(rt * {e.cols} + ct))"
-    return f"({x} ^ (({x} >> {shift}) & {mask}u)) * {nbytes}u", xors
+    return sw_c(f"((u32)(rt * {e.cols} + ct))"), xors
+
+
+def _swizzle_bytes(e) -> tuple:
+    """The staging swizzle ``Sw<bits,base,shift>`` of a chunk's element index ``x = row * cols + col``, in bytes:
+    ``(py, c)`` with ``py(x)`` its value and ``c(x_expr)`` the same as a C expression (the rows are 128 bytes,
+    so the element is ``128 // cols`` bytes).
+
+    >>> from cute_py.emit import GemmSpec, gemm_plan
+    >>> py, c = _swizzle_bytes(gemm_plan(GemmSpec()).epi)
+    >>> py(64 + 1), c("x")
+    (146, '(x ^ ((x >> 3) & 56u)) * 2u')
+    """
+    bits, base, shift = e.swizzle
+    mask, nbytes = ((1 << bits) - 1) << base, 128 // e.cols
+    return (lambda x: (x ^ ((x >> shift) & mask)) * nbytes,
+            lambda x: f"({x} ^ (({x} >> {shift}) & {mask}u)) * {nbytes}u")
 
 
 def splitk_reduce(p: GemmPlan) -> str:
