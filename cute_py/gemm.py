@@ -467,7 +467,7 @@ class _GemmCall:
 
 def _prepare(spec, like, A, B, D, Cd, Bias, M, N, K, lda, ldb, ldd, ldc, a_major, b_major, alpha, beta, stream):
     from . import runtime as rt
-    from .emit.gemm_sm90 import kernel_params
+    from .emit.params import kernel_params
     plan = gemm_plan(spec)
     _, kernel = compiled(spec)
     null = ctypes.c_void_p(0)
@@ -486,7 +486,7 @@ def _prepare(spec, like, A, B, D, Cd, Bias, M, N, K, lda, ldb, ldd, ldc, a_major
         ws, cnt = _workspace(like, A.device, plan, M, N, _stream_key(stream))
         vals["ws"], vals["counters"] = ws, cnt
         keep = [ws, cnt]
-    names = kernel_params(spec)
+    names = tuple(x.name for x in kernel_params(spec))
     cs = plan.cluster_size
     launch = rt.prepare_launch(kernel, grid=(_grid(spec, plan, kernel, M, N), 1, 1), block=plan.threads,
                                smem=plan.smem_bytes, cluster=(cs, 1, 1) if cs > 1 else None, stream=stream,

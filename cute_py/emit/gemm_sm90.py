@@ -16,10 +16,11 @@ True
 from __future__ import annotations
 
 from . import ptx
+from .params import kernel_params
 from .plan import CONSUMER_REGS, PRODUCER_REGS, GemmPlan, gemm_plan
 from .spec import GemmSpec, parse_gmem
 
-__all__ = ["emit_gemm", "kernel_params", "header", "smem_ring", "scheduler", "producer", "consumer_mainloop",
+__all__ = ["emit_gemm", "header", "smem_ring", "scheduler", "producer", "consumer_mainloop",
            "epilogue", "splitk_reduce", "entry_point", "tv_expr"]
 
 
@@ -582,16 +583,8 @@ __device__ __forceinline__ bool splitk_reduce(float (&acc)[kMBlocks][kAccPerBloc
 def entry_point(p: GemmPlan) -> str:
     s = p.spec
     bm, bn, bk = s.tile
-    store_t = "float" if s.out_dtype == "f32" else "u16"
     cs = p.cluster_size
-    params = ["const __grid_constant__ TmaDesc tma_a", "const __grid_constant__ TmaDesc tma_b"]
-    if p.epi:
-        params.append("const __grid_constant__ TmaDesc tma_d")
-    params += [f"{store_t}* __restrict__ d", f"const {store_t}* __restrict__ c", f"const {store_t}* __restrict__ bias"]
-    if s.split_k > 1:
-        params += ["float* __restrict__ ws", "int* __restrict__ counters"]
-    params += ["int M", "int N", "int K", "long long ld_d", "long long ld_c", "float alpha", "float beta"]
-    param_text = ",\n    ".join(params)
+    param_text = ",\n    ".join(x.decl for x in kernel_params(s))
     sync = "cluster_sync();" if cs > 1 else "__syncthreads();"
     rank = "cluster_ctarank()" if cs > 1 else "0u"
     if p.epi:
@@ -666,17 +659,6 @@ extern "C" __global__ void __launch_bounds__({p.threads}, 1)
   {"cluster_sync();                                      // no CTA leaves while a peer may still write to it" if cs > 1 else ""}
 }}
 """
-
-
-def kernel_params(spec: GemmSpec) -> tuple:
-    """The kernel's parameter names, in order (what :func:`cute_py.gemm` passes).
-
-    >>> kernel_params(GemmSpec(split_k=2))[:8]
-    ('tma_a', 'tma_b', 'tma_d', 'd', 'c', 'bias', 'ws', 'counters')
-    """
-    names = ["tma_a", "tma_b"] + (["tma_d"] if spec.epilogue == "tma" else []) + ["d", "c", "bias"]
-    names += ["ws", "counters"] if spec.split_k > 1 else []
-    return tuple(names + ["M", "N", "K", "ld_d", "ld_c", "alpha", "beta"])
 
 
 def emit_gemm(spec: GemmSpec) -> str:
