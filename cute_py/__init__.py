@@ -16,7 +16,7 @@ from .atoms import (  # noqa: E402
     make_tiled_copy_B, make_tiled_copy_C, make_tiled_mma,
 )
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402
 __all__ = list(_layout_all) + [
     "atoms", "MMAAtom", "CopyAtom", "TiledMMA", "TiledCopy", "make_copy_atom", "make_tiled_mma",
     "make_tiled_copy", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C", "__version__",

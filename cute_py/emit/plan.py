@@ -26,6 +26,7 @@ from ..atoms import MMAAtom, TiledMMA, gmma, make_tiled_mma
 from ..layouts import Layout, int_tuple as it, right_inverse
 from ..layouts.dtypes import dtype
 from ..viz.banks import bank_conflicts
+from .bind import Binding, bind
 from .spec import GemmSpec, parse_gmem
 
 __all__ = ["OperandPlan", "EpiloguePlan", "GemmPlan", "operand_plan", "epilogue_plan", "gemm_plan", "split_tv",
@@ -258,6 +259,11 @@ class GemmPlan:
         bm, bn, _ = self.spec.tile
         cm, cn = self.spec.cluster
         return -(-M // (bm * cm)) * cm * -(-N // (bn * cn)) * cn
+
+    def bind(self, problem) -> Binding:
+        """This plan made concrete for ``problem``: TMA parameters, work units, workspace, kernel arguments
+        (:func:`cute_py.emit.bind.bind`)."""
+        return bind(self, problem)
 
 
 @lru_cache(maxsize=256)

@@ -16,7 +16,7 @@ byte strides of the modes the box dimensions walk.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...layouts import (
     Layout, ScaledBasis, coalesce, composition, get_nonswizzle_portion, get_swizzle_portion,
@@ -107,6 +107,30 @@ class TmaParams:
             origin[i] += (r % n) * self.box_dim[i]
             r //= n
         return tuple(origin)
+
+    def bind(self, shape, stride) -> "TmaParams":
+        """These parameters for a concrete gmem layout ``shape:stride`` (ints, the gmem modes in order) with the
+        structure they were derived for: the extents and byte strides of the modes the TMA dims walk
+        (``gmem_modes``) replace ``global_dim`` and ``global_strides``; box, swizzle and mode map stay.
+        Raises :class:`TmaError` if the contiguous mode's stride is not 1 or a TMA rule fails.
+
+        >>> from cute_py import parse
+        >>> from cute_py.arch.sm90 import smem_atom, tile_smem
+        >>> p = make_tma_params(parse("(M,K):(K,1)"), tile_smem(smem_atom("K", 128, "f16"), 128, 64), "f16")
+        >>> p.global_dim, p.bind((4096, 1000), (1024, 1)).global_dim, p.bind((4096, 1000), (1024, 1)).global_strides
+        ((K, M), (1000, 4096), (2048,))
+        """
+        shape, stride = tuple(shape), tuple(stride)
+        nbytes = self.dtype.bits // 8
+        problems = [] if stride[self.gmem_modes[0]] == 1 else [
+            f"contiguous dim 0 walks gmem mode {self.gmem_modes[0]}, whose stride is {stride[self.gmem_modes[0]]}"]
+        dims = tuple(int(shape[g]) for g in self.gmem_modes)
+        strides = tuple(int(stride[g]) * nbytes for g in self.gmem_modes[1:])
+        problems += _global_problems(dims, strides)
+        if problems:
+            raise layout_error(TmaError, "TmaParams.bind", "TMA constraints violated", "; ".join(problems),
+                               shape=shape, stride=stride)
+        return replace(self, global_dim=dims, global_strides=strides)
 
     def describe(self) -> str:
         """Each argument and the layout fact it came from."""
@@ -224,12 +248,7 @@ def _derive(gmem, smem, dtype_, cta_tiler, multicast):
     for i, b in enumerate(full_box):
         if not 1 <= b <= 256:
             problems.append(f"boxDim[{i}] = {b} not in [1, 256]")
-    for i, dim in enumerate(global_dim):
-        if it.is_int(dim) and not 1 <= dim <= 2 ** 32:
-            problems.append(f"globalDim[{i}] = {dim} not in [1, 2^32]")
-    for i, st in enumerate(global_strides, start=1):
-        if it.is_int(st) and (st % 16 or not 0 < st < 2 ** 40):
-            problems.append(f"globalStrides[{i}] = {st} bytes: must be a multiple of 16 and < 2^40")
+    problems += _global_problems(global_dim, global_strides)
     inner_bytes = box[0] * nbytes
     if inner_bytes % 16:
         problems.append(f"inner box {box[0]} x {nbytes} B = {inner_bytes} B is not a multiple of 16 B")
@@ -242,6 +261,18 @@ def _derive(gmem, smem, dtype_, cta_tiler, multicast):
                        (1,) * rank, "NONE", swizzle, "L2_128B", "NONE",
                        it.product(tuple(box)) * nbytes, multicast, tuple(modes), cta_tiler, box_layout, full_box)
     return params, problems
+
+
+def _global_problems(global_dim, global_strides) -> list:
+    """TMA's rules for the global extents and byte strides (symbolic values are checked once bound)."""
+    problems = []
+    for i, dim in enumerate(global_dim):
+        if it.is_int(dim) and not 1 <= dim <= 2 ** 32:
+            problems.append(f"globalDim[{i}] = {dim} not in [1, 2^32]")
+    for i, st in enumerate(global_strides, start=1):
+        if it.is_int(st) and (st % 16 or not 0 < st < 2 ** 40):
+            problems.append(f"globalStrides[{i}] = {st} bytes: must be a multiple of 16 and < 2^40")
+    return problems
 
 
 def validate_tma(gmem_layout, smem_layout, dtype_, cta_tiler=None, multicast: int = 1, address=None) -> list:

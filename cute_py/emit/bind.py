@@ -1,0 +1,97 @@
+"""``bind(plan, problem)``: a GemmPlan's symbolic facts made concrete for one problem.
+
+The plan is derived once per spec from symbolic gmem layouts (extents M, N, K
+and a leading-dimension symbol per operand). Binding substitutes the problem's
+extents and leading dimensions: the TMA parameters of A, B (and D for the
+TMA-store epilogue) by :meth:`~cute_py.arch.sm90.TmaParams.bind` (the box and
+mode map stay those the kernel was emitted for), the scheduler's work units,
+the split-K workspace, and the scalar kernel arguments. The argument list the
+launch passes is ordered by the kernel's parameter table
+(:func:`~cute_py.emit.params.kernel_params`), the same table the kernel's
+signature is printed from.
+
+>>> from cute_py.emit import GemmSpec, gemm_plan
+>>> from cute_py.problem import Problem
+>>> b = gemm_plan(GemmSpec()).bind(Problem(1000, 512, 4096, "K", "K", "bf16", "bf16"))
+>>> b.tma["tma_a"].global_dim, b.tma["tma_d"].global_strides, b.units
+((4096, 1000), (1024,), 32)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .params import kernel_params
+
+__all__ = ["Binding", "bind"]
+
+_SCALARS = {"s32": np.int32, "s64": np.int64, "f32": np.float32}
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One plan bound to one problem: everything a launch needs besides device addresses.
+
+    ``tma``: the concrete TmaParams by kernel parameter name; ``units``: the scheduler's work units (one per
+    cluster tile per K split); ``workspace_floats`` / ``workspace_tiles``: the split-K f32 partial tiles and
+    per-tile counters (0 without split-K); ``scalars``: the extents and leading dimensions by parameter name;
+    ``params``: the kernel's parameter table.
+    """
+
+    plan: object
+    M: int
+    N: int
+    K: int
+    tma: dict
+    units: int
+    workspace_floats: int
+    workspace_tiles: int
+    scalars: dict
+    params: tuple
+
+    def arguments(self, values: dict) -> tuple:
+        """The kernel arguments in parameter order: ``values`` gives the tensor maps (by name), the device
+        addresses (ints; 0 for an absent C or bias) and ``alpha``/``beta``; the extents and leading dimensions
+        come from the binding. Scalars are packed in the parameter's C type.
+
+        Raises ``KeyError`` naming a parameter nobody supplied.
+        """
+        out = []
+        for p in self.params:
+            v = self.scalars[p.name] if p.name in self.scalars else values[p.name]
+            out.append(_SCALARS[p.kind](v) if p.kind in _SCALARS else v)
+        return tuple(out)
+
+    def index(self, name: str) -> int | None:
+        """Position of parameter ``name`` in the argument list (None if the kernel has no such parameter)."""
+        names = [p.name for p in self.params]
+        return names.index(name) if name in names else None
+
+
+def bind(plan, problem) -> Binding:
+    """``plan`` (a :class:`~cute_py.emit.plan.GemmPlan`) bound to ``problem`` (a
+    :class:`~cute_py.problem.Problem`: M, N, K, the majors, and the leading dimensions lda, ldb, ldc, ldd).
+
+    Preconditions (checked by :meth:`Problem.mismatches`): the problem's majors, types and epilogue are the
+    spec's. Raises :class:`~cute_py.arch.sm90.TmaError` when a concrete extent or stride breaks a TMA rule.
+    """
+    M, N, K = problem.M, problem.N, problem.K
+    tma = {"tma_a": plan.a.tma.bind((M, K), _strides(plan.a.major, problem.lda)),
+           "tma_b": plan.b.tma.bind((N, K), _strides(plan.b.major, problem.ldb))}
+    if plan.epi is not None:
+        tma["tma_d"] = plan.epi.tma.bind((M, N), (problem.ldd, 1))
+    bm, bn, _ = plan.spec.tile
+    cm, cn = plan.spec.cluster
+    split = plan.spec.split_k
+    m_units, n_units = -(-M // (bm * cm)), -(-N // (bn * cn))
+    tiles = m_units * cm * n_units * cn if split > 1 else 0
+    scalars = {"M": M, "N": N, "K": K, "ld_d": problem.ldd, "ld_c": problem.ldc}
+    return Binding(plan, M, N, K, tma, m_units * n_units * split, tiles * bm * bn * split, tiles, scalars,
+                   kernel_params(plan.spec))
+
+
+def _strides(major: str, ld: int) -> tuple:
+    """Element strides of an ``(MN, K)`` operand: K-major ``(ld, 1)``, MN-major ``(1, ld)``."""
+    return (ld, 1) if major == "K" else (1, ld)

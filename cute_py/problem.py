@@ -1,0 +1,295 @@
+"""``Problem``: the one place a GEMM's arrays are inspected and validated.
+
+Every GEMM-like operation starts here::
+
+    arrays -> Problem -> select(problem) -> GemmSpec -> GemmPlan -> plan.bind(problem) -> Launch
+
+:meth:`Problem.from_arrays` reads shapes, element types, strides (and so the
+majors and leading dimensions), alignment, devices and the epilogue operands
+of ``D = act(alpha * a @ b + beta * c + bias)`` and raises one error class,
+:class:`GemmInputError`, naming the operation, the operand and the broken
+condition, before anything is compiled or launched. The result is a frozen,
+hashable value: the fields a kernel choice depends on, the concrete leading
+dimensions the launch binds, and (not compared) the inspected arrays.
+:meth:`Problem.mismatches` is the one answer to "does this spec fit these
+arrays".
+
+>>> p = Problem(4096, 4096, 4096, "K", "K", "bf16", "bf16")
+>>> p.flops, p.shape, (p.lda, p.ldb, p.ldd)
+(137438953472, '4096x4096x4096', (4096, 4096, 4096))
+>>> from cute_py.emit import GemmSpec
+>>> p.mismatches(GemmSpec(dtype="f16"))
+["dtype: spec 'f16', arrays 'bf16'", "out_dtype: spec 'f16', arrays 'bf16'"]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .emit.spec import ACTIVATIONS, DTYPES, OUT_DTYPES
+from .layouts.dtypes import dtype as _dtype
+from .runtime.arrays import as_device_array
+
+__all__ = ["Problem", "Operands", "GemmInputError", "TMA_ALIGN", "MAX_EXTENT"]
+
+TMA_ALIGN = 16
+"""Bytes: TMA needs 16-byte aligned global addresses and leading dimensions (A and B, and D for TMA stores)."""
+MAX_EXTENT = 2 ** 31 - 1
+"""The kernel takes M, N and K as 32-bit ints."""
+
+
+class GemmInputError(ValueError):
+    """Arrays a GEMM cannot take (shape, dtype, alignment, contiguity, device); raised before anything launches."""
+
+
+@dataclass(frozen=True)
+class Operands:
+    """The inspected arrays of one call (``runtime.DeviceArray`` records; ``c`` and ``bias`` None when unused,
+    ``out`` None when the GEMM allocates D) with the epilogue scalars and ``like``, the array ``a`` as given
+    (D is allocated by its library)."""
+
+    a: object
+    b: object
+    c: object = None
+    bias: object = None
+    out: object = None
+    alpha: float = 1.0
+    beta: float = 0.0
+    like: object = None
+
+    @property
+    def device(self):
+        """The CUDA ordinal the arrays say they live on (None: the current device)."""
+        return self.a.device if self.a.device is not None else self.b.device
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One GEMM ``D (M, N) = act(alpha * a (M, K) @ b (K, N) + beta * C + bias)`` as the kernel choice sees it.
+
+    - ``a_major`` "K" when a's K dimension is contiguous, else "MN"; ``b_major`` "K" when b ``(K, N)`` has K
+      contiguous (``w.t()`` of a row-major ``w (N, K)``), else "MN".
+    - ``dtype`` of a and b, ``out_dtype`` of C and D; ``beta``: C is read; ``bias`` None, "row" (length M) or
+      "col" (length N); ``activation`` None, "relu" or "gelu".
+    - ``c_row_major``: D (and C) row-major; ``d_tma``: D can be stored by TMA (row-major, 16-byte aligned base
+      and leading dimension).
+    - ``lda``, ``ldb``, ``ldc``, ``ldd``: the leading dimensions (elements) the launch binds; None means compact.
+    - ``operands``: the inspected arrays (:class:`Operands`), or None for a problem described by its sizes.
+
+    Equality and hashing cover the sizes, majors, types, epilogue and leading dimensions, not the arrays.
+    """
+
+    M: int
+    N: int
+    K: int
+    a_major: str
+    b_major: str
+    dtype: str
+    out_dtype: str
+    beta: bool = False
+    bias: str | None = None
+    activation: str | None = None
+    c_row_major: bool = True
+    d_tma: bool = True
+    lda: int | None = None
+    ldb: int | None = None
+    ldc: int | None = None
+    ldd: int | None = None
+    operands: Operands | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        compact = {"lda": self.K if self.a_major == "K" else self.M,
+                   "ldb": self.K if self.b_major == "K" else self.N,
+                   "ldd": self.N if self.c_row_major else self.M}
+        compact["ldc"] = self.ldd if self.ldd is not None else compact["ldd"]
+        for name, value in compact.items():
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, value)
+
+    @property
+    def flops(self) -> int:
+        """``2 * M * N * K``."""
+        return 2 * self.M * self.N * self.K
+
+    @property
+    def shape(self) -> str:
+        """``"MxNxK"``."""
+        return f"{self.M}x{self.N}x{self.K}"
+
+    @property
+    def empty(self) -> bool:
+        """M or N is 0: D is empty and nothing launches."""
+        return self.M == 0 or self.N == 0
+
+    def mismatches(self, spec) -> list:
+        """What of ``spec`` disagrees with this problem (majors, types, epilogue, D's layout); [] if nothing.
+
+        >>> from cute_py.emit import GemmSpec
+        >>> Problem(64, 64, 64, "K", "MN", "bf16", "bf16").mismatches(GemmSpec(b="(N,K):(1,N)", epilogue="direct"))
+        []
+        >>> Problem(64, 64, 64, "K", "K", "bf16", "bf16", d_tma=False).mismatches(GemmSpec())[0][:40]
+        "epilogue: spec 'tma' stores D with TMA, "
+        """
+        have = {"a_major": spec.a_major, "b_major": spec.b_major, "dtype": spec.dtype, "out_dtype": spec.out_dtype,
+                "beta": spec.beta, "bias": spec.bias, "activation": spec.activation, "c_row_major": spec.c_row_major}
+        bad = [f"{k}: spec {v!r}, arrays {getattr(self, k)!r}" for k, v in have.items() if v != getattr(self, k)]
+        if not bad and spec.epilogue == "tma" and not self.d_tma:
+            bad.append(f"epilogue: spec 'tma' stores D with TMA, which needs a row-major out with a "
+                       f"{TMA_ALIGN}-byte aligned base and leading dimension (out: leading dimension {self.ldd}); "
+                       f"use epilogue='direct'")
+        return bad
+
+    @classmethod
+    def from_arrays(cls, a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=None,
+                    out_dtype: str | None = None, op: str = "gemm") -> "Problem":
+        """The problem of ``op(a, b, c, alpha=, beta=, bias=, activation=, out=)``, read from the arrays (no GPU
+        needed: only their descriptions). ``out_dtype`` says how to read a raw 16-bit ``out`` (cupy has no
+        bf16; its uint16 words are read as bf16 unless ``out_dtype`` says f16). Raises :class:`GemmInputError`
+        naming ``op``.
+
+        >>> class Fake:
+        ...     def __init__(self, shape, strides, typestr="<f2"):
+        ...         self.__cuda_array_interface__ = {"version": 3, "data": (1 << 40, False), "shape": shape,
+        ...                                          "typestr": typestr, "strides": tuple(2 * s for s in strides)}
+        >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((64, 128), (1, 64)))
+        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128)
+        >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((32, 128), (1, 32)))
+        Traceback (most recent call last):
+        ...
+        cute_py.problem.GemmInputError: gemm: inner dimensions differ: a is (256, 64), b is (32, 128) (K 64 vs 32)
+        """
+        return _Reader(op).problem(a, b, c, alpha, beta, bias, activation, out, out_dtype)
+
+
+class _Reader:
+    """Reads the arrays of one call for :meth:`Problem.from_arrays`; every message starts with ``op``."""
+
+    def __init__(self, op: str):
+        self.op = op
+
+    def fail(self, message: str):
+        raise GemmInputError(f"{self.op}: {message}")
+
+    def array(self, x, what):
+        try:
+            return as_device_array(x)
+        except Exception as e:  # noqa: BLE001 - re-raised with the argument's name
+            self.fail(f"{what}: {e}")
+
+    def dtype(self, x, what, allowed, raw16=None) -> str:
+        name = x.dtype.name
+        if name == "u16":                       # cupy has no bf16: raw 16-bit words are read as bf16 (or raw16)
+            name = raw16 if raw16 in ("bf16", "f16") else "bf16"
+        if name not in allowed:
+            self.fail(f"{what} has element type {x.dtype.name}; supported: {', '.join(allowed)}")
+        return name
+
+    def major(self, x, what, inner_name, outer_name) -> tuple:
+        """``(major, ld)`` of a 2-D matrix operand: which dimension is contiguous and the other's stride."""
+        (r, c), (sr, sc) = x.shape, x.strides
+        if c > 1 and sc == 1:
+            return inner_name, (sr if r > 1 else _round_up(c, 8))
+        if r > 1 and sr == 1:
+            return outer_name, (sc if c > 1 else _round_up(r, 8))
+        if r <= 1 and c <= 1:
+            return inner_name, 8
+        self.fail(f"{what} with shape {x.shape} and element strides {x.strides} is not contiguous along either "
+                  f"dimension (one stride must be 1); make it contiguous first")
+
+    def out_layout(self, x, what) -> tuple:
+        """``(row_major, ld)`` of a 2-D output or C (any leading dimension)."""
+        (r, c), (sr, sc) = x.shape, x.strides
+        if sc == 1 or c == 1:
+            return True, sr
+        if sr == 1 or r == 1:
+            return False, sc
+        self.fail(f"{what} with shape {x.shape} and element strides {x.strides} is not contiguous along either "
+                  f"dimension (one stride must be 1)")
+
+    def problem(self, a, b, c, alpha, beta, bias, activation, out, out_dtype) -> Problem:
+        A, B = self.array(a, "a"), self.array(b, "b")
+        if len(A.shape) != 2 or len(B.shape) != 2:
+            self.fail(f"a and b must be 2-D, got shapes {A.shape} and {B.shape}")
+        (M, K), (K2, N) = A.shape, B.shape
+        if K != K2:
+            self.fail(f"inner dimensions differ: a is {A.shape}, b is {B.shape} (K {K} vs {K2})")
+        if K == 0:
+            self.fail("K = 0 (empty inner dimension) is not supported")
+        if max(M, N, K) > MAX_EXTENT:
+            self.fail(f"M, N and K must be at most {MAX_EXTENT} (the kernel's 32-bit extents), got {M}x{N}x{K}")
+        t, tb = self.dtype(A, "a", DTYPES), self.dtype(B, "b", DTYPES)
+        if t != tb:
+            self.fail(f"a is {t} but b is {tb}; both must have one type")
+        if activation not in ACTIVATIONS:
+            self.fail(f"activation {activation!r} not in {ACTIVATIONS}")
+        devices = {d for d in (A.device, B.device) if d is not None}
+        if len(devices) > 1:
+            self.fail(f"a and b are on different devices {sorted(devices)}")
+        a_major, lda = self.major(A, "a", "K", "MN")          # a (M, K): K contiguous -> K-major
+        b_major, ldb = self.major(B, "b", "MN", "K")          # b (K, N): N contiguous -> N-major (B = b^T is (N, K))
+        self.aligned((("a", A, lda), ("b", B, ldb)))
+        out_t, row, ldd, D = self.output(out, M, N, t, out_dtype, devices)
+        d_tma = row and (D is None or D.ptr % TMA_ALIGN == 0) and ldd * (_dtype(out_t).bits // 8) % TMA_ALIGN == 0
+        C, ldc = self.c(c, beta, M, N, row, ldd, out_t)
+        V, bias_mode = self.bias(bias, M, N, out_t)
+        operands = Operands(A, B, C, V, D, alpha, beta, like=a)
+        return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias_mode, activation, row, d_tma,
+                       lda, ldb, ldc, ldd, operands)
+
+    def aligned(self, operands) -> None:
+        """TMA's rules for A and B: 16-byte aligned bases and leading dimensions (all problems in one message)."""
+        problems = []
+        for name, x, ld in operands:
+            if x.ptr % TMA_ALIGN:
+                problems.append(f"{name} starts at {x.ptr:#x}, not {TMA_ALIGN}-byte aligned (TMA)")
+            if ld * x.itemsize % TMA_ALIGN:
+                problems.append(f"{name}'s leading dimension {ld} x {x.itemsize} B = {ld * x.itemsize} B is not a "
+                                f"multiple of {TMA_ALIGN} B (TMA); pad it to a multiple of "
+                                f"{TMA_ALIGN // x.itemsize} elements")
+        if problems:
+            self.fail("; ".join(problems))
+
+    def output(self, out, M, N, t, out_dtype, devices) -> tuple:
+        """``(out_dtype, row_major, ldd, D)`` of ``out``, or of the compact row-major D the GEMM allocates."""
+        if out is None:
+            return (out_dtype or t), True, N, None
+        D = self.array(out, "out")
+        if len(D.shape) != 2 or D.shape != (M, N):
+            self.fail(f"out has shape {D.shape}, expected {(M, N)}")
+        if D.device is not None and devices and D.device not in devices:
+            self.fail(f"out is on device {D.device}, the inputs on {sorted(devices)}")
+        out_t = self.dtype(D, "out", OUT_DTYPES, raw16=out_dtype)
+        row, ldd = self.out_layout(D, "out")
+        return out_t, row, ldd, D
+
+    def c(self, c, beta, M, N, row, ldd, out_t) -> tuple:
+        """``(C, ldc)``: C's record when it is read (``beta != 0``), else None and D's leading dimension."""
+        if c is None or beta == 0:
+            return None, ldd
+        C = self.array(c, "c")
+        if C.shape != (M, N):
+            self.fail(f"c must have out's shape {(M, N)}; got {C.shape}")
+        c_row, ldc = self.out_layout(C, "c")
+        if c_row != row and M > 1 and N > 1:
+            self.fail(f"c is {'row' if c_row else 'column'}-major but out is {'row' if row else 'column'}-major; "
+                      f"they must agree")
+        if self.dtype(C, "c", OUT_DTYPES, raw16=out_t) != out_t:
+            self.fail(f"c is {C.dtype.name}, out is {out_t}")
+        return C, ldc
+
+    def bias(self, bias, M, N, out_t) -> tuple:
+        """``(bias record, "row" | "col")``, or ``(None, None)`` without a bias."""
+        if bias is None:
+            return None, None
+        V = self.array(bias, "bias")
+        n = V.shape[0] if len(V.shape) == 1 else -1
+        if len(V.shape) != 1 or n not in (M, N) or (V.strides[0] != 1 and n > 1):
+            self.fail(f"bias must be a contiguous vector of length N={N} (per column) or M={M} (per row); "
+                      f"got shape {V.shape}")
+        if self.dtype(V, "bias", OUT_DTYPES, raw16=out_t) != out_t:
+            self.fail(f"bias is {V.dtype.name}, out is {out_t}")
+        return V, ("col" if n == N else "row")
+
+
+def _round_up(x: int, m: int) -> int:
+    return -(-x // m) * m

@@ -1,0 +1,97 @@
+"""``select(problem)``: the spec a problem runs with: the tuned table's, else the heuristic's.
+
+The second step of the product path (``arrays -> Problem -> select -> GemmSpec -> GemmPlan -> bind ->
+Launch``). :func:`pick_spec` is the heuristic, measured on the H100 (benchmarks/NOTES.md);
+:func:`cute_py.autotune` measures candidates through the same pipeline and records the winner in the
+tuned table (:mod:`cute_py.tuned`), where :func:`select` finds it.
+
+>>> from cute_py.problem import Problem
+>>> heuristic(Problem(8192, 8192, 8192, "K", "K", "bf16", "bf16")).tile
+(128, 256, 64)
+"""
+
+from __future__ import annotations
+
+from . import tuned
+from .emit.spec import GemmSpec
+from .runtime import device
+
+__all__ = ["select", "heuristic", "pick_spec"]
+
+
+def select(problem, sm_count: int | None = None) -> GemmSpec:
+    """The spec for ``problem``: the one :func:`cute_py.autotune` recorded for it on this GPU (when it fits the
+    problem), else :func:`heuristic`'s. ``sm_count`` defaults to the current GPU's."""
+    spec = tuned.lookup(problem)
+    if spec is not None:
+        return spec
+    return heuristic(problem, device().sm_count if sm_count is None else sm_count)
+
+
+def heuristic(problem, sm_count: int = 132) -> GemmSpec:
+    """:func:`pick_spec` for ``problem`` (a :class:`~cute_py.problem.Problem`) on a GPU of ``sm_count`` SMs."""
+    p = problem
+    return pick_spec(p.M, p.N, p.K, p.a_major, p.b_major, p.dtype, p.out_dtype, beta=p.beta, bias=p.bias,
+                     activation=p.activation, c_row_major=p.c_row_major, d_tma=p.d_tma, sm_count=sm_count)
+
+
+def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=None, activation=None,
+              c_row_major=True, d_tma=True, sm_count=132) -> GemmSpec:
+    """The heuristic's spec for a problem (:func:`cute_py.autotune` can do better).
+
+    Measured on the H100 (benchmarks/NOTES.md, versions 2 and 3):
+
+    - tile 128x256x64 (2 consumer warpgroups, 64x256 wgmma each) when that
+      still gives every SM a tile; else 128x128x64 while those tiles fill at
+      least 90% of the SMs. 128x128x64 also for heavier epilogues (any of
+      beta, bias, activation with an MN-major A; two or more with a K-major
+      A), where the 128x256 kernel would spill registers;
+    - fewer tiles than that (small M): 64-row tiles with one consumer
+      warpgroup, which double the CTAs streaming B: 64x128x64 when they fill
+      90% of the SMs, else 64x64x64 (13 stages deep);
+    - split-K (2) only for long K (at least 128 k-blocks) when even those
+      tiles fill at most half the SMs: the f32 reduction through L2 costs
+      more than it gains elsewhere;
+    - the TMA-store epilogue for a row-major, 16-byte aligned D (``d_tma``),
+      else direct stores;
+    - persistent, cooperative, no cluster (neither ping-pong nor 2-CTA
+      clusters paid on any measured shape); L2 raster groups of 32 tile rows
+      from 8 waves of tiles on, 16 from 2 waves, else 8.
+
+    >>> pick_spec(8192, 8192, 8192, "K", "K", "bf16", "bf16").name
+    'cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g32'
+    >>> s = pick_spec(128, 4096, 14336, "K", "K", "bf16", "bf16")
+    >>> s.tile, s.consumers, s.split_k
+    ((64, 64, 64), 1, 1)
+    >>> pick_spec(64, 1024, 14336, "K", "K", "bf16", "bf16").split_k
+    2
+    >>> pick_spec(128, 4096, 4096, "K", "K", "bf16", "bf16").name
+    'cute_gemm_sm90_bf16_tn_64x64x64_s13_c1_obf16_dr_g8'
+    """
+    a = "(M,K):(K,1)" if a_major == "K" else "(M,K):(1,M)"
+    b = "(N,K):(K,1)" if b_major == "K" else "(N,K):(1,N)"
+    c = "(M,N):(N,1)" if c_row_major else "(M,N):(1,M)"
+
+    def tiles(bm, bn):
+        return -(-M // bm) * -(-N // bn)
+
+    extras = int(bool(beta)) + (bias is not None) + (activation is not None)
+    light = extras == 0 or (a_major == "K" and extras == 1)
+    long_k = -(-K // 64) >= 128
+    fill = 0.9 * sm_count
+    split = 1
+    if tiles(128, 256) >= sm_count and light:
+        tile = (128, 256, 64)
+    elif tiles(128, 128) >= fill:
+        tile = (128, 128, 64)
+    elif tiles(64, 128) >= fill:
+        tile = (64, 128, 64)
+    else:
+        tile = (64, 64, 64)
+    n = tiles(tile[0], tile[1])
+    if n * 2 <= sm_count and long_k:
+        split = 2
+    group = 32 if n >= 8 * sm_count else 16 if n >= 2 * sm_count else 8
+    return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=tile[0] // 64, beta=beta,
+                    bias=bias, activation=activation, split_k=split, group=group,
+                    epilogue="tma" if c_row_major and d_tma else "direct")
