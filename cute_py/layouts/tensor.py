@@ -28,7 +28,7 @@ from . import int_tuple as it
 from .algebra import composition
 from .basis import ArithmeticTuple, ScaledBasis
 from .dtypes import dtype as _dtype
-from .errors import CoordinateError, DivisibilityError, LayoutError, layout_error, _r
+from .errors import CoordinateError, DivisibilityError, LayoutError, SymbolicError, layout_error, _r
 from .int_tuple import _, has_underscore, is_int, to_str
 from .layout import (
     Layout, coshape, domain_offset, flat_modes, is_layout, make_identity_layout, make_layout_like,
@@ -40,7 +40,7 @@ from .tiling import tiled_divide
 
 __all__ = [
     "Tensor", "IdentityEngine", "make_tensor", "make_identity_tensor", "make_tensor_like", "recast",
-    "print_tensor",
+    "print_tensor", "layout_offsets",
 ]
 
 
@@ -134,6 +134,25 @@ def _offsets(layout):
     """``[layout(i) for i in range(size(layout))]`` as an int64 array (integer strides)."""
     np = _np()
     return _eval_1d(layout, np.arange(it.product(layout.shape), dtype=np.int64))
+
+
+def layout_offsets(layout):
+    """``layout(i)`` for every ``i`` in ``range(size(layout))``, as one int64 numpy array (a vectorized evaluation).
+
+    ``layout`` is a Layout, or a ComposedLayout of Layouts and Swizzles, with integer shape and strides; the
+    1-D index ``i`` is colexicographic, so for a rank-2 layout of shape ``(m, n)`` element ``i + m * j`` is
+    ``layout(i, j)``. Postcondition: ``layout_offsets(L)[i] == L(i)`` for every ``i``. Raises
+    :class:`SymbolicError` for symbolic extents or strides.
+
+    >>> layout_offsets(Layout((2, 3), (3, 1))).tolist()
+    [0, 3, 1, 4, 2, 5]
+    >>> layout_offsets(composition(Swizzle(1, 0, 1), Layout(4))).tolist()
+    [0, 1, 3, 2]
+    """
+    shape = layout.shape if isinstance(layout, Layout) else getattr(layout, "shape", None)
+    if not (is_int(it.product(shape)) and _int_strides(layout)):
+        raise layout_error(SymbolicError, "layout_offsets", "needs integer extents and strides", layout=layout)
+    return _offsets(layout)
 
 
 def _offset_range(layout):
