@@ -239,13 +239,24 @@ def test_encode_args_checks():
     assert "exceeds the 128B swizzle span" in text
 
 
-def test_encode_args_symbolic_extents_need_bindings():
+def test_encode_args_takes_concrete_params_only():
+    """Runtime takes ints: symbolic params are bound above it (TmaParams.bind), and a symbolic one is an error."""
     m, k = sympy.symbols("M K", integer=True, positive=True)
     p = make_tma_params(((m, k), (k, 1)), tile_smem(smem_atom("K", 128, "bf16"), 64, 64), "bf16")
-    with pytest.raises(rt.TensorMapError, match="symbolic"):
+    with pytest.raises(rt.TensorMapError, match=r"globalDim\[0\] = K is symbolic; .*bind") as ei:
         rt.encode_args(0x10000, p)
-    a = rt.encode_args(0x10000, p, bindings={m: 512, k: 1024})
+    assert len(ei.value.problems) == 1
+    with pytest.raises(TypeError):
+        rt.encode_args(0x10000, p, bindings={m: 512, k: 1024})          # no substitution in runtime any more
+    a = rt.encode_args(0x10000, p.bind((512, 1024), (1024, 1)))
     assert a["globalDim"] == (1024, 512) and a["globalStrides"] == (2048,)
+    assert all(type(x) is int for x in a["globalDim"] + a["globalStrides"])
+    # integers of other libraries are concrete; a float is not an extent
+    b = rt.encode_args(0x10000, dataclasses.replace(p, global_dim=(sympy.Integer(1024), np.int64(512)),
+                                                    global_strides=(np.uint32(2048),)))
+    assert b["globalDim"] == (1024, 512) and all(type(x) is int for x in b["globalDim"] + b["globalStrides"])
+    with pytest.raises(rt.TensorMapError, match=r"globalDim\[1\] = 512.0 is not an integer \(float\)"):
+        rt.encode_args(0x10000, dataclasses.replace(p, global_dim=(1024, 512.0), global_strides=(2048,)))
 
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""as_device_array / layout_of without a GPU and without torch: fake objects exposing
+"""as_device_array / cute_py.interop.layout_of without a GPU and without torch: fake objects exposing
 __cuda_array_interface__ (v2 and v3), DLPack capsules built by hand, raw pointers, and the errors."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import pytest
 
 from cute_py import Layout
 from cute_py import runtime as rt
+from cute_py.interop import layout_of
 from cute_py.runtime import arrays as amod
 
 PTR = 0x7F0000000000
@@ -249,16 +250,22 @@ def test_dlpack_through_cuda_core_if_installed():
 
 
 # ---------------------------------------------------------------------------
-# layout_of
+# layout_of: above runtime, in cute_py.interop (runtime takes ints and buffers, not Layouts)
+
+
+def test_runtime_has_no_layouts():
+    assert not hasattr(rt, "layout_of") and not hasattr(amod, "layout_of") and "layout_of" not in rt.__all__
+    assert not hasattr(rt.as_device_array(PTR, shape=(5, 6), dtype="f32"), "layout")
 
 
 def test_layout_of_follows_the_array_strides():
-    assert rt.layout_of(FakeCAI((128, 64), "<f2")) == Layout((128, 64), (64, 1))      # (M,K):(K,1)
-    assert rt.layout_of(FakeCAI((64, 128), "<f2", strides=(2, 128))) == Layout((64, 128), (1, 64))
-    assert rt.layout_of(FakeCAI((2, 3, 4), "<f4")) == Layout((2, 3, 4), (12, 4, 1))
-    assert rt.layout_of(FakeCAI((7,), "<f4")) == Layout(7, 1)
+    assert layout_of(FakeCAI((128, 64), "<f2")) == Layout((128, 64), (64, 1))      # (M,K):(K,1)
+    assert layout_of(FakeCAI((64, 128), "<f2", strides=(2, 128))) == Layout((64, 128), (1, 64))
+    assert layout_of(FakeCAI((2, 3, 4), "<f4")) == Layout((2, 3, 4), (12, 4, 1))
+    assert layout_of(FakeCAI((7,), "<f4")) == Layout(7, 1)
+    assert layout_of(FakeCAI((), "<f4")) == Layout(1, 0)
     a = rt.as_device_array(PTR, shape=(5, 6), dtype="f32")
-    lay = a.layout
+    lay = layout_of(a)
     assert all(lay(i, j) * 4 == i * a.byte_strides[0] + j * a.byte_strides[1] for i in range(5) for j in range(6))
 
 
@@ -266,5 +273,5 @@ def test_layout_of_feeds_make_tma_params():
     from cute_py.arch.sm90 import make_tma_params, smem_atom, tile_smem
 
     a = rt.as_device_array(FakeCAI((512, 256), "<V2", dtype="torch.bfloat16"))
-    p = make_tma_params(rt.layout_of(a), tile_smem(smem_atom("K", 128, "bf16"), 128, 64), "bf16")
+    p = make_tma_params(layout_of(a), tile_smem(smem_atom("K", 128, "bf16"), 128, 64), "bf16")
     assert p.global_dim == (256, 512) and p.global_strides == (512,) and p.box_dim == (64, 128)

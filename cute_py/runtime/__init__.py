@@ -5,12 +5,17 @@ importing it imports no ``cuda`` module. Compiling needs NVRTC (the
 ``nvidia-cuda-nvrtc`` wheel) but no GPU; loading, encoding tensor maps and
 launching need a driver and a GPU. Install with ``pip install "cute-py[cuda]"``.
 
+Runtime takes ints and buffers, not Layouts: of the layers below it, it
+imports only the element-type table :mod:`cute_py.layouts.dtypes` (the
+layer rules are checked by ``tests/test_import_graph.py``).
+
 - :func:`compile` -> :class:`Program` (cubin, log, per-kernel registers /
   spills / smem, warnings); :meth:`Program.kernel` -> :class:`Kernel`.
 - :func:`launch` (``cuLaunchKernelEx`` with cluster dims), :func:`pack_args`.
-- :func:`tensor_map` (``cuTensorMapEncodeTiled`` from
-  :func:`cute_py.arch.sm90.make_tma_params`), :func:`encode_args`.
-- :func:`as_device_array` / :func:`layout_of` for torch, cupy, jax or raw pointers.
+- :func:`tensor_map` (``cuTensorMapEncodeTiled`` from concrete
+  :func:`cute_py.arch.sm90.make_tma_params` parameters), :func:`encode_args`.
+- :func:`as_device_array` for torch, cupy, jax or raw pointers (a
+  :class:`DeviceArray` record; its Layout is :func:`cute_py.interop.layout_of`).
 - :func:`device` (primary context of device 0, shared with torch and cupy).
 
 >>> import cute_py.runtime
@@ -18,7 +23,7 @@ launching need a driver and a GPU. Install with ``pip install "cute-py[cuda]"``.
 ((), ())
 """
 
-from .arrays import DeviceArray, as_device_array, layout_of
+from .arrays import DeviceArray, as_device_array
 from .driver import (
     Device, Kernel, Module, PreparedLaunch, device, launch, launch_dims, max_active_clusters, pack_args, prepare_launch,
     synchronize,
@@ -37,7 +42,7 @@ __all__ = [
     "device", "Device", "Module", "Kernel", "launch", "launch_dims", "pack_args", "synchronize", "PreparedLaunch",
     "prepare_launch", "max_active_clusters",
     "tensor_map", "TensorMap", "encode_args",
-    "as_device_array", "DeviceArray", "layout_of",
+    "as_device_array", "DeviceArray",
     "CudaRuntimeError", "CompileError", "CudaNotInstalledError", "NvrtcNotFoundError", "NoDeviceError",
     "UnsupportedArchError", "DriverError", "KernelNotFoundError", "LaunchError", "ArrayError", "TensorMapError",
     "PackError",

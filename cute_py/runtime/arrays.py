@@ -14,8 +14,9 @@
    (``strides`` in elements, default C-contiguous).
 
 torch is never imported. Nothing here needs a GPU or cuda-python: the
-result is a plain record, and :func:`layout_of` turns it into a cute_py
-:class:`~cute_py.Layout` over element offsets.
+result is a plain record of ints (pointer, extents, strides) and an element
+type. Runtime takes ints and buffers, not Layouts: the array as a cute_py
+:class:`~cute_py.Layout` is :func:`cute_py.interop.layout_of`, one layer up.
 
 >>> class Fake:  # anything with the CUDA array interface
 ...     __cuda_array_interface__ = {"version": 3, "data": (0x7f0000000000, False), "shape": (128, 64),
@@ -23,8 +24,6 @@ result is a plain record, and :func:`layout_of` turns it into a cute_py
 >>> a = as_device_array(Fake())
 >>> a.shape, a.strides, a.byte_strides, a.dtype.name
 ((128, 64), (64, 1), (128, 2), 'f16')
->>> print(layout_of(a))
-(128,64):(64,1)
 """
 
 from __future__ import annotations
@@ -32,11 +31,12 @@ from __future__ import annotations
 import ctypes
 from dataclasses import dataclass, field
 
-from ..layouts import Layout
+# The one import from below runtime's own package: the element-type table, a leaf module (standard library only).
+# DeviceArray.dtype is the same DType value that TmaParams and GemmSpec carry, so they compare equal.
 from ..layouts.dtypes import DType, dtype as _dtype
 from .errors import ArrayError
 
-__all__ = ["DeviceArray", "as_device_array", "layout_of"]
+__all__ = ["DeviceArray", "as_device_array"]
 
 _TYPESTR = {"f2": "f16", "f4": "f32", "f8": "f64", "i1": "s8", "i2": "s16", "i4": "s32", "i8": "s64",
             "u1": "u8", "u2": "u16", "u4": "u32", "u8": "u64"}
@@ -106,11 +106,6 @@ class DeviceArray:
     def is_c_contiguous(self) -> bool:
         """Whether the strides are the row-major (C) compact strides of the shape."""
         return self.strides == _c_strides(self.shape) or self.size <= 1
-
-    @property
-    def layout(self) -> Layout:
-        """``layout_of(self)``."""
-        return layout_of(self)
 
     @property
     def __cuda_array_interface__(self) -> dict:
@@ -430,24 +425,3 @@ def _as_address(obj):
     if type(obj).__name__ == "CUdeviceptr":
         return int(obj)
     return None
-
-
-def layout_of(array) -> Layout:
-    """The cute_py Layout of an array: its shape with its element strides, mode ``i`` = array dimension ``i``.
-
-    Postcondition: ``layout_of(a)(i0, i1, ...)`` is the element offset of
-    ``a[i0, i1, ...]`` from ``a.ptr``. A C-contiguous ``(M, K)`` array is
-    ``(M,K):(K,1)`` (CuTe reads coordinates column-major, but the strides
-    are the array's own, so the function is the array's indexing).
-
-    >>> print(layout_of(as_device_array(0x10000, shape=(64, 32), dtype="bf16")))
-    (64,32):(32,1)
-    >>> print(layout_of(as_device_array(0x10000, shape=(64, 32), strides=(1, 64), dtype="bf16")))
-    (64,32):(1,64)
-    """
-    a = array if isinstance(array, DeviceArray) else as_device_array(array)
-    if not a.shape:
-        return Layout(1, 0)
-    if len(a.shape) == 1:
-        return Layout(a.shape[0], a.strides[0])
-    return Layout(tuple(a.shape), tuple(a.strides))

@@ -7,6 +7,11 @@ against the actual address and array, builds the exact argument list
 (:func:`tensor_map`). The result goes to a kernel by value, into a
 ``const __grid_constant__`` 128-byte, 64-byte-aligned parameter.
 
+Runtime takes ints and buffers, not Layouts: the parameters must be
+concrete (plain integers). Symbolic extents (sympy) are substituted before
+they get here, by the plan's bind step (``TmaParams.bind``); a symbolic
+value that arrives is reported as a :class:`~cute_py.runtime.errors.TensorMapError`.
+
 >>> from cute_py import Layout
 >>> from cute_py.arch.sm90 import make_tma_params, smem_atom, tile_smem
 >>> p = make_tma_params(Layout((256, 128), (128, 1)), tile_smem(smem_atom("K", 128, "bf16"), 64, 64), "bf16")
@@ -17,9 +22,9 @@ against the actual address and array, builds the exact argument list
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
-from ..layouts import int_tuple as it
 from .arrays import DeviceArray, as_device_array
 from .errors import TensorMapError
 
@@ -34,18 +39,19 @@ ARG_ORDER = ("tensorDataType", "tensorRank", "globalAddress", "globalDim", "glob
 """The parameter names of ``cuTensorMapEncodeTiled``, in call order (the keys of :func:`encode_args`)."""
 
 
-def _concrete(value, what: str, bindings):
-    if it.is_int(value):
-        return int(value)
-    if bindings and hasattr(value, "subs"):
-        v = value.subs(bindings)
-        if getattr(v, "is_Integer", False) or it.is_int(v):
-            return int(v)
-    raise TensorMapError([f"{what} = {value} is symbolic; pass bindings={{symbol: value}} or build the "
-                          f"params from the concrete layout (make_tma_params(layout_of(array), ...))"])
+def _concrete(value, what: str) -> int:
+    """``value`` as a Python int: anything with ``__index__`` (int, numpy and sympy integers); else the error."""
+    try:
+        return int(operator.index(value))
+    except TypeError:
+        kind = "symbolic" if hasattr(value, "free_symbols") else f"not an integer ({type(value).__name__})"
+        raise TensorMapError([f"{what} = {value} is {kind}; tensor maps take concrete parameters: bind the "
+                              f"extents first (TmaParams.bind / GemmPlan.bind) or build the params from the "
+                              f"array's own layout (make_tma_params(cute_py.interop.layout_of(array), ...))"]
+                             ) from None
 
 
-def check_params(tma_params, address: int, bindings=None) -> list:
+def check_params(tma_params, address: int) -> list:
     """Every TMA constraint the concrete parameters and ``address`` violate (empty: encodable).
 
     The checks are those of :func:`cute_py.arch.sm90.validate_tma`, on the
@@ -53,7 +59,9 @@ def check_params(tma_params, address: int, bindings=None) -> list:
     [1, 2^32]; globalStrides multiples of 16 bytes and < 2^40; boxDim in
     [1, 256]; elementStrides in [1, 8]; the inner box a multiple of 16 bytes
     and within the swizzle span; a known data type, swizzle, L2 promotion
-    and OOB fill; interleave NONE.
+    and OOB fill; interleave NONE. A symbolic (or otherwise non-integer)
+    global dim or stride raises :class:`~cute_py.runtime.errors.TensorMapError`
+    at once: there is nothing to check until it is bound.
 
     >>> from cute_py import Layout
     >>> from cute_py.arch.sm90 import make_tma_params, smem_atom, tile_smem
@@ -67,8 +75,8 @@ def check_params(tma_params, address: int, bindings=None) -> list:
     rank = tma_params.rank
     if not 1 <= rank <= 5:
         problems.append(f"rank {rank} not in [1, 5]")
-    dims = [_concrete(d, f"globalDim[{i}]", bindings) for i, d in enumerate(tma_params.global_dim)]
-    strides = [_concrete(s, f"globalStrides[{i + 1}]", bindings) for i, s in enumerate(tma_params.global_strides)]
+    dims = [_concrete(d, f"globalDim[{i}]") for i, d in enumerate(tma_params.global_dim)]
+    strides = [_concrete(s, f"globalStrides[{i + 1}]") for i, s in enumerate(tma_params.global_strides)]
     for name, seq, want in (("globalDim", dims, rank), ("globalStrides", strides, rank - 1),
                             ("boxDim", tma_params.box_dim, rank), ("elementStrides", tma_params.element_strides, rank)):
         if len(seq) != want:
@@ -105,15 +113,14 @@ def check_params(tma_params, address: int, bindings=None) -> list:
     return problems
 
 
-def encode_args(address: int, tma_params, bindings=None) -> dict:
+def encode_args(address: int, tma_params) -> dict:
     """The exact ``cuTensorMapEncodeTiled`` arguments, by parameter name in call order (pure; no GPU).
 
     Enums are given by their ``cuda.bindings.driver`` member names; dims,
     strides and boxes as plain int tuples, innermost dimension first
-    (globalStrides in bytes, rank - 1 entries). Symbolic extents (sympy)
-    are substituted from ``bindings``. Raises
-    :class:`~cute_py.runtime.errors.TensorMapError` listing every violated
-    constraint (see :func:`check_params`).
+    (globalStrides in bytes, rank - 1 entries). The parameters must be
+    concrete (bound). Raises :class:`~cute_py.runtime.errors.TensorMapError`
+    listing every violated constraint (see :func:`check_params`).
 
     >>> from cute_py import Layout
     >>> from cute_py.arch.sm90 import make_tma_params, smem_atom, tile_smem
@@ -123,15 +130,15 @@ def encode_args(address: int, tma_params, bindings=None) -> dict:
     ((64, 512), (256,), (4, 16), 'CU_TENSOR_MAP_SWIZZLE_NONE', 'CU_TENSOR_MAP_L2_PROMOTION_L2_128B')
     """
     address = int(address)
-    problems = check_params(tma_params, address, bindings)
+    problems = check_params(tma_params, address)
     if problems:
         raise TensorMapError(problems)
     return {
         "tensorDataType": f"CU_TENSOR_MAP_DATA_TYPE_{tma_params.data_type}",
         "tensorRank": int(tma_params.rank),
         "globalAddress": address,
-        "globalDim": tuple(_concrete(d, "globalDim", bindings) for d in tma_params.global_dim),
-        "globalStrides": tuple(_concrete(s, "globalStrides", bindings) for s in tma_params.global_strides),
+        "globalDim": tuple(_concrete(d, "globalDim") for d in tma_params.global_dim),
+        "globalStrides": tuple(_concrete(s, "globalStrides") for s in tma_params.global_strides),
         "boxDim": tuple(int(b) for b in tma_params.box_dim),
         "elementStrides": tuple(int(e) for e in tma_params.element_strides),
         "interleave": f"CU_TENSOR_MAP_INTERLEAVE_{tma_params.interleave}",
@@ -221,14 +228,14 @@ def _check_array(a: DeviceArray, args: dict, tma_params) -> list:
     return problems
 
 
-def tensor_map(array_or_pointer, tma_params, *, bindings=None) -> TensorMap:
+def tensor_map(array_or_pointer, tma_params) -> TensorMap:
     """Encode a TMA descriptor for ``array_or_pointer`` with ``tma_params`` (needs a driver and a GPU).
 
     ``array_or_pointer`` is anything :func:`~cute_py.runtime.as_device_array`
     accepts, or an integer device address (then only the parameters are
     checked). ``tma_params`` comes from
-    :func:`cute_py.arch.sm90.make_tma_params`; symbolic extents need
-    ``bindings``. For an array, its element width must match the params and
+    :func:`cute_py.arch.sm90.make_tma_params`, with concrete extents
+    (bound; see the module docstring). For an array, its element width must match the params and
     every TMA dimension must be one of its dimensions (same byte stride,
     extent at least the TMA's): a transposed or mismatched array is caught
     here rather than as garbage in shared memory.
@@ -236,7 +243,7 @@ def tensor_map(array_or_pointer, tma_params, *, bindings=None) -> TensorMap:
     Raises :class:`~cute_py.runtime.errors.TensorMapError` listing every
     problem; :class:`~cute_py.runtime.errors.NoDeviceError` without a GPU.
 
-    >>> from cute_py.runtime import as_device_array, layout_of, tensor_map  # doctest: +SKIP
+    >>> from cute_py.interop import layout_of  # doctest: +SKIP
     >>> p = make_tma_params(layout_of(a), tile_smem(smem_atom("K", 128, "bf16"), 128, 64), "bf16")  # doctest: +SKIP
     >>> tensor_map(a, p).args["boxDim"]  # doctest: +SKIP
     (64, 128)
@@ -248,7 +255,7 @@ def tensor_map(array_or_pointer, tma_params, *, bindings=None) -> TensorMap:
     else:
         arr = as_device_array(array_or_pointer)
         address = arr.ptr
-    args = encode_args(address, tma_params, bindings)
+    args = encode_args(address, tma_params)
     if arr is not None:
         problems = _check_array(arr, args, tma_params)
         if problems:
