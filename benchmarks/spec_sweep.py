@@ -84,7 +84,7 @@ def overhead(torch, n=2000):
     out = torch.empty(256, 256, device="cuda", dtype=torch.bfloat16)
     res = {}
     for name, fn in (("cute_py prepared", lambda: cute_py.gemm(a, b, out=out)),
-                     ("cute_py checked", lambda: (G._LAUNCHES.clear(), cute_py.gemm(a, b, out=out))),
+                     ("cute_py checked", lambda: (G.LAUNCHES.clear(), cute_py.gemm(a, b, out=out))),
                      ("torch.matmul", lambda: torch.matmul(a, b, out=out))):
         for _ in range(20):
             fn()

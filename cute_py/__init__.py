@@ -30,7 +30,8 @@ from .viz.explain import explain  # noqa: E402
 __all__ += ["explain"]
 
 # The GEMM product: cute_py.gemm(a, b, ...) (the function; its module is cute_py.gemm's __module__).
+from .problem import GemmInputError  # noqa: E402
 from .gemm import gemm  # noqa: E402
-from .autotune import autotune  # noqa: E402
+from .autotune import AutotuneError, autotune  # noqa: E402
 
-__all__ += ["gemm", "autotune"]
+__all__ += ["gemm", "autotune", "GemmInputError", "AutotuneError"]

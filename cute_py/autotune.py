@@ -2,13 +2,12 @@
 
 :func:`autotune` runs every candidate :class:`~cute_py.emit.GemmSpec` through
 ``cute_py.gemm(..., spec=s)`` on the arrays you pass, checks each result against
-the default spec's (:func:`cute_py.gemm.pick_spec`), times the ones that agree
-with CUDA events and returns an :class:`AutotuneResult`. The winner is recorded
-in ``autotune.json`` in cute_py's cache folder (the one of
-:func:`cute_py.runtime.cache.cache_dir`), keyed by :func:`problem_key`: the GPU,
-M, N, K, the majors, the types and the epilogue. :func:`lookup` reads it back;
-``cute_py.gemm`` asks it on every call without ``spec=``, so it is a dict lookup
-in memory (the file is read once per process, the device name queried once).
+the default spec's (:func:`cute_py.select.heuristic`), times the ones that agree
+with the CUDA-event timer (:class:`cute_py.runtime.timer.EventTimer`) and returns
+an :class:`AutotuneResult`. The winner is recorded in the tuned table
+(:mod:`cute_py.tuned`: ``autotune.json`` in cute_py's cache folder, keyed by the
+GPU, M, N, K, the majors, the types and the epilogue), where
+:func:`cute_py.select.select`, and so ``cute_py.gemm`` without ``spec=``, finds it.
 ``CUTE_PY_AUTOTUNE=0`` (or ``off``, ``false``, ``no``) turns lookups off.
 
 The candidates (:func:`candidate_specs`) vary the default spec's tile, cluster,
@@ -19,34 +18,29 @@ L2 raster group and split-K, keeping only specs whose ``problems()`` is empty:
 >>> specs = candidate_specs(4096, 4096, 4096, base)
 >>> specs[0] == base, len(specs) <= MAX_CANDIDATES, all(s.split_k == 1 for s in specs)
 (True, True, True)
->>> problem_key(4096, 4096, 4096, "K", "K", "bf16", "bf16", device="NVIDIA H100 80GB HBM3")
-'v1|NVIDIA H100 80GB HBM3|4096x4096x4096|a:K b:K|bf16->bf16|beta:0 bias:- act:- c:row'
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import json
-import os
 import statistics
 import sys
-import threading
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from . import arraylib
 from .emit.spec import GemmSpec
-from .runtime.cache import atomic_write, cache_dir
+from .gemm import gemm
+from .problem import Problem
+from .runtime import device, synchronize
+from .runtime.timer import EventTimer
+from .select import heuristic
+from .tuned import ENV, FORMAT, cache_path, clear_cache, lookup, problem_key, record
 
-__all__ = ["autotune", "candidate_specs", "problem_key", "lookup", "record", "clear_cache", "cache_path",
-           "progress_line", "Problem", "AutotuneResult", "AutotuneRow", "AutotuneError",
-           "FORMAT", "ENV", "TOLERANCE", "MAX_CANDIDATES", "TILES", "CLUSTERS", "GROUPS", "SPLITS"]
+__all__ = ["autotune", "candidate_specs", "progress_line", "AutotuneResult", "AutotuneRow", "AutotuneError",
+           "TOLERANCE", "MAX_CANDIDATES", "TILES", "CLUSTERS", "GROUPS", "SPLITS",
+           # the tuned table and the problem, where they live now (kept importable from here)
+           "Problem", "lookup", "record", "clear_cache", "cache_path", "problem_key", "FORMAT", "ENV"]
 
-FORMAT = 1
-"""Version of the autotune file's keys and entries; part of every key, so a new format never reads an old entry."""
-ENV = "CUTE_PY_AUTOTUNE"
-"""Environment variable: ``0``, ``off``, ``false`` or ``no`` makes :func:`lookup` return None."""
-FILENAME = "autotune.json"
 TOLERANCE = 1e-2
 """Largest relative Frobenius error of a candidate's result against the default spec's result."""
 MAX_CANDIDATES = 40
@@ -64,7 +58,6 @@ CLUSTERS = ((2, 1), (1, 2))
 (benchmarks/NOTES.md, version 3), so they get no grid of their own."""
 GROUPS = (1, 4, 8, 16, 32)
 SPLITS = (1, 2, 4, 8)
-_OFF = ("0", "off", "false", "no")
 
 
 class AutotuneError(ValueError):
@@ -75,161 +68,6 @@ class AutotuneError(ValueError):
     ...
     cute_py.autotune.AutotuneError: autotune: candidates is empty
     """
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# The problem: what a tuned kernel is chosen for.
-
-@dataclass(frozen=True)
-class Problem:
-    """One GEMM problem as the kernel choice sees it: sizes, majors, types and the epilogue's shape.
-
-    ``a_major`` is "K" when a's K dimension is contiguous, else "MN"; ``b_major``
-    is "K" when b ``(K, N)`` has K contiguous (``b.t()`` row-major), else "MN";
-    ``bias`` is None, "row" (length M) or "col" (length N); ``d_tma``: D can be
-    stored by TMA (row-major, 16-byte aligned base and leading dimension). The
-    problem key (:meth:`key`) leaves ``d_tma`` out: it limits the epilogue, not
-    the problem.
-
-    >>> p = Problem(4096, 4096, 4096, "K", "K", "bf16", "bf16")
-    >>> p.flops, p.shape, p.default_spec().problems()
-    (137438953472, '4096x4096x4096', [])
-    """
-
-    M: int
-    N: int
-    K: int
-    a_major: str
-    b_major: str
-    dtype: str
-    out_dtype: str
-    beta: bool = False
-    bias: str | None = None
-    activation: str | None = None
-    c_row_major: bool = True
-    d_tma: bool = True
-
-    @property
-    def flops(self) -> int:
-        """``2 * M * N * K``."""
-        return 2 * self.M * self.N * self.K
-
-    @property
-    def shape(self) -> str:
-        """``"MxNxK"``."""
-        return f"{self.M}x{self.N}x{self.K}"
-
-    def key(self, device: str) -> str:
-        """:func:`problem_key` of this problem on ``device``."""
-        return problem_key(self.M, self.N, self.K, self.a_major, self.b_major, self.dtype, self.out_dtype,
-                           self.beta, self.bias, self.activation, self.c_row_major, device=device)
-
-    def default_spec(self, sm_count: int = 132) -> GemmSpec:
-        """The spec ``cute_py.gemm`` picks without tuning on a GPU of ``sm_count`` SMs
-        (:func:`cute_py.gemm.pick_spec`)."""
-        from .gemm import pick_spec
-        return pick_spec(self.M, self.N, self.K, self.a_major, self.b_major, self.dtype, self.out_dtype,
-                         beta=self.beta, bias=self.bias, activation=self.activation, c_row_major=self.c_row_major,
-                         d_tma=self.d_tma, sm_count=sm_count)
-
-    def mismatches(self, spec: GemmSpec) -> list:
-        """What of ``spec`` disagrees with this problem (majors, types, epilogue, D's layout); [] if nothing.
-
-        >>> from cute_py.emit import GemmSpec
-        >>> Problem(64, 64, 64, "K", "K", "bf16", "bf16").mismatches(GemmSpec(dtype="f16"))
-        ["dtype: spec 'f16', arrays 'bf16'", "out_dtype: spec 'f16', arrays 'bf16'"]
-        """
-        have = {"a_major": spec.a_major, "b_major": spec.b_major, "dtype": spec.dtype, "out_dtype": spec.out_dtype,
-                "beta": spec.beta, "bias": spec.bias, "activation": spec.activation}
-        want = {k: getattr(self, k) for k in have}
-        bad = [f"{k}: spec {have[k]!r}, arrays {want[k]!r}" for k in have if have[k] != want[k]]
-        try:
-            row = spec.c_row_major
-        except Exception:  # noqa: BLE001 - an unparsable c is reported by spec.problems()
-            row = None
-        if row != self.c_row_major:
-            bad.append(f"c_row_major: spec {row!r}, arrays {self.c_row_major!r}")
-        elif spec.epilogue == "tma" and not self.d_tma:
-            bad.append("epilogue: spec 'tma' stores D with TMA, which needs a row-major out with a 16-byte aligned "
-                       "base and leading dimension; use epilogue='direct'")
-        return bad
-
-    @classmethod
-    def from_arrays(cls, a, b, c=None, *, beta=0.0, bias=None, activation=None, out=None,
-                    op: str = "autotune") -> "Problem":
-        """The problem of ``gemm(a, b, c, beta=beta, bias=bias, activation=activation, out=out)``, read from the
-        arrays' shapes, strides and types (no GPU needed). Raises :class:`AutotuneError` naming ``op``.
-
-        >>> class Fake:
-        ...     def __init__(self, shape, strides, typestr="<f2"):
-        ...         self.__cuda_array_interface__ = {"version": 3, "data": (1 << 40, False), "shape": shape,
-        ...                                          "typestr": typestr, "strides": tuple(2 * s for s in strides)}
-        >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((64, 128), (1, 64)))
-        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True)
-        """
-        A, B = _record(a, "a", op), _record(b, "b", op)
-        if len(A.shape) != 2 or len(B.shape) != 2:
-            raise AutotuneError(f"{op}: a and b must be 2-D, got shapes {A.shape} and {B.shape}")
-        (M, K), (K2, N) = A.shape, B.shape
-        if K != K2:
-            raise AutotuneError(f"{op}: inner dimensions differ: a is {A.shape}, b is {B.shape} (K {K} vs {K2})")
-        if min(M, N, K) <= 0:
-            raise AutotuneError(f"{op}: M, N and K must be positive, got {M}x{N}x{K}")
-        t, tb = _type_name(A, "a", op), _type_name(B, "b", op)
-        if t != tb or t not in ("bf16", "f16"):
-            raise AutotuneError(f"{op}: a and b must both be bf16 or both f16, got {t} and {tb}")
-        a_major = "K" if _contiguous_dim(A, "a", op) == 1 else "MN"
-        b_major = "K" if _contiguous_dim(B, "b", op) == 0 else "MN"
-        out_dtype, row, d_tma = t, True, (N * A.itemsize) % 16 == 0      # gemm allocates a compact row-major D
-        if out is not None:
-            D = _record(out, "out", op)
-            if D.shape != (M, N):
-                raise AutotuneError(f"{op}: out has shape {D.shape}, expected {(M, N)}")
-            out_dtype = _type_name(D, "out", op)
-            row = _contiguous_dim(D, "out", op) == 1
-            ld = D.strides[0] if row else D.strides[1]
-            d_tma = row and D.ptr % 16 == 0 and (ld * D.itemsize) % 16 == 0
-        has_c = c is not None and beta != 0
-        if has_c:
-            C = _record(c, "c", op)
-            if C.shape != (M, N):
-                raise AutotuneError(f"{op}: c has shape {C.shape}, expected {(M, N)}")
-        bias_mode = None
-        if bias is not None:
-            V = _record(bias, "bias", op)
-            if len(V.shape) != 1 or V.shape[0] not in (M, N):
-                raise AutotuneError(f"{op}: bias must be a vector of length N={N} or M={M}, got shape {V.shape}")
-            bias_mode = "col" if V.shape[0] == N else "row"
-        if activation not in (None, "relu", "gelu"):
-            raise AutotuneError(f"{op}: activation {activation!r} not in (None, 'relu', 'gelu')")
-        return cls(M, N, K, a_major, b_major, t, out_dtype, has_c, bias_mode, activation, row, d_tma)
-
-
-def _record(x, what, op):
-    from .runtime import as_device_array
-    try:
-        return as_device_array(x)
-    except Exception as e:  # noqa: BLE001 - re-raised with the argument's name
-        raise AutotuneError(f"{op}: {what}: {e}") from None
-
-
-def _type_name(x, what, op) -> str:
-    name = x.dtype.name
-    name = "bf16" if name == "u16" else name          # cupy has no bf16: its 16-bit words are read as bf16
-    if name not in ("bf16", "f16", "f32"):
-        raise AutotuneError(f"{op}: {what} has element type {name}; supported: bf16, f16 (f32 for out)")
-    return name
-
-
-def _contiguous_dim(x, what, op) -> int:
-    """Which dimension of the 2-D array ``x`` has stride 1 (1 when both could be: a single row or element)."""
-    (r, c), (sr, sc) = x.shape, x.strides
-    if sc == 1 or c == 1:
-        return 1
-    if sr == 1 or r == 1:
-        return 0
-    raise AutotuneError(f"{op}: {what} with shape {x.shape} and element strides {x.strides} is not contiguous "
-                        f"along either dimension (one stride must be 1)")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -539,32 +377,6 @@ def _tune(problem: Problem, default: GemmSpec, specs, trial, *, progress=True, s
     return AutotuneResult(problem, best, final[best], default, tuple(rows), device, tuple(final.items()))
 
 
-class _Timer:
-    """Two CUDA events (driver API) on the legacy default stream, where ``cute_py.gemm`` launches by default."""
-
-    def __init__(self):
-        from .runtime import device
-        from .runtime.driver import _check, _driver
-        device()
-        self._d, self._check = _driver(), _check
-        self._start = _check(self._d.cuEventCreate(0), "cuEventCreate")
-        self._end = _check(self._d.cuEventCreate(0), "cuEventCreate")
-
-    def per_call(self, fn, calls: int) -> float:
-        """Seconds per call over ``calls`` back-to-back calls of ``fn()`` between the two events."""
-        d, check, stream = self._d, self._check, self._d.CUstream(0)
-        check(d.cuEventRecord(self._start, stream), "cuEventRecord")
-        for _ in range(calls):
-            fn()
-        check(d.cuEventRecord(self._end, stream), "cuEventRecord")
-        check(d.cuEventSynchronize(self._end), "cuEventSynchronize")
-        return check(d.cuEventElapsedTime(self._start, self._end), "cuEventElapsedTime") / 1e3 / calls
-
-    def close(self) -> None:
-        for ev in (self._start, self._end):
-            self._d.cuEventDestroy(ev)
-
-
 class _Trial:
     """Checks and times one candidate on the user's arrays: ``trial(spec) -> (seconds | None, rel_err | None)``.
 
@@ -574,22 +386,21 @@ class _Trial:
     """
 
     def __init__(self, run, default: GemmSpec, out, *, check: bool, reps: int, warmup: int, batch: int):
-        from .runtime import synchronize
         self._run, self._sync = run, synchronize
         self.out = run(default, out)
         synchronize()
-        self._ref = _f32_copy(self.out) if check else None
+        self._ref = arraylib.f32_copy(self.out) if check else None
         self.reps, self.warmup, self.batch = reps, warmup, batch
-        self._timer = _Timer()
+        self._timer = EventTimer()
 
     def __call__(self, spec: GemmSpec):
         err = None
         if self._ref is not None:
-            _poison(self.out)
+            arraylib.fill_nan(self.out)
             self._sync()
             self._run(spec, self.out)
             self._sync()
-            err = _rel_err(self.out, self._ref)
+            err = arraylib.rel_err(self.out, self._ref)
             if not err <= TOLERANCE:                   # NaN too
                 return None, err
         else:
@@ -600,58 +411,11 @@ class _Trial:
 
     def time(self, spec: GemmSpec) -> float:
         """Seconds per call: the median over ``reps`` batches of ``batch`` calls (``spec`` already ran)."""
-        once = lambda: self._run(spec, self.out)       # noqa: E731
+        once = lambda i: self._run(spec, self.out)     # noqa: E731
         return statistics.median(self._timer.per_call(once, self.batch) for _ in range(self.reps))
 
     def close(self) -> None:
         self._timer.close()
-
-
-# Array-library helpers for the check: torch or cupy, whichever the arrays come from.
-
-def _lib(x) -> str:
-    return type(x).__module__.split(".")[0]
-
-
-def _check_lib(x, op="autotune") -> None:
-    if _lib(x) not in ("torch", "cupy"):
-        raise AutotuneError(f"{op}: check=True compares results with torch or cupy, but the output would be a "
-                            f"{type(x).__name__}; pass torch/cupy arrays (or out=), or check=False")
-
-
-def _f32_copy(x):
-    """A new float32 array with ``x``'s values (cupy bf16 arrives as raw uint16 words)."""
-    if _lib(x) == "torch":
-        import torch
-        return x.to(dtype=torch.float32, copy=True)
-    import cupy
-    if x.dtype == cupy.uint16:
-        return (x.astype(cupy.uint32) << 16).view(cupy.float32)
-    return x.astype(cupy.float32)
-
-
-def _poison(x) -> None:
-    if _lib(x) == "torch":
-        x.fill_(float("nan"))
-        return
-    import cupy
-    x.fill(0x7FC0 if x.dtype == cupy.uint16 else float("nan"))     # 0x7FC0: a bf16 NaN
-
-
-def _rel_err(x, ref) -> float:
-    """``||x - ref||_F / ||ref||_F`` (``||x - ref||_F`` when ref is all zeros)."""
-    diff = _f32_copy(x) - ref
-    if _lib(x) == "torch":
-        num, den = float(diff.norm()), float(ref.norm())
-    else:
-        import cupy
-        num, den = float(cupy.linalg.norm(diff)), float(cupy.linalg.norm(ref))
-    return num / den if den > 0 else num
-
-
-def _same_memory(x, y) -> bool:
-    from .runtime import as_device_array
-    return as_device_array(x).ptr == as_device_array(y).ptr
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -677,8 +441,9 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
 
     Times are those of eager calls, as a loop of ``cute_py.gemm`` calls sees them: where a kernel is shorter
     than the host's per-call work, that work is what is measured. A candidate that fails to compile or
-    launch, or whose result is wrong, is kept as a failed row with its reason and never chosen. Bad input raises :class:`AutotuneError` before anything runs; so does a
-    run in which no candidate worked. ``out`` is overwritten many times (and ``c`` must not be ``out``).
+    launch, or whose result is wrong, is kept as a failed row with its reason and never chosen. Arrays the GEMM
+    cannot take raise :class:`~cute_py.problem.GemmInputError` and other bad input :class:`AutotuneError`,
+    before anything runs; a run in which no candidate worked raises :class:`AutotuneError`. ``out`` is overwritten many times (and ``c`` must not be ``out``).
 
     >>> import torch, cute_py                                          # doctest: +SKIP
     >>> a = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)   # doctest: +SKIP
@@ -688,21 +453,23 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
     >>> autotune(np.ones((64, 64)), np.ones((64, 64)))                # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    cute_py.autotune.AutotuneError: autotune: a: as_device_array: the array lives on the CPU device, ...
+    cute_py.problem.GemmInputError: autotune: a: as_device_array: the array lives on the CPU device, ...
     """
     for name, v, low in (("reps", reps, 1), ("warmup", warmup, 0), ("batch", batch, 1)):
         if isinstance(v, bool) or not isinstance(v, int) or v < low:
             raise AutotuneError(f"autotune: {name} must be an int >= {low}, got {v!r}")
-    problem = Problem.from_arrays(a, b, c, beta=beta, bias=bias, activation=activation, out=out)
+    problem = Problem.from_arrays(a, b, c, beta=beta, bias=bias, activation=activation, out=out, op="autotune")
+    _check_sizes("autotune", problem.M, problem.N, problem.K)
     specs = _resolve_candidates(candidates, problem) if candidates is not None else None
-    if check:
-        _check_lib(out if out is not None else a)
-    if out is not None and problem.beta and _same_memory(c, out):
+    if check and arraylib.library(out if out is not None else a) not in arraylib.LIBRARIES:
+        raise AutotuneError(f"autotune: check=True compares results with torch or cupy, but the output would be a "
+                            f"{type(out if out is not None else a).__name__}; pass torch/cupy arrays (or out=), "
+                            f"or check=False")
+    ops = problem.operands
+    if ops.out is not None and ops.c is not None and ops.out.ptr == ops.c.ptr:
         raise AutotuneError("autotune: out is c; every timed call would change c (pass a separate out)")
-    from .gemm import gemm
-    from .runtime import device
     dev = device()
-    default = problem.default_spec(dev.sm_count)
+    default = heuristic(problem, dev.sm_count)
     if specs is None:
         specs = candidate_specs(problem.M, problem.N, problem.K, default, dev.sm_count)
 
@@ -720,192 +487,3 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
         except OSError as e:                              # keep the measurement; say why it is not remembered
             warnings.warn(f"autotune: could not record the best spec in {cache_path()}: {e}", stacklevel=2)
     return result
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# The autotune file: {"format": FORMAT, "entries": {problem_key: entry}}, read once per process.
-
-def problem_key(M, N, K, a_major, b_major, dtype, out_dtype, beta=False, bias=None, activation=None,
-                c_row_major=True, *, device: str | None = None) -> str:
-    """The autotune file's key of one problem on one GPU (``device``: its name; default the current GPU's).
-
-    Postcondition: two problems share a key exactly when every argument (and :data:`FORMAT`) is equal.
-
-    >>> problem_key(128, 4096, 4096, "K", "MN", "bf16", "f32", True, "col", "gelu", device="H100")
-    'v1|H100|128x4096x4096|a:K b:MN|bf16->f32|beta:1 bias:col act:gelu c:row'
-    """
-    if device is None:
-        device = _device_name()
-        if device is None:
-            from .runtime import device as _dev
-            device = _dev().name                         # raises NoDeviceError with its reason
-    return (f"v{FORMAT}|{device}|{M}x{N}x{K}|a:{a_major} b:{b_major}|{dtype}->{out_dtype}|"
-            f"beta:{int(bool(beta))} bias:{bias or '-'} act:{activation or '-'} c:{'row' if c_row_major else 'col'}")
-
-
-def cache_path() -> Path:
-    """``autotune.json`` in cute_py's cache folder (:func:`cute_py.runtime.cache.cache_dir`).
-
-    >>> cache_path().name
-    'autotune.json'
-    """
-    return cache_dir() / FILENAME
-
-
-class _State:
-    """The autotune file in memory: loaded once per cache location, updated by :func:`record`."""
-
-    lock = threading.Lock()
-    where = None            # (CUTE_PY_CACHE_DIR, XDG_CACHE_HOME) the entries were read under
-    entries: dict = {}
-    specs: dict = {}        # key -> GemmSpec | None, parsed on first lookup
-    device = None           # the current GPU's name, once known
-    device_known = False
-
-
-def _where():
-    env = os.environ
-    return env.get("CUTE_PY_CACHE_DIR"), env.get("XDG_CACHE_HOME")
-
-
-def _entries() -> dict:
-    where = _where()
-    if where != _State.where:
-        with _State.lock:
-            _State.entries, _State.specs, _State.where = _read(cache_path()), {}, where
-    return _State.entries
-
-
-def _read(path: Path) -> dict:
-    """The entries of the file at ``path``; {} if it is missing, damaged or of another format."""
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), dict):
-        return {}
-    return data["entries"]
-
-
-def _device_name():
-    if not _State.device_known:
-        try:
-            from .runtime import device
-            _State.device = device().name
-        except Exception:  # noqa: BLE001 - no GPU: nothing was tuned for this machine
-            _State.device = None
-        _State.device_known = True
-    return _State.device
-
-
-def _enabled() -> bool:
-    v = os.environ.get(ENV)
-    return v is None or v.strip().lower() not in _OFF
-
-
-def lookup(M, N, K, a_major, b_major, dtype, out_dtype, beta=False, bias=None, activation=None,
-           c_row_major=True, *, d_tma=True) -> GemmSpec | None:
-    """The spec :func:`autotune` recorded for this problem on the current GPU, or None.
-
-    None also when :data:`ENV` is ``0``, there is no GPU, the entry was made by another cute_py version
-    or names a spec that is no longer valid, or ``d_tma`` is False (D cannot be stored by TMA) and the
-    recorded spec's epilogue is "tma". Fast: after the first call it is one dict lookup (the file is
-    read once per process and cache folder; the device name is queried once).
-
-    >>> import os; os.environ["CUTE_PY_AUTOTUNE"] = "0"
-    >>> lookup(4096, 4096, 4096, "K", "K", "bf16", "bf16") is None
-    True
-    >>> del os.environ["CUTE_PY_AUTOTUNE"]
-    """
-    if not _enabled():
-        return None
-    entries = _entries()
-    if not entries:
-        return None
-    device = _device_name()
-    if device is None:
-        return None
-    key = problem_key(M, N, K, a_major, b_major, dtype, out_dtype, beta, bias, activation, c_row_major,
-                      device=device)
-    try:
-        spec = _State.specs[key]
-    except KeyError:
-        spec = _State.specs[key] = _parse_entry(entries.get(key))
-    if spec is not None and not d_tma and spec.epilogue == "tma":
-        return None
-    return spec
-
-
-def _parse_entry(entry) -> GemmSpec | None:
-    if not isinstance(entry, dict) or entry.get("cute_py") != _version():
-        return None
-    try:
-        spec = GemmSpec.from_dict(entry["spec"])
-        return None if spec.problems() else spec
-    except Exception:  # noqa: BLE001 - an entry the current GemmSpec cannot read is a miss
-        return None
-
-
-def _version() -> str:
-    from . import __version__
-    return __version__
-
-
-def record(problem: Problem, spec: GemmSpec, seconds: float, *, device: str | None = None) -> Path:
-    """Store ``spec`` (measured at ``seconds`` per call) as the best for ``problem`` on ``device`` (default the
-    current GPU); returns the file written. The file is re-read first (merging entries written by other
-    processes) and replaced atomically. An unwritable cache folder raises ``OSError``.
-
-    >>> import tempfile, os
-    >>> from cute_py.emit import GemmSpec
-    >>> os.environ["CUTE_PY_CACHE_DIR"] = tempfile.mkdtemp()
-    >>> p = Problem(4096, 4096, 4096, "K", "K", "bf16", "bf16")
-    >>> record(p, GemmSpec(tile=(128, 256, 64)), 0.2e-3, device="H100").name
-    'autotune.json'
-    >>> _entries()[p.key("H100")]["time_ms"]
-    0.2
-    >>> clear_cache(); del os.environ["CUTE_PY_CACHE_DIR"]
-    True
-    """
-    if device is None:
-        from .runtime import device as _dev
-        device = _dev().name
-    key = problem.key(device)
-    entry = {"spec": spec.to_dict(), "name": spec.name, "time_ms": round(seconds * 1e3, 6),
-             "tflops": round(problem.flops / seconds / 1e12, 1), "cute_py": _version(),
-             "recorded": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
-    path = cache_path()
-    with _State.lock:
-        entries = _read(path)
-        entries[key] = entry
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps({"format": FORMAT, "entries": entries}, indent=1, sort_keys=True).encode())
-        _State.entries, _State.specs, _State.where = entries, {}, _where()
-    _forget_launches()
-    return path
-
-
-def _forget_launches() -> None:
-    """Drop cute_py.gemm's prepared launches, so calls that picked their spec before this record pick again."""
-    gemm_module = sys.modules.get("cute_py.gemm")
-    if gemm_module is not None:
-        gemm_module._LAUNCHES.clear()
-
-
-def clear_cache() -> bool:
-    """Delete the autotune file and forget its entries in memory; True if a file was removed.
-
-    >>> import tempfile, os
-    >>> os.environ["CUTE_PY_CACHE_DIR"] = tempfile.mkdtemp()
-    >>> clear_cache()
-    False
-    >>> del os.environ["CUTE_PY_CACHE_DIR"]
-    """
-    _forget_launches()
-    with _State.lock:
-        _State.entries, _State.specs, _State.where = {}, {}, None
-        try:
-            cache_path().unlink()
-        except FileNotFoundError:
-            return False
-    return True

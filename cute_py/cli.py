@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import __version__
+from ._version import __version__
 from .layouts.errors import LayoutError
 
 

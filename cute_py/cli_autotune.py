@@ -31,9 +31,11 @@ def add_parser(sub):
 
 def _describe(args):
     """``(problem, default spec, candidates)`` for the command's shape, layout and type (no GPU needed)."""
-    from .autotune import Problem, candidate_specs
+    from .autotune import candidate_specs
     from .cli import CliError
     from .cli_gemm import LAYOUT_MAJORS
+    from .problem import Problem
+    from .select import heuristic
     for name in ("m", "n", "k"):
         if getattr(args, name) <= 0:
             raise CliError(f"--{name} must be positive, got {getattr(args, name)}")
@@ -41,10 +43,9 @@ def _describe(args):
         if getattr(args, name) <= 0:
             raise CliError(f"--{name} must be positive, got {getattr(args, name)}")
     a_major, b_major = LAYOUT_MAJORS[args.layout]
-    problem = Problem(args.m, args.n, args.k, a_major, b_major, args.dtype, args.dtype,
-                      d_tma=args.n * 2 % 16 == 0)                # D: a new compact row-major array
+    problem = Problem(args.m, args.n, args.k, a_major, b_major, args.dtype, args.dtype)  # D: new, compact, row-major
     sm_count = _sm_count() or 132
-    default = problem.default_spec(sm_count)
+    default = heuristic(problem, sm_count)
     return problem, default, candidate_specs(args.m, args.n, args.k, default, sm_count)
 
 

@@ -15,6 +15,8 @@ import time
 
 import numpy as np
 
+from .runtime.timer import EventTimer
+
 __all__ = ["add_parser", "run"]
 
 LAYOUT_MAJORS = {"tn": ("K", "K"), "nn": ("MN", "K"), "nt": ("MN", "MN"), "tt": ("K", "MN")}
@@ -45,7 +47,8 @@ def add_parser(sub):
 
 def _spec(args):
     from .emit import GemmSpec, example_specs
-    from .gemm import pick_spec
+    from .problem import Problem
+    from .select import heuristic
     if args.spec:
         if args.spec.startswith("example:"):
             ex = example_specs()
@@ -55,7 +58,7 @@ def _spec(args):
             return GemmSpec.from_file(ex[name])
         return GemmSpec.from_file(args.spec)
     a, b = LAYOUT_MAJORS[args.layout]
-    return pick_spec(args.m, args.n, args.k, a, b, args.dtype, args.dtype)
+    return heuristic(Problem(args.m, args.n, args.k, a, b, args.dtype, args.dtype))
 
 
 def _gpu_reason():
@@ -103,7 +106,7 @@ def run(args) -> int:
 
 def _run_on_gpu(args, spec) -> int:
     import cute_py
-    from .gemm import GemmInputError
+    from .problem import GemmInputError
     xp = _backend(args.arrays)
     if isinstance(xp, str):
         print(f"cute-py gemm: {xp}", file=sys.stderr)
@@ -341,26 +344,6 @@ def _check_run(xp, cute_py, spec, M, N, K, report=True) -> int:
     return 0 if bad == 0 else 1
 
 
-class _Events:
-    """Two CUDA events on the legacy default stream (where cute_py.gemm and torch.matmul both run here)."""
-
-    def __init__(self):
-        from .runtime.driver import _check, _driver
-        self.d, self.check = _driver(), _check
-        self.s = _check(self.d.cuEventCreate(0), "cuEventCreate")
-        self.e = _check(self.d.cuEventCreate(0), "cuEventCreate")
-
-    def seconds(self, fn, n):
-        """Seconds per call of ``fn(i)`` over ``n`` back-to-back calls between the two events."""
-        stream = self.d.CUstream(0)
-        self.check(self.d.cuEventRecord(self.s, stream), "cuEventRecord")
-        for i in range(n):
-            fn(i)
-        self.check(self.d.cuEventRecord(self.e, stream), "cuEventRecord")
-        self.check(self.d.cuEventSynchronize(self.e), "cuEventSynchronize")
-        return self.check(self.d.cuEventElapsedTime(self.s, self.e), "cuEventElapsedTime") / 1e3 / n
-
-
 def _bench(xp, cute_py, spec, M, N, K, calls=10, min_batches=10, seconds=1.0):
     """Kernel speed of cute_py (and torch.matmul with torch) on randn inputs, as benchmarks/gemm_vs_cublas.py
     measures it: each sample is one batch of ``calls`` back-to-back calls between two CUDA events (the host
@@ -384,20 +367,20 @@ def _bench(xp, cute_py, spec, M, N, K, calls=10, min_batches=10, seconds=1.0):
     if xp.has_matmul:
         out_t = xp.empty(M, N, spec.dtype)
         fns["torch.matmul"] = lambda i: xp.matmul(*inputs[i % sets], out=out_t)
-    ev = _Events()
-    for fn in fns.values():                          # warm up: load, cuBLAS heuristics, clocks
-        ev.seconds(fn, 3)
-    err = None
-    if not (spec.beta or spec.bias or spec.activation):
-        a, b = inputs[0]
-        cute_py.gemm(a, b, out=out, spec=spec)
-        err = xp.rel_err(a, b, out)
-    times = {k: [] for k in fns}
-    i, t0 = 0, time.perf_counter()
-    while i < min_batches or time.perf_counter() - t0 < seconds:
-        for k, fn in fns.items():
-            times[k].append(ev.seconds(lambda j: fn(i * calls + j), calls))
-        i += 1
+    with EventTimer() as ev:                         # the events are destroyed on the way out
+        for fn in fns.values():                          # warm up: load, cuBLAS heuristics, clocks
+            ev.per_call(fn, 3)
+        err = None
+        if not (spec.beta or spec.bias or spec.activation):
+            a, b = inputs[0]
+            cute_py.gemm(a, b, out=out, spec=spec)
+            err = xp.rel_err(a, b, out)
+        times = {k: [] for k in fns}
+        i, t0 = 0, time.perf_counter()
+        while i < min_batches or time.perf_counter() - t0 < seconds:
+            for k, fn in fns.items():
+                times[k].append(ev.per_call(lambda j: fn(i * calls + j), calls))
+            i += 1
     med = {k: statistics.median(v) for k, v in times.items()}
     fl = 2.0 * M * N * K
     epi = "" if not (spec.beta or spec.bias or spec.activation) else " (with its epilogue)"

@@ -24,7 +24,7 @@ arrays".
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .emit.spec import ACTIVATIONS, DTYPES, OUT_DTYPES
 from .layouts.dtypes import dtype as _dtype
@@ -39,7 +39,13 @@ MAX_EXTENT = 2 ** 31 - 1
 
 
 class GemmInputError(ValueError):
-    """Arrays a GEMM cannot take (shape, dtype, alignment, contiguity, device); raised before anything launches."""
+    """Arrays a GEMM cannot take (shape, dtype, alignment, contiguity, device); raised before anything launches.
+
+    >>> Problem.from_arrays(None, None)                       # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    cute_py.problem.GemmInputError: gemm: a: ...
+    """
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,7 @@ class Problem:
     - ``dtype`` of a and b, ``out_dtype`` of C and D; ``beta``: C is read; ``bias`` None, "row" (length M) or
       "col" (length N); ``activation`` None, "relu" or "gelu".
     - ``c_row_major``: D (and C) row-major; ``d_tma``: D can be stored by TMA (row-major, 16-byte aligned base
-      and leading dimension).
+      and leading dimension; set False here when ``ldd`` rules it out).
     - ``lda``, ``ldb``, ``ldc``, ``ldd``: the leading dimensions (elements) the launch binds; None means compact.
     - ``operands``: the inspected arrays (:class:`Operands`), or None for a problem described by its sizes.
 
@@ -105,6 +111,8 @@ class Problem:
         for name, value in compact.items():
             if getattr(self, name) is None:
                 object.__setattr__(self, name, value)
+        if self.d_tma and not (self.c_row_major and self.ldd * (_dtype(self.out_dtype).bits // 8) % TMA_ALIGN == 0):
+            object.__setattr__(self, "d_tma", False)       # TMA stores need a row-major, 16-byte aligned D
 
     @property
     def flops(self) -> int:
@@ -138,6 +146,17 @@ class Problem:
                        f"{TMA_ALIGN}-byte aligned base and leading dimension (out: leading dimension {self.ldd}); "
                        f"use epilogue='direct'")
         return bad
+
+    def with_out(self, out, op: str = "gemm") -> "Problem":
+        """This problem (read by :meth:`from_arrays` without ``out``) writing into ``out``, the D allocated for
+        it: read and checked to be the compact row-major D the problem assumed."""
+        r = _Reader(op)
+        out_t, row, ldd, D = r.output(out, self.M, self.N, self.out_dtype, self.out_dtype, set())
+        if (out_t, row, ldd) != (self.out_dtype, self.c_row_major, self.ldd):
+            r.fail(f"the allocated out ({out_t}, {'row' if row else 'column'}-major, leading dimension {ldd}) is "
+                   f"not the D of the problem ({self.out_dtype}, leading dimension {self.ldd})")
+        d_tma = self.d_tma and D.ptr % TMA_ALIGN == 0
+        return replace(self, d_tma=d_tma, operands=replace(self.operands, out=D))
 
     @classmethod
     def from_arrays(cls, a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=None,

@@ -14,34 +14,16 @@ import json
 import pytest
 
 from cute_py.emit import GemmSpec
-from cute_py.gemm import pick_spec
+from cute_py.problem import GemmInputError, Problem
+from cute_py.select import pick_spec
+
+from fakes import FakeArray, operands
 
 at = importlib.import_module("cute_py.autotune")        # the module (cute_py.autotune is the function)
 
 DEVICE = "Fake GPU 80GB"
-
-
-class FakeArray:
-    """A device array as cute_py reads it: shape, strides (elements), type; nothing behind the pointer."""
-
-    _TYPESTR = {"f16": "<f2", "bf16": "<V2", "f32": "<f4"}
-
-    def __init__(self, shape, strides=None, dtype="bf16", ptr=1 << 40):
-        shape = tuple(shape)
-        if strides is None:
-            strides = (shape[1], 1) if len(shape) == 2 else (1,)
-        item = 4 if dtype == "f32" else 2
-        self.dtype = "bfloat16" if dtype == "bf16" else dtype       # what torch's .dtype says for bf16
-        self.__cuda_array_interface__ = {"version": 3, "data": (ptr, False), "shape": shape,
-                                         "typestr": self._TYPESTR[dtype],
-                                         "strides": tuple(s * item for s in strides)}
-
-
-def operands(M, N, K, layout="tn", dtype="bf16"):
-    """``a`` (M, K) and ``b`` (K, N) with BLAS layout ``layout`` (t = A K-major / B N-major)."""
-    a = FakeArray((M, K), (K, 1) if layout[0] == "t" else (1, M), dtype)
-    b = FakeArray((K, N), (N, 1) if layout[1] == "t" else (1, K), dtype, ptr=1 << 41)
-    return a, b
+PROBLEM = Problem(4096, 4096, 4096, "K", "K", "bf16", "bf16")
+ARGS = (4096, 4096, 4096, "K", "K", "bf16", "bf16")
 
 
 def tiles_of(spec, M, N):
@@ -126,231 +108,6 @@ def test_candidate_specs_rejects_bad_input(args, message):
 def test_candidate_specs_rejects_a_bad_sm_count():
     with pytest.raises(at.AutotuneError, match="sm_count must be a positive int"):
         at.candidate_specs(64, 64, 64, GemmSpec(), sm_count=0)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# The problem, read from arrays
-
-@pytest.mark.parametrize("layout, majors", [("tn", ("K", "K")), ("tt", ("K", "MN")), ("nn", ("MN", "K")),
-                                            ("nt", ("MN", "MN"))])
-def test_problem_majors_follow_the_strides(layout, majors):
-    a, b = operands(256, 128, 64, layout)
-    p = at.Problem.from_arrays(a, b)
-    assert (p.M, p.N, p.K, p.a_major, p.b_major) == (256, 128, 64, *majors)
-    assert pick_spec(256, 128, 64, *majors, "bf16", "bf16").blas_layout == layout     # the naming agrees
-
-
-def test_problem_reads_the_epilogue_and_the_output():
-    a, b = operands(256, 128, 64, dtype="f16")
-    out = FakeArray((256, 128), (1, 256), "f32", ptr=1 << 42)            # column-major f32 D
-    c = FakeArray((256, 128), (1, 256), "f32", ptr=1 << 43)
-    p = at.Problem.from_arrays(a, b, c, beta=1.0, bias=FakeArray((256,), dtype="f32"), activation="gelu", out=out)
-    assert (p.dtype, p.out_dtype, p.beta, p.bias, p.activation, p.c_row_major) == ("f16", "f32", True, "row", "gelu",
-                                                                                   False)
-    assert at.Problem.from_arrays(a, b, c, beta=0.0).beta is False       # beta = 0 does not read C
-    assert at.Problem.from_arrays(a, b, bias=FakeArray((128,), dtype="f16")).bias == "col"
-
-
-@pytest.mark.parametrize("make, message", [
-    (lambda: (FakeArray((64, 32)), FakeArray((64, 32))), "inner dimensions differ"),
-    (lambda: (FakeArray((64, 32), dtype="f16"), FakeArray((32, 64))), "must both be bf16 or both f16, got f16 and bf16"),
-    (lambda: (FakeArray((64, 32), (64, 2)), FakeArray((32, 64))), "not contiguous along either dimension"),
-    (lambda: (FakeArray((64,)), FakeArray((64, 64))), "must be 2-D"),
-])
-def test_problem_rejects_bad_arrays(make, message):
-    with pytest.raises(at.AutotuneError, match=message):
-        at.Problem.from_arrays(*make())
-
-
-def test_problem_knows_when_d_can_be_stored_by_tma():
-    a, b = operands(256, 128, 64)
-    assert at.Problem.from_arrays(a, b).d_tma                                    # gemm allocates D: ld 128
-    assert not at.Problem.from_arrays(*operands(256, 100, 64)).d_tma             # ld 100 x 2 B: not 16 B
-    padded = FakeArray((256, 128), (136, 1), ptr=1 << 42)
-    assert at.Problem.from_arrays(a, b, out=padded).d_tma
-    odd_ld = FakeArray((256, 128), (130, 1), ptr=1 << 42)
-    odd_base = FakeArray((256, 128), (128, 1), ptr=(1 << 42) + 8)
-    col = FakeArray((256, 128), (1, 256), ptr=1 << 42)
-    for out in (odd_ld, odd_base, col):
-        p = at.Problem.from_arrays(a, b, out=out)
-        assert not p.d_tma
-        assert p.default_spec().epilogue == "direct"
-    p = at.Problem.from_arrays(a, b, out=odd_ld)
-    tma = pick_spec(256, 128, 64, "K", "K", "bf16", "bf16")
-    assert tma.epilogue == "tma" and p.mismatches(tma)[0].startswith("epilogue: spec 'tma' stores D with TMA")
-    assert p.mismatches(tma.replace(epilogue="direct")) == []
-    with pytest.raises(at.AutotuneError, match="epilogue: spec 'tma'"):
-        at.autotune(a, b, out=odd_ld, candidates=[tma], check=False)
-
-
-def test_problem_mismatches_name_each_field():
-    p = at.Problem(64, 64, 64, "K", "MN", "bf16", "bf16")
-    assert p.mismatches(pick_spec(64, 64, 64, "K", "MN", "bf16", "bf16")) == []
-    bad = p.mismatches(GemmSpec(a="(M,K):(1,M)", c="(M,N):(1,M)", epilogue="direct", bias="col"))
-    assert [m.split(":")[0] for m in bad] == ["a_major", "b_major", "bias", "c_row_major"]
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Problem keys and the cache
-
-def test_problem_key_is_sensitive_to_every_field():
-    args = dict(M=4096, N=4096, K=4096, a_major="K", b_major="K", dtype="bf16", out_dtype="bf16", beta=False,
-                bias=None, activation=None, c_row_major=True)
-    changes = dict(M=4095, N=8192, K=1024, a_major="MN", b_major="MN", dtype="f16", out_dtype="f32", beta=True,
-                   bias="col", activation="relu", c_row_major=False)
-    base = at.problem_key(**args, device=DEVICE)
-    assert base == at.problem_key(**args, device=DEVICE)
-    keys = {at.problem_key(**dict(args, **{k: v}), device=DEVICE) for k, v in changes.items()}
-    assert len(keys) == len(changes) and base not in keys
-    assert at.problem_key(**args, device="NVIDIA H200") != base
-    assert at.problem_key(**dict(args, bias="row"), device=DEVICE) != at.problem_key(**dict(args, bias="col"),
-                                                                                    device=DEVICE)
-    assert base.startswith(f"v{at.FORMAT}|")
-
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    """An empty autotune cache in tmp_path on a pretend GPU named DEVICE; lookups enabled."""
-    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("CUTE_PY_AUTOTUNE", raising=False)
-    monkeypatch.setattr(at._State, "device", DEVICE)
-    monkeypatch.setattr(at._State, "device_known", True)
-    monkeypatch.setattr(at._State, "where", None)
-    monkeypatch.setattr(at._State, "entries", {})
-    monkeypatch.setattr(at._State, "specs", {})
-    return tmp_path
-
-
-def forget_memory():
-    """As if in a new process: the next lookup reads the file again."""
-    at._State.where = None
-
-
-PROBLEM = at.Problem(4096, 4096, 4096, "K", "K", "bf16", "bf16")
-ARGS = (4096, 4096, 4096, "K", "K", "bf16", "bf16")
-TUNED = pick_spec(*ARGS).replace(tile=(128, 128, 64), cluster=(2, 1), group=4)
-
-
-def test_cache_round_trip(cache):
-    assert at.cache_path() == cache / "autotune.json"
-    assert at.lookup(*ARGS) is None                                          # miss: no file
-    path = at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
-    assert path == cache / "autotune.json" and path.is_file()
-    assert [p.name for p in cache.iterdir()] == ["autotune.json"]            # no temporary file left behind
-    assert at.lookup(*ARGS) == TUNED                                         # hit, from memory
-    forget_memory()
-    assert at.lookup(*ARGS) == TUNED                                         # hit, from the file
-    data = json.loads(path.read_text())
-    entry = data["entries"][PROBLEM.key(DEVICE)]
-    assert data["format"] == at.FORMAT
-    assert entry["name"] == TUNED.name and entry["time_ms"] == 0.25 and entry["tflops"] == pytest.approx(549.8, 0.01)
-    assert entry["cute_py"] == importlib.import_module("cute_py").__version__
-    assert GemmSpec.from_dict(entry["spec"]) == TUNED
-
-
-def test_lookup_misses_other_problems_and_other_gpus(cache):
-    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
-    assert at.lookup(4096, 4096, 2048, "K", "K", "bf16", "bf16") is None
-    assert at.lookup(*ARGS, beta=True) is None
-    assert at.lookup(*ARGS, bias="col") is None
-    assert at.lookup(*ARGS, activation="gelu") is None
-    assert at.lookup(*ARGS, c_row_major=False) is None
-    assert at.lookup(*ARGS[:3], "MN", "K", "bf16", "bf16") is None
-    at._State.device = "Another GPU"
-    assert at.lookup(*ARGS) is None
-
-
-def test_record_merges_entries_written_by_another_process(cache):
-    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
-    other = at.Problem(8192, 8192, 8192, "K", "K", "bf16", "bf16")
-    spec = pick_spec(8192, 8192, 8192, "K", "K", "bf16", "bf16")
-    # another process writes the file behind this one's back ...
-    data = json.loads(at.cache_path().read_text())
-    data["entries"][other.key(DEVICE)] = dict(data["entries"][PROBLEM.key(DEVICE)], spec=spec.to_dict())
-    at.cache_path().write_text(json.dumps(data))
-    # ... and a later record keeps its entry
-    at.record(PROBLEM, TUNED.replace(group=16), 0.2e-3, device=DEVICE)
-    assert at.lookup(8192, 8192, 8192, "K", "K", "bf16", "bf16") == spec
-    assert at.lookup(*ARGS) == TUNED.replace(group=16)
-
-
-def test_lookup_can_be_turned_off(cache, monkeypatch):
-    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
-    for off in ("0", "off", "False", " no "):
-        monkeypatch.setenv("CUTE_PY_AUTOTUNE", off)
-        assert at.lookup(*ARGS) is None, off
-    monkeypatch.setenv("CUTE_PY_AUTOTUNE", "1")
-    assert at.lookup(*ARGS) == TUNED
-
-
-def test_lookup_of_a_tma_spec_for_a_d_that_tma_cannot_store(cache):
-    assert TUNED.epilogue == "tma"
-    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
-    assert at.lookup(*ARGS, d_tma=False) is None
-    direct = TUNED.replace(epilogue="direct")
-    at.record(PROBLEM, direct, 0.25e-3, device=DEVICE)
-    assert at.lookup(*ARGS, d_tma=False) == direct == at.lookup(*ARGS)
-
-
-def test_lookup_without_a_gpu_is_a_miss(cache):
-    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
-    at._State.device = None
-    assert at.lookup(*ARGS) is None
-
-
-def test_stale_or_damaged_entries_are_misses(cache):
-    path = at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
-    data = json.loads(path.read_text())
-    key = PROBLEM.key(DEVICE)
-    for entry in (dict(data["entries"][key], cute_py="0.0.1"),                         # another cute_py version
-                  dict(data["entries"][key], spec={"tile": [96, 264, 40]}),            # no longer valid
-                  dict(data["entries"][key], spec={"no_such_field": 1}),               # unreadable
-                  "not an entry"):
-        path.write_text(json.dumps({"format": at.FORMAT, "entries": {key: entry}}))
-        forget_memory()
-        assert at.lookup(*ARGS) is None, entry
-    for text in ("{not json", json.dumps({"format": at.FORMAT + 1, "entries": data["entries"]}), "[]"):
-        path.write_text(text)
-        forget_memory()
-        assert at.lookup(*ARGS) is None, text
-    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)                   # a damaged file is replaced
-    forget_memory()
-    assert at.lookup(*ARGS) == TUNED
-
-
-def test_clear_cache(cache):
-    assert at.clear_cache() is False
-    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
-    assert at.clear_cache() is True
-    assert not at.cache_path().exists()
-    assert at.lookup(*ARGS) is None
-
-
-def test_a_new_cache_folder_is_read_afresh(cache, tmp_path_factory, monkeypatch):
-    at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
-    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(tmp_path_factory.mktemp("elsewhere")))
-    assert at.lookup(*ARGS) is None
-    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(cache))
-    assert at.lookup(*ARGS) == TUNED
-
-
-def test_problem_key_needs_a_device_name_or_a_gpu(monkeypatch):
-    monkeypatch.setattr(at._State, "device", None)
-    monkeypatch.setattr(at._State, "device_known", True)
-    from cute_py.cli_gemm import _gpu_reason
-    if _gpu_reason() is None:
-        pytest.skip("a GPU is usable here")
-    from cute_py.runtime import CudaRuntimeError
-    with pytest.raises(CudaRuntimeError):                # NoDeviceError, or CudaNotInstalledError
-        at.problem_key(*ARGS)
-
-
-def test_record_into_an_unwritable_folder_raises(cache, monkeypatch):
-    blocker = cache / "file"
-    blocker.write_text("")
-    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(blocker / "sub"))
-    with pytest.raises(OSError):
-        at.record(PROBLEM, TUNED, 0.25e-3, device=DEVICE)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -487,7 +244,7 @@ def test_tune_uses_tqdm_when_it_is_there(monkeypatch):
 
 def test_autotune_rejects_host_arrays():
     np = pytest.importorskip("numpy")
-    with pytest.raises(at.AutotuneError, match="autotune: a: .*CPU"):
+    with pytest.raises(GemmInputError, match="autotune: a: .*CPU"):
         at.autotune(np.ones((64, 64)), np.ones((64, 64)))
 
 
@@ -573,18 +330,3 @@ def test_cli_subprocess_without_a_gpu():
     assert "candidates:" in r.stdout and "no GPU" in r.stdout
 
 
-def test_record_and_clear_forget_prepared_gemm_launches(tmp_path, monkeypatch):
-    """A prepared gemm launch picked its spec before the record: recording (or clearing) drops it, so the next
-    call looks the spec up again."""
-    import sys
-    import cute_py.autotune  # noqa: F401 - the module, whose name the package's autotune function shadows
-    at = sys.modules["cute_py.autotune"]
-    gemm_module = sys.modules["cute_py.gemm"]
-    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(tmp_path))
-    gemm_module._LAUNCHES["stale"] = object()
-    problem = at.Problem(4096, 4096, 4096, "K", "K", "bf16", "bf16")
-    at.record(problem, GemmSpec(tile=(128, 256, 64)), 1e-3, device="H100")
-    assert "stale" not in gemm_module._LAUNCHES
-    gemm_module._LAUNCHES["stale"] = object()
-    at.clear_cache()
-    assert "stale" not in gemm_module._LAUNCHES

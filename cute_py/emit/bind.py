@@ -19,6 +19,7 @@ signature is printed from.
 
 from __future__ import annotations
 
+import ctypes
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,7 @@ from .params import kernel_params
 
 __all__ = ["Binding", "bind"]
 
-_SCALARS = {"s32": np.int32, "s64": np.int64, "f32": np.float32}
+_PACK = {"s32": np.int32, "s64": np.int64, "f32": np.float32, "pointer": ctypes.c_void_p}
 
 
 @dataclass(frozen=True)
@@ -54,14 +55,14 @@ class Binding:
     def arguments(self, values: dict) -> tuple:
         """The kernel arguments in parameter order: ``values`` gives the tensor maps (by name), the device
         addresses (ints; 0 for an absent C or bias) and ``alpha``/``beta``; the extents and leading dimensions
-        come from the binding. Scalars are packed in the parameter's C type.
+        come from the binding. Addresses and scalars are packed in the parameter's C type.
 
         Raises ``KeyError`` naming a parameter nobody supplied.
         """
         out = []
         for p in self.params:
             v = self.scalars[p.name] if p.name in self.scalars else values[p.name]
-            out.append(_SCALARS[p.kind](v) if p.kind in _SCALARS else v)
+            out.append(_PACK[p.kind](v) if p.kind in _PACK else v)
         return tuple(out)
 
     def index(self, name: str) -> int | None:

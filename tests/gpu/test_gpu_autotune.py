@@ -8,7 +8,9 @@ import json
 
 import pytest
 
+from cute_py import tuned
 from cute_py.gemm import pick_spec
+from cute_py.problem import Problem
 
 at = importlib.import_module("cute_py.autotune")
 
@@ -41,10 +43,10 @@ def check_result(res, specs, a_major, b_major, capsys):
         assert final[res.default] <= min(final.values()) * (1 + at.MARGIN)
     assert capsys.readouterr().err == ""                                # progress=False: silent
     # the autotune file now answers for this problem (the GPU tests run in an isolated cache folder)
-    data = json.loads(at.cache_path().read_text())
-    assert res.problem.key(res.device) in data["entries"]
-    at._State.where = None                                              # as a new process would read it
-    assert at.lookup(M, N, K, a_major, b_major, "bf16", "bf16") == res.best
+    data = json.loads(tuned.cache_path().read_text())
+    assert tuned.problem_key(res.problem, device=res.device) in data["entries"]
+    tuned._State.where = None                                           # as a new process would read it
+    assert tuned.lookup(Problem(M, N, K, a_major, b_major, "bf16", "bf16")) == res.best
     assert f"best {res.best.name}" in str(res)
 
 

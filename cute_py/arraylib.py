@@ -1,0 +1,102 @@
+"""The array library an array comes from (torch or cupy), used without importing it ourselves.
+
+cute_py reads arrays through ``__cuda_array_interface__`` / DLPack and never
+imports torch. Where it must make arrays (D when ``out`` is None, the split-K
+workspace) or compute on them (autotune's result check), it asks the library
+of an array the caller passed, found in ``sys.modules``. Element types are
+cute_py's names ("bf16", "f16", "f32", "s32"); cupy has no bf16 and holds it
+as raw uint16 words.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .problem import GemmInputError
+
+__all__ = ["library", "allocator", "zeros", "f32_copy", "fill_nan", "rel_err", "LIBRARIES", "ArrayLibraryError"]
+
+LIBRARIES = ("torch", "cupy")
+_TORCH = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "s32": "int32"}
+_CUPY = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32, "s32": np.int32}
+
+
+class ArrayLibraryError(GemmInputError):
+    """An array whose library cute_py cannot allocate with or compute on (neither torch nor cupy)."""
+
+
+def library(x) -> str:
+    """The top-level module of ``x``'s type: ``"torch"``, ``"cupy"``, ...
+
+    >>> import numpy as np
+
+from .problem import GemmInputError
+    >>> library(np.zeros(2))
+    'numpy'
+    """
+    return type(x).__module__.split(".")[0]
+
+
+def _module(x, op: str, what: str):
+    lib = library(x)
+    if lib not in LIBRARIES:
+        raise ArrayLibraryError(f"{op}: cannot make {what} like a {type(x).__name__} (only torch and cupy arrays); "
+                                f"pass out= (or torch/cupy arrays)")
+    return lib, sys.modules[lib]
+
+
+def allocator(like, op: str = "gemm"):
+    """``new(shape, dtype_name)``: empty device arrays from the library (and device) of ``like``, without
+    keeping ``like`` alive. Raises :class:`ArrayLibraryError` when it is called for an unknown library."""
+    lib = library(like)
+    if lib not in LIBRARIES:
+        def refuse(shape, dtype_name):
+            _module(like, op, "the output")
+        return refuse
+    mod, dev = sys.modules[lib], like.device
+    if lib == "torch":
+        return lambda shape, t: mod.empty(shape, dtype=getattr(mod, _TORCH[t]), device=dev)
+
+    def new(shape, t):
+        with dev:
+            return mod.empty(shape, dtype=_CUPY[t])
+    return new
+
+
+def zeros(like, n: int, dtype_name: str, op: str = "gemm"):
+    """A zeroed 1-D device array of ``n`` elements made by the library ``like`` comes from."""
+    lib, mod = _module(like, op, "a workspace")
+    if lib == "torch":
+        return like.new_zeros((n,), dtype=getattr(mod, _TORCH[dtype_name]))
+    with like.device:
+        return mod.zeros((n,), dtype=_CUPY[dtype_name])
+
+
+def f32_copy(x):
+    """A new float32 array with ``x``'s values (cupy bf16 arrives as raw uint16 words)."""
+    lib, mod = _module(x, "f32_copy", "a float32 copy")
+    if lib == "torch":
+        return x.to(dtype=mod.float32, copy=True)
+    if x.dtype == mod.uint16:
+        return (x.astype(mod.uint32) << 16).view(mod.float32)
+    return x.astype(mod.float32)
+
+
+def fill_nan(x) -> None:
+    """Fill ``x`` with NaN (a bf16 NaN's bits for cupy's raw uint16 words)."""
+    lib, mod = _module(x, "fill_nan", "NaNs")
+    if lib == "torch":
+        x.fill_(float("nan"))
+    else:
+        x.fill(0x7FC0 if x.dtype == mod.uint16 else float("nan"))
+
+
+def rel_err(x, ref) -> float:
+    """``||x - ref||_F / ||ref||_F`` (``||x - ref||_F`` when ref is all zeros), computed on the GPU."""
+    diff = f32_copy(x) - ref
+    lib, mod = _module(x, "rel_err", "a difference")
+    norm = (lambda v: float(v.norm())) if lib == "torch" else (lambda v: float(mod.linalg.norm(v)))
+    num, den = norm(diff), norm(ref)
+    return num / den if den > 0 else num

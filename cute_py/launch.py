@@ -1,0 +1,163 @@
+"""Launches: the last step of the product path, and the one owner of what it caches.
+
+``plan.bind(problem)`` gives the concrete TMA parameters, work units,
+workspace and scalar arguments; :class:`Launches` turns them into a
+:class:`GemmLaunch` (tensor maps encoded, the kernel compiled and loaded, its
+arguments packed in C memory) and keeps it, so a repeated call on the same
+arrays costs one dictionary lookup and one driver call. Everything is bounded
+(least recently used entries go first), and the prepared launches are dropped
+whenever the tuned table changes (:func:`cute_py.tuned.generation`), so a call
+that chose its spec before an autotune record chooses again.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from . import runtime as rt
+from . import tuned
+from .arraylib import allocator, library, zeros
+from .emit import emit_gemm, gemm_plan
+from .problem import GemmInputError
+
+__all__ = ["Launches", "GemmLaunch", "LRU"]
+
+
+class LRU:
+    """A dict of at most ``maxsize`` entries; :meth:`get` refreshes an entry, :meth:`put` evicts the oldest."""
+
+    def __init__(self, maxsize: int):
+        self.maxsize = maxsize
+        self._d: OrderedDict = OrderedDict()
+
+    def get(self, key):
+        hit = self._d.get(key)
+        if hit is not None:
+            self._d.move_to_end(key)
+        return hit
+
+    def put(self, key, value):
+        self._d[key] = value
+        self._d.move_to_end(key)
+        if len(self._d) > self.maxsize:
+            self._d.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        self._d.clear()
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+    def __contains__(self, key) -> bool:
+        return key in self._d
+
+
+class GemmLaunch:
+    """A prepared GEMM launch; ``run(out)`` launches it (allocating D first when ``out`` is None) and returns D.
+
+    Only D's address may change between runs (a new ``out`` per call is the common case): its pointer
+    argument, and for the TMA-store epilogue its tensor map, are swapped in place.
+    """
+
+    def __init__(self, launch, binding, new, out_dtype, tensor_map, keep):
+        self.launch, self.new, self.shape, self.out_dtype = launch, new, (binding.M, binding.N), out_dtype
+        self.d_index, self.tmd_index = binding.index("d"), binding.index("tma_d")
+        self.d_params = binding.tma.get("tma_d")
+        self.tensor_map, self.keep = tensor_map, keep
+        self.d_ptr = None
+
+    def run(self, out):
+        if out is None:
+            out = self.new(self.shape, self.out_dtype)
+        ptr = out.data_ptr() if hasattr(out, "data_ptr") else rt.as_device_array(out).ptr
+        if ptr != self.d_ptr:
+            self.launch.set_pointer(self.d_index, ptr)
+            if self.tmd_index is not None:
+                self.launch.set_arg(self.tmd_index, self.tensor_map(ptr, self.d_params))
+            self.d_ptr = ptr
+        self.launch()
+        return out
+
+
+class Launches:
+    """Compiled kernels, resident-cluster counts, tensor maps, split-K workspaces and prepared launches."""
+
+    def __init__(self, launches: int = 256, kernels: int = 64, tensor_maps: int = 64):
+        self.kernels, self.waves = LRU(kernels), LRU(kernels)
+        self.tensor_maps, self.prepared = LRU(tensor_maps), LRU(launches)
+        self.workspaces: dict = {}
+        self._generation = None
+
+    def clear(self) -> None:
+        """Forget the prepared launches (kernels, tensor maps and workspaces stay valid)."""
+        self.prepared.clear()
+
+    def get(self, key) -> GemmLaunch | None:
+        """The launch prepared under ``key``, if the tuned table has not changed since."""
+        g = tuned.generation()
+        if g != self._generation:
+            self.prepared.clear()
+            self._generation = g
+        return self.prepared.get(key)
+
+    def compiled(self, spec):
+        """``(Program, Kernel)`` for ``spec``: emitted, compiled with NVRTC (disk-cached) and loaded once."""
+        hit = self.kernels.get(spec)
+        if hit is None:
+            prog = rt.compile(emit_gemm(spec), name=f"{spec.name}.cu")
+            hit = self.kernels.put(spec, (prog, prog.kernel(spec.name)))
+        return hit
+
+    def tensor_map(self, ptr: int, params):
+        """The encoded tensor map of ``params`` at ``ptr`` (a driver call per new pair)."""
+        key = (ptr, params)
+        return self.tensor_maps.get(key) or self.tensor_maps.put(key, rt.tensor_map(ptr, params))
+
+    def grid(self, spec, plan, kernel, units: int) -> int:
+        """CTAs to launch: every work unit once, or (persistent) as many clusters as can be resident at once."""
+        cs = plan.cluster_size
+        if not spec.persistent:
+            return units * cs
+        wave = self.waves.get(spec)
+        if wave is None:
+            cl = (cs, 1, 1) if cs > 1 else None
+            wave = rt.max_active_clusters(kernel, plan.threads, plan.smem_bytes, cl) if cl else rt.device().sm_count
+            if wave < 1:
+                raise GemmInputError(f"gemm: no cluster of {cs} CTAs of {spec.name} fits on the device")
+            self.waves.put(spec, wave)
+        return min(units, wave) * cs
+
+    def workspace(self, like, device, binding, stream_key):
+        """The split-K f32 workspace and per-tile counters (the counters return to zero after every launch, so
+        one pair serves every call on a stream: calls on one stream are ordered)."""
+        key = (library(like), device, stream_key)
+        ws, cnt = self.workspaces.get(key, (None, None))
+        if ws is None or ws.shape[0] < binding.workspace_floats or cnt.shape[0] < binding.workspace_tiles:
+            ws, cnt = zeros(like, binding.workspace_floats, "f32"), zeros(like, binding.workspace_tiles, "s32")
+            self.workspaces[key] = (ws, cnt)
+        return ws, cnt
+
+    def prepare(self, problem, spec, stream=None, stream_key=0) -> GemmLaunch:
+        """Bind ``spec``'s plan to ``problem`` (whose arrays were read by :meth:`Problem.from_arrays`, ``out``
+        included) and prepare the launch."""
+        ops = problem.operands
+        plan = gemm_plan(spec)
+        binding = plan.bind(problem)
+        _, kernel = self.compiled(spec)
+        values = {name: self.tensor_map(x.ptr, binding.tma[name])
+                  for name, x in (("tma_a", ops.a), ("tma_b", ops.b), ("tma_d", ops.out)) if name in binding.tma}
+        values.update(d=ops.out.ptr, c=ops.c.ptr if ops.c is not None else 0,
+                      bias=ops.bias.ptr if ops.bias is not None else 0, alpha=ops.alpha, beta=ops.beta)
+        keep = ()
+        if binding.workspace_tiles:
+            ws, cnt = self.workspace(ops.like, ops.device, binding, stream_key)
+            values.update(ws=rt.as_device_array(ws).ptr, counters=rt.as_device_array(cnt).ptr)
+            keep = (ws, cnt)
+        cs = plan.cluster_size
+        launch = rt.prepare_launch(kernel, grid=(self.grid(spec, plan, kernel, binding.units), 1, 1),
+                                   block=plan.threads, smem=plan.smem_bytes, cluster=(cs, 1, 1) if cs > 1 else None,
+                                   stream=stream, args=binding.arguments(values))
+        call = GemmLaunch(launch, binding, allocator(ops.like), spec.out_dtype, self.tensor_map, keep)
+        call.d_ptr = ops.out.ptr
+        return call

@@ -1,0 +1,78 @@
+"""cute_py.problem without a GPU: the one reader of a GEMM's arrays (majors, types, epilogue, D, alignment), its
+errors, and whether a spec fits the arrays. Arrays are fakes exposing ``__cuda_array_interface__``."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from cute_py.emit import GemmSpec
+from cute_py.problem import GemmInputError, Problem
+from cute_py.select import heuristic, pick_spec
+
+from fakes import FakeArray, operands
+
+at = importlib.import_module("cute_py.autotune")        # the module (cute_py.autotune is the function)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The problem, read from arrays
+
+@pytest.mark.parametrize("layout, majors", [("tn", ("K", "K")), ("tt", ("K", "MN")), ("nn", ("MN", "K")),
+                                            ("nt", ("MN", "MN"))])
+def test_problem_majors_follow_the_strides(layout, majors):
+    a, b = operands(256, 128, 64, layout)
+    p = Problem.from_arrays(a, b)
+    assert (p.M, p.N, p.K, p.a_major, p.b_major) == (256, 128, 64, *majors)
+    assert pick_spec(256, 128, 64, *majors, "bf16", "bf16").blas_layout == layout     # the naming agrees
+
+
+def test_problem_reads_the_epilogue_and_the_output():
+    a, b = operands(256, 128, 64, dtype="f16")
+    out = FakeArray((256, 128), (1, 256), "f32", ptr=1 << 42)            # column-major f32 D
+    c = FakeArray((256, 128), (1, 256), "f32", ptr=1 << 43)
+    p = Problem.from_arrays(a, b, c, beta=1.0, bias=FakeArray((256,), dtype="f32"), activation="gelu", out=out)
+    assert (p.dtype, p.out_dtype, p.beta, p.bias, p.activation, p.c_row_major) == ("f16", "f32", True, "row", "gelu",
+                                                                                   False)
+    assert Problem.from_arrays(a, b, c, beta=0.0).beta is False       # beta = 0 does not read C
+    assert Problem.from_arrays(a, b, bias=FakeArray((128,), dtype="f16")).bias == "col"
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: (FakeArray((64, 32)), FakeArray((64, 32))), "inner dimensions differ"),
+    (lambda: (FakeArray((64, 32), dtype="f16"), FakeArray((32, 64))), "a is f16 but b is bf16; both must have one type"),
+    (lambda: (FakeArray((64, 32), (64, 2)), FakeArray((32, 64))), "not contiguous along either dimension"),
+    (lambda: (FakeArray((64,)), FakeArray((64, 64))), "must be 2-D"),
+])
+def test_problem_rejects_bad_arrays(make, message):
+    with pytest.raises(GemmInputError, match=message):
+        Problem.from_arrays(*make())
+
+
+def test_problem_knows_when_d_can_be_stored_by_tma():
+    a, b = operands(256, 128, 64)
+    assert Problem.from_arrays(a, b).d_tma                                    # gemm allocates D: ld 128
+    assert not Problem.from_arrays(*operands(256, 100, 64)).d_tma             # ld 100 x 2 B: not 16 B
+    padded = FakeArray((256, 128), (136, 1), ptr=1 << 42)
+    assert Problem.from_arrays(a, b, out=padded).d_tma
+    odd_ld = FakeArray((256, 128), (130, 1), ptr=1 << 42)
+    odd_base = FakeArray((256, 128), (128, 1), ptr=(1 << 42) + 8)
+    col = FakeArray((256, 128), (1, 256), ptr=1 << 42)
+    for out in (odd_ld, odd_base, col):
+        p = Problem.from_arrays(a, b, out=out)
+        assert not p.d_tma
+        assert heuristic(p).epilogue == "direct"
+    p = Problem.from_arrays(a, b, out=odd_ld)
+    tma = pick_spec(256, 128, 64, "K", "K", "bf16", "bf16")
+    assert tma.epilogue == "tma" and p.mismatches(tma)[0].startswith("epilogue: spec 'tma' stores D with TMA")
+    assert p.mismatches(tma.replace(epilogue="direct")) == []
+    with pytest.raises(at.AutotuneError, match="epilogue: spec 'tma'"):
+        at.autotune(a, b, out=odd_ld, candidates=[tma], check=False)
+
+
+def test_problem_mismatches_name_each_field():
+    p = Problem(64, 64, 64, "K", "MN", "bf16", "bf16")
+    assert p.mismatches(pick_spec(64, 64, 64, "K", "MN", "bf16", "bf16")) == []
+    bad = p.mismatches(GemmSpec(a="(M,K):(1,M)", c="(M,N):(1,M)", epilogue="direct", bias="col"))
+    assert [m.split(":")[0] for m in bad] == ["a_major", "b_major", "bias", "c_row_major"]
