@@ -81,11 +81,14 @@ class GemmLaunch:
 
 
 class Launches:
-    """Compiled kernels, resident-cluster counts, tensor maps, split-K workspaces and prepared launches."""
+    """Compiled kernels, resident-cluster counts, bindings, tensor maps, split-K workspaces and prepared launches.
+
+    Bindings are kept per (spec, problem), so a problem seen before reuses its concrete TMA parameters, and the
+    tensor maps of those parameters are found by identity."""
 
     def __init__(self, launches: int = 256, kernels: int = 64, tensor_maps: int = 64):
         self.kernels, self.waves = LRU(kernels), LRU(kernels)
-        self.tensor_maps, self.prepared = LRU(tensor_maps), LRU(launches)
+        self.tensor_maps, self.prepared, self.bindings = LRU(tensor_maps), LRU(launches), LRU(launches)
         self.workspaces: dict = {}
         self._generation = None
 
@@ -143,7 +146,7 @@ class Launches:
         included) and prepare the launch."""
         ops = problem.operands
         plan = gemm_plan(spec)
-        binding = plan.bind(problem)
+        binding = self.bindings.get((spec, problem)) or self.bindings.put((spec, problem), plan.bind(problem))
         _, kernel = self.compiled(spec)
         values = {name: self.tensor_map(x.ptr, binding.tma[name])
                   for name, x in (("tma_a", ops.a), ("tma_b", ops.b), ("tma_d", ops.out)) if name in binding.tma}

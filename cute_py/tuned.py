@@ -82,9 +82,9 @@ class _State:
 
 
 def generation() -> int:
-    """A number that changes whenever :func:`record` or :func:`clear_cache` changes the table (or it is read
-    from another cache folder): a choice made from the table is current while this is unchanged."""
-    _entries()
+    """A number that changes whenever :func:`record` or :func:`clear_cache` changes the table (or a lookup reads
+    it from another cache folder): a choice made from the table is current while this is unchanged. One
+    attribute read, so a hot path can ask it on every call."""
     return _State.generation
 
 
