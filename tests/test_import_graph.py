@@ -114,8 +114,8 @@ KNOWN_CYCLE_EDGES = {
 }
 """``"a -> b"``: an import of ``b`` by ``a`` that lies on a circle, and who removes it."""
 
-KNOWN_UPWARD_IMPORTS = {
-    "emit.plan -> viz.banks": "emit helper, issue 15: the bank analysis moves below viz",
+KNOWN_UPWARD_IMPORTS: dict = {
+    # empty: the last entry, "emit.plan -> viz.banks", went when the bank analysis moved to arch/sm90 (issue 15)
 }
 """``"a -> b"``: an import against the layer order, and who removes it."""
 
@@ -377,6 +377,39 @@ def test_no_new_upward_imports():
 def test_known_upward_imports_still_exist():
     stale = _stale(upward_imports(GRAPH), KNOWN_UPWARD_IMPORTS)
     assert not stale, f"these imports are gone; remove them from KNOWN_UPWARD_IMPORTS: {stale}"
+
+
+# ---------------------------------------------------------------------------
+# A submodule is also an attribute of its package: ``cute_py/select.py``, once imported, replaces the
+# function ``cute_py.select`` that ``from .layouts import *`` put there.
+
+KNOWN_SHADOWS = {
+    "select": "lead, issue 15: rename cute_py/select.py (it replaces cute_py.select, CuTe's select, "
+              "on first import; tests/test_layout.py and test_tensor.py fail on it)",
+}
+"""Top-level module names that shadow a name ``cute_py`` re-exports from :mod:`cute_py.layouts`."""
+
+
+def shadowed_names(root: Path = PACKAGE) -> list:
+    """Names in ``cute_py.layouts.__all__`` (read from the source) that a top-level module or package of
+    ``root`` also has, except the modules that layouts re-exports as modules (``dtypes``, ``int_tuple``)."""
+    tree = ast.parse((root / "layouts" / "__init__.py").read_text())
+    exported = next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                    and any(getattr(t, "id", None) == "__all__" for t in n.targets))
+    top = {p.stem for p in root.glob("*.py")} | {p.parent.name for p in root.glob("*/__init__.py")}
+    return sorted(n for n in set(exported) & top if not (root / "layouts" / f"{n}.py").exists())
+
+
+def test_no_module_shadows_a_reexported_name(tmp_path):
+    fake = _fake_package(tmp_path)
+    (fake / "layouts" / "__init__.py").write_text('__all__ = ["f", "select", "dtypes"]\n')
+    (fake / "select.py").write_text("")
+    (fake / "dtypes.py").write_text("")
+    assert shadowed_names(fake) == ["select"]                    # dtypes is layouts' own module, re-exported
+    new = [n for n in shadowed_names() if n not in KNOWN_SHADOWS]
+    stale = [n for n in KNOWN_SHADOWS if n not in shadowed_names()]
+    assert not new, f"top-level modules named like functions that cute_py re-exports from layouts: {new}"
+    assert not stale, f"no longer shadowed; remove from KNOWN_SHADOWS: {stale}"
 
 
 # ---------------------------------------------------------------------------
