@@ -372,3 +372,24 @@ def test_docstring_examples(module):
 
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 5 and result.failed == 0
+
+
+def test_conflict_details_name_the_words_and_lanes():
+    """Thread t reads float 2t: word 2t, bank 2t % 32, so lanes b/2 and b/2 + 16 meet in every even bank b
+    (words b and b + 32, bytes 4b and 4b + 128): a 2-way conflict in 16 banks, 2 wavefronts where
+    32 distinct words ideally take 1."""
+    r = bank_conflicts(Layout(64), Layout(32, 2), "f32")
+    assert r.vector_bits == 32 and r.wavefronts == (2,) and r.ideal_wavefronts == (1,) and r.max_ways == 2
+    assert [(c.request, c.phase, c.bank, c.words) for c in r.conflicts] == [
+        (0, 0, b, ((4 * b, (b // 2,)), (4 * b + 128, (b // 2 + 16,)))) for b in range(0, 32, 2)]
+    # a broadcast is no conflict: lanes 2k and 2k + 1 read the same word
+    r = bank_conflicts(Layout(16), Layout(((2, 16), 1), ((0, 1), 0)), "f32")
+    assert r.conflicts == () and r.wavefronts == (1,)
+
+
+def test_viz_reexports_the_analysis_below_emit():
+    """The bank analysis the emitter checks its staging layouts with is cute_py.arch.sm90.banks (viz draws)."""
+    from cute_py.arch.sm90 import banks
+
+    assert bank_conflicts is banks.bank_conflicts
+    assert "<pre>" in bank_conflicts(Layout(64), "vec32", "f32")._repr_html_()

@@ -15,6 +15,9 @@ True
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..layouts.tensor import layout_offsets
 from . import ptx
 from .params import kernel_params
 from .plan import CONSUMER_REGS, PRODUCER_REGS, GemmPlan, gemm_plan
@@ -356,10 +359,9 @@ def _epilogue_tma(p: GemmPlan) -> str:
     per_chunk = cols // 2             # values per thread in a 64 x cols chunk (cols/8 groups of 4)
     chunks = s.tile[1] // cols
     # the values of chunk j are [j*per_chunk, (j+1)*per_chunk) and come in (v, v+1) pairs on adjacent columns
-    for v in range(p.atom.regs["c"]):
-        assert p.c_tv(0, v) // p.tv_rows // cols == v // per_chunk, v
-    for v in range(0, p.atom.regs["c"], 2):
-        assert p.c_tv(0, v + 1) == p.c_tv(0, v) + p.tv_rows, v
+    x0 = _tv_table(p)[:, 0]                     # thread 0's values
+    assert (x0 // p.tv_rows // cols == np.arange(len(x0)) // per_chunk).all()
+    assert (x0[1::2] == x0[0::2] + p.tv_rows).all()
     # t is the thread's index in the tile's C TV layout: cooperative warpgroup w holds rows [64 w, 64 w + 64)
     tw, slab = ("t - 128 * w", "64 * w") if s.tile_warpgroups > 1 else ("t", "0")
     if out == "f32":
@@ -438,6 +440,23 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAcc
 """
 
 
+def _tv_table(p: GemmPlan):
+    """``c_tv(t, v)`` for every tile thread ``t`` and value ``v``, as an int64 array indexed ``[v, t]``."""
+    return layout_offsets(p.c_tv).reshape(p.atom.regs["c"], -1)
+
+
+def _staging_bytes(e):
+    """``byte(r, c)``: the staging layout's byte offset of (row ``r``, column ``c``) of a chunk, on int arrays;
+    the coordinates are checked to lie in the chunk (the layout's domain)."""
+    table = layout_offsets(e.smem) * (128 // e.cols)
+    rows = len(table) // e.cols
+
+    def byte(r, c):
+        assert ((0 <= r) & (r < rows) & (0 <= c) & (c < e.cols)).all()
+        return table[r + rows * c]
+    return byte
+
+
 def _stsm_offsets(p: GemmPlan) -> tuple:
     """``(lane_expr, xors)`` of the stmatrix epilogue: the C expression of a lane's row address in a chunk (for
     instruction 0, in bytes; ``tw`` is the thread within the warpgroup) and, per instruction ``q``, the XOR that
@@ -451,33 +470,25 @@ def _stsm_offsets(p: GemmPlan) -> tuple:
     cols, rows = e.cols, p.tv_rows
     per_chunk, per_q = cols // 2, cols // 16
     sw, sw_c = _swizzle_bytes(e)
-
-    def byte(r, c):
-        return e.smem(r, c) * 2
-
-    def row_of(tw, q):                             # the 16-byte row lane tw addresses in instruction q
-        x = e.stsm(tw, q * 8)                      # value (element 0, instruction q)
-        return x % 64, x // 64
-
-    xors = [byte(*row_of(0, q)) ^ byte(*row_of(0, 0)) for q in range(per_q)]
-    for tw in range(128):
-        wq, lane = divmod(tw, 32)
-        m = lane // 8
-        r, c = 16 * wq + lane % 8 + 8 * (m % 2), 8 * (m // 2)
-        assert row_of(tw, 0) == (r, c), tw
-        assert sw(r * cols + c) == byte(r, c), tw    # the emitted formula
-        for q in range(per_q):
-            assert byte(*row_of(tw, q)) == byte(r, c) ^ xors[q], (tw, q)
-    for t in range(128 * p.spec.tile_warpgroups):  # register contents: the C TV layout's places
-        wq, lane = divmod(t % 128, 32)
-        for j in range(p.atom.regs["c"] // per_chunk):
-            for q in range(per_q):
-                for i in range(4):
-                    v = j * per_chunk + 8 * q + 2 * i
-                    want_r, want_c = 16 * wq + 8 * (i % 2) + lane // 4, 16 * q + 8 * (i // 2) + 2 * (lane % 4)
-                    for dv in (0, 1):
-                        x = p.c_tv(t, v + dv)
-                        assert ((x % rows) % 64, x // rows - j * cols) == (want_r, want_c + dv), (t, v, dv)
+    byte = _staging_bytes(e)
+    stsm = layout_offsets(e.stsm).reshape(-1, 128)[::8]     # [q, tw]: the row lane tw addresses in instruction q
+    row, col = stsm % 64, stsm // 64
+    xors = [int(x) for x in byte(row[:, 0], col[:, 0]) ^ byte(row[0, 0], col[0, 0])]
+    tw = np.arange(128)
+    wq, lane = tw // 32, tw % 32
+    m = lane // 8
+    r, c = 16 * wq + lane % 8 + 8 * (m % 2), 8 * (m // 2)
+    assert (row[0] == r).all() and (col[0] == c).all()
+    assert (sw(r * cols + c) == byte(r, c)).all()             # the emitted formula
+    assert (byte(row, col) == byte(r, c)[None, :] ^ np.array(xors)[:, None]).all()
+    # register contents: the C TV layout's places; axes (t, j, q, i, dv)
+    t = np.arange(128 * p.spec.tile_warpgroups).reshape(-1, 1, 1, 1, 1)
+    j = np.arange(p.atom.regs["c"] // per_chunk).reshape(-1, 1, 1, 1)
+    q, i, dv = np.arange(per_q).reshape(-1, 1, 1), np.arange(4).reshape(-1, 1), np.arange(2)
+    wq, lane = (t % 128) // 32, t % 32
+    x = _tv_table(p)[j * per_chunk + 8 * q + 2 * i + dv, t]
+    want_r, want_c = 16 * wq + 8 * (i % 2) + lane // 4, 16 * q + 8 * (i // 2) + 2 * (lane % 4)
+    assert ((x % rows) % 64 == want_r).all() and (x // rows - j * cols == want_c + dv).all()
     return sw_c(f"((u32)(16 * (tw >> 5) + (tw & 7) + 8 * ((tw >> 3) & 1)) * {cols}u + 8u * (u32)((tw >> 4) & 1))"), xors
 
 
@@ -490,30 +501,18 @@ def _staging_offsets(p: GemmPlan) -> tuple:
     so the emitted ``thread_off ^ kStageXor[i]`` is exact.
     """
     e = p.epi
-    nbytes = 128 // e.cols
     per_chunk = e.cols // 2
     rows = p.tv_rows
-
-    def mn(t, v):
-        x = p.c_tv(t, v)
-        return x % rows, x // rows
-
-    def byte(r, c):
-        return e.smem(r, c) * nbytes
-
+    table = _tv_table(p)                                     # [v, t]
+    m, n = table % rows, table // rows
+    byte = _staging_bytes(e)
     sw, sw_c = _swizzle_bytes(e)
-    xors = []
-    for i in range(0, per_chunk, 2):
-        r, c = mn(0, i)
-        xors.append(byte(r, c))
-    for t in range(128 * p.spec.tile_warpgroups):
-        rt, ct = mn(t, 0)
-        rt %= 64
-        assert sw(rt * e.cols + ct) == byte(rt, ct), t      # the emitted thread offset
-        for v in range(0, p.atom.regs["c"], 2):
-            r, c = mn(t, v)
-            r, c = r % 64, c % e.cols
-            assert byte(r, c) == byte(rt, ct) ^ xors[(v % per_chunk) // 2], (t, v)
+    xors = [int(x) for x in byte(m[0:per_chunk:2, 0], n[0:per_chunk:2, 0])]
+    rt, ct = m[0] % 64, n[0]                                 # each thread's value 0
+    assert (sw(rt * e.cols + ct) == byte(rt, ct)).all()      # the emitted thread offset
+    v = np.arange(0, p.atom.regs["c"], 2)
+    got = byte(m[v] % 64, n[v] % e.cols)
+    assert (got == byte(rt, ct)[None, :] ^ np.array(xors)[(v % per_chunk) // 2][:, None]).all()
     return sw_c(f"((u32)(rt * {e.cols} + ct))"), xors
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
 import sympy
 
 from ..arch.sm90 import (
@@ -25,7 +26,8 @@ from ..arch.sm90 import (
 from ..atoms import MMAAtom, TiledMMA, gmma, make_tiled_mma
 from ..layouts import Layout, int_tuple as it, right_inverse
 from ..layouts.dtypes import dtype
-from ..viz.banks import bank_conflicts
+from ..layouts.tensor import layout_offsets
+from ..arch.sm90.banks import bank_conflicts
 from .bind import Binding, bind
 from .spec import GemmSpec, parse_gmem
 
@@ -160,9 +162,9 @@ def epilogue_plan(spec: GemmSpec) -> EpiloguePlan:
     cols, rows = 128 // nbytes, 64
     smem = tile_smem(smem_atom("K", 128, t), rows, cols, major="K")
     inner, sw = smem.inner, smem.outer
-    for r in range(rows):                  # the inner layout is row-major: the emitted formula r * cols + c
-        for c in range(cols):
-            assert inner(r, c) == r * cols + c, (r, c)
+    r, c = np.arange(rows)[:, None], np.arange(cols)[None, :]
+    assert it.product(inner.shape[0]) == rows                     # (r, c) is index r + rows * c
+    assert (layout_offsets(inner).reshape(cols, rows).T == r * cols + c).all()   # row-major: r * cols + c
     acc = gmma(cols, spec.acc_dtype, spec.dtype, spec.dtype).c_layout
     report = bank_conflicts(smem, acc, t, vector_bits=2 * nbytes * 8 if nbytes == 2 else 64)
     shape, stride = parse_gmem(spec.c, ("M", "N"))
@@ -227,6 +229,11 @@ def split_tv(layout: Layout, rows: int):
     return parts
 
 
+def _split_part(terms, x, part: int):
+    """The m (part 2) or n (part 3) contribution of ``terms`` (from :func:`split_tv`) for the indices ``x``."""
+    return sum(((x // dv) % e) * (dm, dn)[part - 2] for e, dv, dm, dn in terms)
+
+
 @dataclass(frozen=True)
 class GemmPlan:
     spec: GemmSpec
@@ -279,13 +286,10 @@ def gemm_plan(spec: GemmSpec) -> GemmPlan:
     rows = 64 * c
     thread_terms, value_terms = split_tv(c_tv, rows)
     nthr, nval = 128 * c, atom.regs["c"]
-    for t in range(nthr):                       # the split must reproduce the layout exactly
-        tm = sum(((t // dv) % e) * dm for e, dv, dm, _ in thread_terms)
-        tn = sum(((t // dv) % e) * dn for e, dv, _, dn in thread_terms)
-        for v in range(nval):
-            vm = sum(((v // dv) % e) * dm for e, dv, dm, _ in value_terms)
-            vn = sum(((v // dv) % e) * dn for e, dv, _, dn in value_terms)
-            assert tm + vm < rows and c_tv(t, v) == tm + vm + rows * (tn + vn), (t, v)
+    t, v = np.arange(nthr)[None, :], np.arange(nval)[:, None]   # the split must reproduce the layout exactly
+    m = _split_part(thread_terms, t, 2) + _split_part(value_terms, v, 2)
+    n = _split_part(thread_terms, t, 3) + _split_part(value_terms, v, 3)
+    assert ((m < rows) & (layout_offsets(c_tv).reshape(nval, nthr) == m + rows * n)).all()
     stages = spec.resolved_stages()
     sb = a.bytes + b.bytes
     for op in (a, b):                      # every rank's issues together fill the tile exactly once

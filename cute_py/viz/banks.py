@@ -1,26 +1,9 @@
 """Shared-memory banks: the bank map of a layout, bank-conflict reports, swizzle comparison and suggestion.
 
-The model (what every number below means)
------------------------------------------
-* Shared memory is 32 banks of 4-byte words: the byte at address ``a`` is in
-  word ``a // 4`` and bank ``(a // 4) % 32``. Its 16-byte *chunk* is
-  ``(a // 16) % 8``, the group of banks ``4c .. 4c+3`` within a 128-byte line.
-* Addresses come from evaluating the layout: domain index ``i`` is at byte
-  ``layout(i) * sizeof_bits(dtype) / 8`` (the buffer starts at a 1024-byte
-  aligned address, so swizzles act on absolute addresses as the hardware does).
-* A *warp request* is one memory instruction of one warp: each lane accesses one
-  vector of W bits. The hardware serves it in phases: W <= 32 bits: one phase of
-  32 lanes; W = 64: two phases of 16 lanes (half-warps); W = 128: four phases of
-  8 lanes (quarter-warps). ldmatrix/stmatrix: each address lane moves a 16-byte
-  row (one phase per 8x8 matrix); TMA (``"row128"``): one 128-byte row per request.
-* Within a phase, the number of *wavefronts* (shared-memory cycles) is the
-  largest number of distinct 4-byte words that fall in one bank. Lanes reading
-  the same word are served together (broadcast); different words in the same
-  bank are an n-way conflict. A request's wavefronts are the sum over its phases;
-  its ideal is the sum over phases of ``ceil(distinct words / 32)`` (at least 1),
-  i.e. one wavefront per phase for accesses of up to 128 bits. Phases are never
-  merged (the hardware may merge 64-bit half-warps that do not conflict; this
-  model is the documented worst case).
+The model (banks, phases, wavefronts) and the conflict count are
+:mod:`cute_py.arch.sm90.banks` (the emitter checks its staging layouts with
+them); this module re-exports :func:`bank_conflicts` and its report, and adds
+the bank map of a layout and the swizzle comparison and suggestion.
 
 >>> import cute_py as cp
 >>> r = bank_conflicts(cp.Layout((32, 32), (32, 1)), "vec32", "f32")
@@ -30,9 +13,12 @@ The model (what every number below means)
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from ..arch.sm90.banks import (  # noqa: F401 - the analysis lives below emit; viz re-exports it
+    BANK_BYTES, CHUNK_BYTES, LINE_BYTES, NUM_BANKS, BankConflict, BankConflictReport, RequestBanks, bank_conflicts,
+)
+from ..atoms import TiledCopy
 from ..layouts import ComposedLayout, Layout, Swizzle, composition, int_tuple as it
 from ..layouts.errors import LayoutError, layout_error
 from . import _requests as rq
@@ -41,10 +27,7 @@ __all__ = ["BankMap", "BankEntry", "BankConflictReport", "BankConflict", "Reques
            "SwizzleSuggestion", "bank_map", "bank_conflicts", "compare_swizzle", "suggest_swizzle",
            "NUM_BANKS", "BANK_BYTES"]
 
-NUM_BANKS = 32
-BANK_BYTES = 4
-CHUNK_BYTES = 16
-LINE_BYTES = 128
+BankConflictReport._repr_html_ = rq.TextReport._repr_html_      # notebooks show the report preformatted
 
 
 # ---------------------------------------------------------------------------
@@ -148,181 +131,6 @@ def bank_map(smem_layout, dtype) -> BankMap:
         a = o * t.bits // 8
         entries.append(BankEntry(i, o, a, (a // BANK_BYTES) % NUM_BANKS, (a // CHUNK_BYTES) % (LINE_BYTES // CHUNK_BYTES)))
     return BankMap(layout, t, entries)
-
-
-# ---------------------------------------------------------------------------
-# conflict report
-
-
-@dataclass(frozen=True)
-class BankConflict:
-    """Distinct words of one bank within one phase of one request: ``words`` is ``((byte address, lanes), ...)``."""
-
-    request: int
-    label: str
-    phase: int
-    bank: int
-    words: tuple
-
-    @property
-    def ways(self) -> int:
-        return len(self.words)
-
-    def __str__(self):
-        ws = ", ".join(f"{a:#06x} (lane{'s' if len(ls) > 1 else ''} {','.join(map(str, ls))})" for a, ls in self.words[:8])
-        if len(self.words) > 8:
-            ws += f", ... ({len(self.words) - 8} more)"
-        return f"request {self.request} ({self.label}), phase {self.phase}, bank {self.bank}: {self.ways}-way: {ws}"
-
-
-@dataclass(frozen=True)
-class RequestBanks:
-    """One warp request: wavefronts and ideal wavefronts per phase, and its largest conflict."""
-
-    label: str
-    phase_wavefronts: tuple
-    phase_ideal: tuple
-    max_ways: int
-
-    @property
-    def wavefronts(self) -> int:
-        return sum(self.phase_wavefronts)
-
-    @property
-    def ideal(self) -> int:
-        return sum(self.phase_ideal)
-
-
-@dataclass(frozen=True)
-class BankConflictReport(rq.TextReport):
-    """Bank-conflict analysis of an access pattern over a shared-memory layout (see the module docstring).
-
-    Attributes: ``max_ways`` (largest n-way conflict, 1 = conflict-free),
-    ``wavefronts`` / ``ideal_wavefronts`` (per warp request),
-    ``total_wavefronts`` / ``total_ideal``, ``conflicts`` (every bank of every
-    phase with more than one distinct word, with the lanes involved),
-    ``requests`` (per-request details), ``vector_bits``, ``lanes_per_phase``.
-
-    >>> import cute_py as cp
-    >>> r = bank_conflicts(cp.Layout(256), cp.Layout((32, 2), (2, 1)), "f32")   # 64-bit: two half-warps
-    >>> r.vector_bits, r.lanes_per_phase, r.requests[0].phase_wavefronts, r.summary()
-    (64, 16, (1, 1), '1 warp request: 2 wavefronts (ideal 2); conflict-free')
-    """
-
-    layout: object
-    dtype: object
-    access: str
-    vector_bits: int
-    lanes_per_phase: int
-    requests: tuple
-    conflicts: tuple = field(repr=False)
-
-    @property
-    def wavefronts(self) -> tuple:
-        return tuple(r.wavefronts for r in self.requests)
-
-    @property
-    def ideal_wavefronts(self) -> tuple:
-        return tuple(r.ideal for r in self.requests)
-
-    @property
-    def total_wavefronts(self) -> int:
-        return sum(self.wavefronts)
-
-    @property
-    def total_ideal(self) -> int:
-        return sum(self.ideal_wavefronts)
-
-    @property
-    def max_ways(self) -> int:
-        return max((r.max_ways for r in self.requests), default=0)
-
-    @property
-    def conflict_free(self) -> bool:
-        return self.max_ways <= 1
-
-    def summary(self) -> str:
-        n = len(self.requests)
-        tw, ti = self.total_wavefronts, self.total_ideal
-        verdict = "conflict-free" if self.conflict_free else \
-            f"{self.max_ways}-way conflicts, {tw / ti:.2f}x the ideal"
-        return f"{n} warp request{'s' if n != 1 else ''}: {tw} wavefronts (ideal {ti}); {verdict}"
-
-    def to_text(self, max_requests: int = 16, max_conflicts: int = 8) -> str:
-        lpp = self.lanes_per_phase
-        lines = [f"Shared-memory bank conflicts: {self.layout} ({self.dtype.name})",
-                 f"  access: {self.access}; {self.vector_bits}-bit accesses, "
-                 f"phases of {lpp} lanes ({NUM_BANKS} banks x {BANK_BYTES} B)",
-                 "  " + self.summary()]
-        shown = self.requests[:max_requests]
-        for i, r in enumerate(shown):
-            lines.append(f"  request {i} ({r.label}): {r.wavefronts} wavefronts (ideal {r.ideal}), "
-                         f"phases {list(r.phase_wavefronts)}, max {r.max_ways}-way")
-        if len(self.requests) > len(shown):
-            lines.append(f"  ... {len(self.requests) - len(shown)} more requests")
-        if self.conflicts:
-            k = min(max_conflicts, len(self.conflicts))
-            lines.append(f"  conflicts (first {k} of {len(self.conflicts)}):")
-            lines += ["    " + str(c) for c in self.conflicts[:k]]
-        return "\n".join(lines)
-
-
-def _analyze_plan(plan, layout, t, access_desc=None) -> BankConflictReport:
-    """Count wavefronts of every phase of every request of a plan (the model in the module docstring)."""
-    lpp = rq.lanes_per_phase(plan.vector_bits)
-    reqs, conflicts = [], []
-    for ri, req in enumerate(plan.requests):
-        phases = {}
-        for acc in req.lanes:
-            phases.setdefault(acc.lane // lpp, []).append(acc)
-        pw, pi, worst = [], [], 0
-        for p in sorted(phases):
-            banks = {}
-            for acc in phases[p]:
-                for w in acc.units(plan.elem_bits, BANK_BYTES * 8):
-                    banks.setdefault(w % NUM_BANKS, {}).setdefault(w, []).append(acc.lane)
-            ways = max(len(ws) for ws in banks.values())
-            distinct = sum(len(ws) for ws in banks.values())
-            pw.append(ways)
-            pi.append(max(1, math.ceil(distinct / NUM_BANKS)))
-            worst = max(worst, ways)
-            for b in sorted(banks):
-                if len(banks[b]) > 1:
-                    words = tuple((w * BANK_BYTES, tuple(sorted(set(ls)))) for w, ls in sorted(banks[b].items()))
-                    conflicts.append(BankConflict(ri, req.label, p, b, words))
-        reqs.append(RequestBanks(req.label, tuple(pw), tuple(pi), worst))
-    return BankConflictReport(layout, t, access_desc or plan.description, plan.vector_bits, lpp, tuple(reqs),
-                              tuple(conflicts))
-
-
-def bank_conflicts(smem_layout, access, dtype, *, vector_bits=None, side=None) -> BankConflictReport:
-    """Wavefronts and n-way bank conflicts of ``access`` over ``smem_layout`` (model: module docstring).
-
-    ``access`` is a TV layout ``(thread, value) -> domain index of smem_layout``
-    (threads ``32w .. 32w+31`` form warp ``w``; each thread's values are split into
-    vectors of ``vector_bits``, default the widest contiguous aligned width up to
-    128 bits, and vector ``g`` of a warp is one request); a copy atom, copy op
-    (name or object) or TiledCopy (its shared-memory side, or ``side``; a
-    TiledCopy's tile is repeated over the whole layout); or a named pattern:
-    ``"row128"`` (TMA rows), ``"vec32"``/``"vec64"``/``"vec128"`` (or 32/64/128:
-    lanes read consecutive vectors in domain order).
-
-    Postconditions: ``len(result.wavefronts) == len(result.ideal_wavefronts)`` ==
-    number of warp requests; ``wavefronts[r] >= ideal_wavefronts[r]``;
-    ``result.conflict_free == (result.max_ways <= 1)``.
-
-    >>> import cute_py as cp
-    >>> tv = cp.Layout((32, 8), (1, 64))          # lane i reads row i, 8 bf16 = 128 bits
-    >>> bank_conflicts("(64,64):(64,1)", tv, "bf16").max_ways
-    8
-    >>> bank_conflicts("Sw<3,3,3> o 0 o (64,64):(64,1)", tv, "bf16").conflict_free
-    True
-    """
-    layout = rq.as_layout("bank_conflicts", smem_layout, "smem_layout")
-    t = rq.as_dtype("bank_conflicts", dtype)
-    addr = [o * t.bits for o in rq.offsets("bank_conflicts", layout)]
-    p = rq.plan("bank_conflicts", layout, access, t, addr, vector_bits=vector_bits, side=side, space="smem")
-    return _analyze_plan(p, layout, t)
 
 
 # ---------------------------------------------------------------------------
@@ -443,8 +251,6 @@ def suggest_swizzle(dtype, row_bytes, access=128, *, rows=None) -> SwizzleSugges
     >>> print(suggest_swizzle("f32", 128, 32).swizzle)
     Sw<5,0,5>
     """
-    from ..atoms import TiledCopy
-
     t = rq.as_dtype("suggest_swizzle", dtype)
     if not it.is_int(row_bytes) or row_bytes <= 0 or (row_bytes * 8) % t.bits:
         raise layout_error(LayoutError, "suggest_swizzle", "row_bytes must hold a whole number of elements",
