@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cute_py.interop import layout_of
+
 from cute_py import runtime as rt
 
 pytestmark = pytest.mark.gpu
@@ -69,7 +71,7 @@ def test_torch_bf16_and_views():
     x = torch.zeros((64, 32), dtype=torch.bfloat16, device="cuda")
     a = rt.as_device_array(x)
     assert a.dtype.name == "bf16" and a.ptr == x.data_ptr() and a.strides == (32, 1)
-    assert str(rt.layout_of(x.t())) == "(32,64):(1,32)"
+    assert str(layout_of(x.t())) == "(32,64):(1,32)"
     with pytest.raises(rt.ArrayError, match="CPU"):
         rt.as_device_array(torch.zeros(4))
     f8 = getattr(torch, "float8_e4m3fn", None)
@@ -113,6 +115,6 @@ def test_tensor_map_words_deterministic(mem):
 
     x = mem.to_device(np.zeros((256, 128), dtype=np.uint16))
     a = rt.as_device_array(x, dtype="bf16")
-    p = make_tma_params(rt.layout_of(a), tile_smem(smem_atom("K", 128, "bf16"), 64, 64), "bf16")
+    p = make_tma_params(layout_of(a), tile_smem(smem_atom("K", 128, "bf16"), 64, 64), "bf16")
     t1, t2 = rt.tensor_map(a, p), rt.tensor_map(a, p)
     assert t1.words == t2.words and any(t1.words)

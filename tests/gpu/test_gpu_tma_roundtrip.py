@@ -16,6 +16,7 @@ import pytest
 import cases
 from cute_py import Layout
 from cute_py.arch.sm90 import make_tma_params
+from cute_py.interop import layout_of
 from cute_py import runtime as rt
 
 pytestmark = pytest.mark.gpu
@@ -44,7 +45,7 @@ def test_tma_roundtrip(major, t, swizzle, mem):
     values = case.gmem_values(seed=zlib.crc32(case.id.encode()))
     arr = rt.as_device_array(mem.to_device(values), dtype=case.dtype)
     # the array's own layout is the gmem layout the params were derived from (modes (MN, K))
-    lay = rt.layout_of(arr)
+    lay = layout_of(arr)
     assert (lay if major == "K" else Layout(lay.shape[::-1], lay.stride[::-1])) == case.gmem
     if major == "K":
         assert make_tma_params(lay, case.smem, case.dtype) == case.params
