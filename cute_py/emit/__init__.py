@@ -5,12 +5,13 @@ describes the kernel, :func:`emit_gemm` writes it, :mod:`cute_py.emit.plan`
 holds every layout fact the text prints.
 """
 
+from .checks import EmitError
 from .gemm_sm90 import emit_gemm
 from .params import KernelParam, kernel_params
 from .plan import GemmPlan, OperandPlan, gemm_plan, operand_plan
 from .spec import GemmSpec, SpecError, example_specs, parse_gmem
 
-__all__ = ["GemmSpec", "SpecError", "emit_gemm", "kernel_params", "KernelParam", "gemm_plan", "operand_plan", "GemmPlan",
+__all__ = ["GemmSpec", "SpecError", "EmitError", "emit_gemm", "kernel_params", "KernelParam", "gemm_plan", "operand_plan", "GemmPlan",
            "OperandPlan", "example_specs", "parse_gmem"]
 
 try:  # the C printer of symbolic index expressions (cute_py/emit/cprint.py), when present

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..layouts.tensor import layout_offsets
 from . import ptx
+from .checks import require
 from .params import kernel_params
 from .plan import CONSUMER_REGS, PRODUCER_REGS, GemmPlan, gemm_plan
 from .spec import GemmSpec, parse_gmem
@@ -360,8 +361,11 @@ def _epilogue_tma(p: GemmPlan) -> str:
     chunks = s.tile[1] // cols
     # the values of chunk j are [j*per_chunk, (j+1)*per_chunk) and come in (v, v+1) pairs on adjacent columns
     x0 = _tv_table(p)[:, 0]                     # thread 0's values
-    assert (x0 // p.tv_rows // cols == np.arange(len(x0)) // per_chunk).all()
-    assert (x0[1::2] == x0[0::2] + p.tv_rows).all()
+    v = np.arange(len(x0))
+    require(x0 // p.tv_rows // cols == v // per_chunk, "epilogue", f"value v of a thread lies in chunk v / {per_chunk} "
+            f"(columns [{cols} j, {cols} (j + 1)))", at=("v",), values={"c_tv(0, v)": x0}, c_tv=p.c_tv)
+    require(x0[1::2] == x0[0::2] + p.tv_rows, "epilogue", "values v, v + 1 (v even) are adjacent columns of one row",
+            at=("v / 2",), values={"c_tv(0, v)": x0[0::2], "c_tv(0, v + 1)": x0[1::2]}, c_tv=p.c_tv)
     # t is the thread's index in the tile's C TV layout: cooperative warpgroup w holds rows [64 w, 64 w + 64)
     tw, slab = ("t - 128 * w", "64 * w") if s.tile_warpgroups > 1 else ("t", "0")
     if out == "f32":
@@ -452,7 +456,10 @@ def _staging_bytes(e):
     rows = len(table) // e.cols
 
     def byte(r, c):
-        assert ((0 <= r) & (r < rows) & (0 <= c) & (c < e.cols)).all()
+        r, c = np.broadcast_arrays(r, c)
+        require((0 <= r) & (r < rows) & (0 <= c) & (c < e.cols), "epilogue", f"every staged element lies in the "
+                f"{rows} x {e.cols} chunk", at=tuple(f"axis {k}" for k in range(r.ndim)), values={"row": r, "column": c},
+                staging=e.smem)
         return table[r + rows * c]
     return byte
 
@@ -478,9 +485,16 @@ def _stsm_offsets(p: GemmPlan) -> tuple:
     wq, lane = tw // 32, tw % 32
     m = lane // 8
     r, c = 16 * wq + lane % 8 + 8 * (m % 2), 8 * (m // 2)
-    assert (row[0] == r).all() and (col[0] == c).all()
-    assert (sw(r * cols + c) == byte(r, c)).all()             # the emitted formula
-    assert (byte(row, col) == byte(r, c)[None, :] ^ np.array(xors)[:, None]).all()
+    require((row[0] == r) & (col[0] == c), "_stsm_offsets", "lane 8 m + r of warp w addresses row 16 w + r + "
+            "8 (m % 2), column 8 (m / 2) in instruction 0", at=("tw",), values={"row": row[0], "column": col[0]},
+            stsm=e.stsm)
+    require(sw(r * cols + c) == byte(r, c), "_stsm_offsets", "the emitted lane address formula is the staging "
+            "layout's byte offset", at=("tw",), values={"formula": sw(r * cols + c), "staging": byte(r, c)},
+            staging=e.smem)
+    want = byte(r, c)[None, :] ^ np.array(xors)[:, None]
+    require(byte(row, col) == want, "_stsm_offsets", "instruction q's row address is instruction 0's XOR "
+            "kStageXor[q]", at=("q", "tw"), values={"address": byte(row, col), "XOR": want}, stsm=e.stsm,
+            staging=e.smem)
     # register contents: the C TV layout's places; axes (t, j, q, i, dv)
     t = np.arange(128 * p.spec.tile_warpgroups).reshape(-1, 1, 1, 1, 1)
     j = np.arange(p.atom.regs["c"] // per_chunk).reshape(-1, 1, 1, 1)
@@ -488,7 +502,11 @@ def _stsm_offsets(p: GemmPlan) -> tuple:
     wq, lane = (t % 128) // 32, t % 32
     x = _tv_table(p)[j * per_chunk + 8 * q + 2 * i + dv, t]
     want_r, want_c = 16 * wq + 8 * (i % 2) + lane // 4, 16 * q + 8 * (i // 2) + 2 * (lane % 4)
-    assert ((x % rows) % 64 == want_r).all() and (x // rows - j * cols == want_c + dv).all()
+    got_r, got_c = (x % rows) % 64, x // rows - j * cols
+    require((got_r == want_r) & (got_c == want_c + dv), "_stsm_offsets", "register i of lane l in instruction q "
+            "holds the accumulators the C TV layout places at row l / 4 of matrix i, columns 2 (l % 4) (+1)",
+            at=("t", "j", "q", "i", "dv"), values={"row": got_r, "want row": want_r, "column": got_c,
+                                                   "want column": want_c + dv}, c_tv=p.c_tv)
     return sw_c(f"((u32)(16 * (tw >> 5) + (tw & 7) + 8 * ((tw >> 3) & 1)) * {cols}u + 8u * (u32)((tw >> 4) & 1))"), xors
 
 
@@ -509,10 +527,15 @@ def _staging_offsets(p: GemmPlan) -> tuple:
     sw, sw_c = _swizzle_bytes(e)
     xors = [int(x) for x in byte(m[0:per_chunk:2, 0], n[0:per_chunk:2, 0])]
     rt, ct = m[0] % 64, n[0]                                 # each thread's value 0
-    assert (sw(rt * e.cols + ct) == byte(rt, ct)).all()      # the emitted thread offset
+    require(sw(rt * e.cols + ct) == byte(rt, ct), "_staging_offsets", "the emitted thread offset formula is the "
+            "staging layout's byte offset of the thread's value 0", at=("t",),
+            values={"formula": sw(rt * e.cols + ct), "staging": byte(rt, ct)}, staging=e.smem)
     v = np.arange(0, p.atom.regs["c"], 2)
     got = byte(m[v] % 64, n[v] % e.cols)
-    assert (got == byte(rt, ct)[None, :] ^ np.array(xors)[(v % per_chunk) // 2][:, None]).all()
+    want = byte(rt, ct)[None, :] ^ np.array(xors)[(v % per_chunk) // 2][:, None]
+    require(got == want, "_staging_offsets", "the byte offset of value pair v is the thread's offset XOR "
+            "kStageXor[v / 2 % pairs per chunk]", at=("v / 2", "t"), values={"offset": got, "XOR": want},
+            staging=e.smem, c_tv=p.c_tv)
     return sw_c(f"((u32)(rt * {e.cols} + ct))"), xors
 
 

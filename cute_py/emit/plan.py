@@ -29,6 +29,7 @@ from ..layouts.dtypes import dtype
 from ..layouts.tensor import layout_offsets
 from ..arch.sm90.banks import bank_conflicts
 from .bind import Binding, bind
+from .checks import require
 from .spec import GemmSpec, parse_gmem
 
 __all__ = ["OperandPlan", "EpiloguePlan", "GemmPlan", "operand_plan", "epilogue_plan", "gemm_plan", "split_tv",
@@ -162,14 +163,20 @@ def epilogue_plan(spec: GemmSpec) -> EpiloguePlan:
     cols, rows = 128 // nbytes, 64
     smem = tile_smem(smem_atom("K", 128, t), rows, cols, major="K")
     inner, sw = smem.inner, smem.outer
+    require(it.product(inner.shape[0]) == rows, "epilogue_plan", f"the staging chunk has {rows} rows (mode 0)",
+            inner=inner)
     r, c = np.arange(rows)[:, None], np.arange(cols)[None, :]
-    assert it.product(inner.shape[0]) == rows                     # (r, c) is index r + rows * c
-    assert (layout_offsets(inner).reshape(cols, rows).T == r * cols + c).all()   # row-major: r * cols + c
+    got = layout_offsets(inner).reshape(cols, rows).T                         # (r, c) is index r + rows * c
+    require(got == r * cols + c, "epilogue_plan", "the staging chunk's inner layout is row-major (the emitted "
+            "element index r * cols + c)", at=("r", "c"), values={"offset": got, "r * cols + c": r * cols + c},
+            inner=inner)
     acc = gmma(cols, spec.acc_dtype, spec.dtype, spec.dtype).c_layout
     report = bank_conflicts(smem, acc, t, vector_bits=2 * nbytes * 8 if nbytes == 2 else 64)
     shape, stride = parse_gmem(spec.c, ("M", "N"))
     tma = make_tma_params(_symbols(shape, stride), smem, t)
-    assert tma.box_dim == (cols, rows) and tma.gmem_modes == (1, 0), (tma.box_dim, tma.gmem_modes)
+    require(tma.box_dim == (cols, rows) and tma.gmem_modes == (1, 0), "epilogue_plan",
+            "the TMA store box is one staging chunk, (cols, rows) over gmem modes (N, M)",
+            box_dim=tma.box_dim, gmem_modes=tma.gmem_modes, chunk=(rows, cols))
     stsm = stsm_report = None
     if nbytes == 2:
         stsm = stmatrix_rows(rows, cols)
@@ -289,11 +296,15 @@ def gemm_plan(spec: GemmSpec) -> GemmPlan:
     t, v = np.arange(nthr)[None, :], np.arange(nval)[:, None]   # the split must reproduce the layout exactly
     m = _split_part(thread_terms, t, 2) + _split_part(value_terms, v, 2)
     n = _split_part(thread_terms, t, 3) + _split_part(value_terms, v, 3)
-    assert ((m < rows) & (layout_offsets(c_tv).reshape(nval, nthr) == m + rows * n)).all()
+    got = layout_offsets(c_tv).reshape(nval, nthr)
+    require((m < rows) & (got == m + rows * n), "gemm_plan", f"split_tv reproduces the C TV layout: c_tv(t, v) "
+            f"== m + {rows} * n with m < {rows}", at=("v", "t"), values={"c_tv": got, "m": m, "n": n}, c_tv=c_tv)
     stages = spec.resolved_stages()
     sb = a.bytes + b.bytes
-    for op in (a, b):                      # every rank's issues together fill the tile exactly once
-        assert sum(len(r) for r in op.copies) * op.tma.bytes_per_copy == op.tile_bytes, op.which
+    for op in (a, b):
+        issued = sum(len(r) for r in op.copies) * op.tma.bytes_per_copy
+        require(issued == op.tile_bytes, "gemm_plan", f"the TMA issues of every cluster rank fill {op.which}'s stage "
+                f"tile exactly once: {issued} bytes issued", tile_bytes=op.tile_bytes, box=op.tma.box_dim)
     tx = a.tile_bytes + b.tile_bytes
     epi = epilogue_plan(spec) if spec.epilogue == "tma" else None
     smem = stages * sb + spec.epilogue_smem_bytes()
