@@ -2,12 +2,12 @@
 
 :func:`autotune` runs every candidate :class:`~cute_py.emit.GemmSpec` through
 ``cute_py.gemm(..., spec=s)`` on the arrays you pass, checks each result against
-the default spec's (:func:`cute_py.select.heuristic`), times the ones that agree
+the default spec's (:func:`cute_py.selection.heuristic`), times the ones that agree
 with the CUDA-event timer (:class:`cute_py.runtime.timer.EventTimer`) and returns
 an :class:`AutotuneResult`. The winner is recorded in the tuned table
 (:mod:`cute_py.tuned`: ``autotune.json`` in cute_py's cache folder, keyed by the
 GPU, M, N, K, the majors, the types and the epilogue), where
-:func:`cute_py.select.select`, and so ``cute_py.gemm`` without ``spec=``, finds it.
+:func:`cute_py.selection.select`, and so ``cute_py.gemm`` without ``spec=``, finds it.
 ``CUTE_PY_AUTOTUNE=0`` (or ``off``, ``false``, ``no``) turns lookups off.
 
 The candidates (:func:`candidate_specs`) vary the default spec's tile, cluster,
@@ -33,7 +33,7 @@ from .gemm import gemm
 from .problem import Problem
 from .runtime import device, synchronize
 from .runtime.timer import EventTimer
-from .select import heuristic
+from .selection import heuristic
 from .tuned import ENV, FORMAT, cache_path, clear_cache, lookup, problem_key, record
 
 __all__ = ["autotune", "candidate_specs", "progress_line", "AutotuneResult", "AutotuneRow", "AutotuneError",

@@ -24,6 +24,7 @@ import argparse
 import sys
 
 from ._version import __version__
+from .cli_errors import CliError
 from .layouts.errors import LayoutError
 
 
@@ -90,18 +91,6 @@ def tour() -> None:
     print(f"  composition(Swizzle(3,3,3), (8,64):(64,1)) = {swizzled}")
     row = " ".join(str(swizzled(1, 8 * j)) for j in range(8))
     print(f"  row 1, columns 0,8,...,56 -> {row}")
-
-
-class CliError(Exception):
-    """A one-line error for the user; ``code`` is the exit status (2: malformed argument, 1: rejected input).
-
-    >>> CliError("unknown operation 'x'").code
-    2
-    """
-
-    def __init__(self, message: str, code: int = 2):
-        super().__init__(message)
-        self.code = code
 
 
 def _parse_error_line(what: str, text: str, err, offset: int = 0) -> str:

@@ -32,10 +32,10 @@ def add_parser(sub):
 def _describe(args):
     """``(problem, default spec, candidates)`` for the command's shape, layout and type (no GPU needed)."""
     from .autotune import candidate_specs
-    from .cli import CliError
+    from .cli_errors import CliError
     from .cli_gemm import LAYOUT_MAJORS
     from .problem import Problem
-    from .select import heuristic
+    from .selection import heuristic
     for name in ("m", "n", "k"):
         if getattr(args, name) <= 0:
             raise CliError(f"--{name} must be positive, got {getattr(args, name)}")

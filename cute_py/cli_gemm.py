@@ -48,7 +48,7 @@ def add_parser(sub):
 def _spec(args):
     from .emit import GemmSpec, example_specs
     from .problem import Problem
-    from .select import heuristic
+    from .selection import heuristic
     if args.spec:
         if args.spec.startswith("example:"):
             ex = example_specs()

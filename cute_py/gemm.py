@@ -17,7 +17,7 @@ from .arraylib import allocator
 from .emit import GemmSpec
 from .launch import Launches
 from .problem import GemmInputError, Problem
-from .select import pick_spec, select
+from .selection import pick_spec, select
 
 __all__ = ["gemm", "pick_spec", "compiled", "GemmInputError", "LAUNCHES"]
 
@@ -77,7 +77,7 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
 
 
 def _spec_for(problem: Problem, spec) -> GemmSpec:
-    """``spec`` checked against the problem, or :func:`~cute_py.select.select`'s choice when it is None."""
+    """``spec`` checked against the problem, or :func:`~cute_py.selection.select`'s choice when it is None."""
     if spec is None:
         return select(problem) if not problem.empty else None
     if not isinstance(spec, GemmSpec):

@@ -15,7 +15,7 @@ import pytest
 
 from cute_py.emit import GemmSpec
 from cute_py.problem import GemmInputError, Problem
-from cute_py.select import pick_spec
+from cute_py.selection import pick_spec
 
 from fakes import FakeArray, operands
 

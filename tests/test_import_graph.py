@@ -95,20 +95,10 @@ _LAYOUTS_CIRCLE = {  # importer -> the modules it imports on the circle (12 modu
     "tensor": "algebra basis errors int_tuple layout recast swizzle tiling",
     "tiling": "algebra errors int_tuple layout",
 }
-_LEAD_CLI = "lead (cli.py, cli_autotune.py), not yet assigned: CliError belongs in a module both import"
-_ATOMS = "atoms owner, not yet assigned: copy.py looks ops up in registry.py, which imports copy.py"
-_DRIVER = ("lead (runtime/driver.py is not the runtime helper's file): _pack_one imports TensorMap to pack it; "
-           "recognize it by its CUtensorMap handle instead, and tensormap.py may import driver at module level")
 _EMIT = "emit helper, not yet assigned: spec.py (validation) calls plan.operand_plan; plan.py imports spec.py"
 
 KNOWN_CYCLE_EDGES = {
     **{f"layouts.{a} -> layouts.{b}": _ISSUE_16 for a, bs in _LAYOUTS_CIRCLE.items() for b in bs.split()},
-    "cli -> cli_autotune": _LEAD_CLI,
-    "cli_autotune -> cli": _LEAD_CLI,
-    "atoms.copy -> atoms.registry": _ATOMS,
-    "atoms.registry -> atoms.copy": _ATOMS,
-    "runtime.driver -> runtime.tensormap": _DRIVER,
-    "runtime.tensormap -> runtime.driver": _DRIVER,
     "emit.spec -> emit.plan": _EMIT,
     "emit.plan -> emit.spec": _EMIT,
 }
@@ -383,10 +373,7 @@ def test_known_upward_imports_still_exist():
 # A submodule is also an attribute of its package: ``cute_py/select.py``, once imported, replaces the
 # function ``cute_py.select`` that ``from .layouts import *`` put there.
 
-KNOWN_SHADOWS = {
-    "select": "lead, issue 15: rename cute_py/select.py (it replaces cute_py.select, CuTe's select, "
-              "on first import; tests/test_layout.py and test_tensor.py fail on it)",
-}
+KNOWN_SHADOWS: dict = {}
 """Top-level module names that shadow a name ``cute_py`` re-exports from :mod:`cute_py.layouts`."""
 
 
@@ -472,7 +459,6 @@ _SYMPY_REASON = ("emit/ loads sympy at import (files of the lead and the emit he
                  "to_c` -> emit/cprint.py `import sympy as sp`. Remove the marker when both go (strict: it fails then)")
 
 
-@pytest.mark.xfail(strict=True, reason=_SYMPY_REASON)
 @pytest.mark.parametrize("statement", ["import cute_py", "import cute_py.layouts"])
 def test_import_cute_py_does_not_load_sympy(statement):
     """``import cute_py.layouts`` runs ``cute_py/__init__`` first, so both wait for the same fix."""

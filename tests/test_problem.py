@@ -9,7 +9,7 @@ import pytest
 
 from cute_py.emit import GemmSpec
 from cute_py.problem import GemmInputError, Problem
-from cute_py.select import heuristic, pick_spec
+from cute_py.selection import heuristic, pick_spec
 
 from fakes import FakeArray, operands
 

@@ -11,7 +11,7 @@ import pytest
 from cute_py import tuned
 from cute_py.emit import GemmSpec
 from cute_py.problem import Problem
-from cute_py.select import pick_spec
+from cute_py.selection import pick_spec
 
 DEVICE = "Fake GPU 80GB"
 

@@ -9,9 +9,9 @@ CuTe name; ``find(...)`` searches by architecture, element types and shape.
 ((64, 128, 16), 128)
 """
 
-from .copy import CopyAtom, CopyOp, cp_async, ldmatrix, make_copy_atom, stmatrix, tma, universal_copy
+from .copy import CopyAtom, CopyOp, cp_async, ldmatrix, stmatrix, tma, universal_copy
 from .mma import MMAAtom, gmma, gmma_c_layout, sm70_mma, sm75_mma, sm80_mma, sm89_mma
-from .registry import AtomError, all_copy_ops, all_mma_atoms, find, get, get_copy_op
+from .registry import AtomError, all_copy_ops, all_mma_atoms, find, get, get_copy_op, make_copy_atom
 from .tiled import (
     ThrCopy, ThrMMA, TiledCopy, TiledMMA, make_tiled_copy, make_tiled_copy_A, make_tiled_copy_B,
     make_tiled_copy_C, make_tiled_mma, partition_shape_A, partition_shape_B, partition_shape_C,

@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..layouts import Layout, int_tuple as it, parse, upcast
-from ..layouts.dtypes import DType, dtype
+from ..layouts.dtypes import DType
 from ..layouts.errors import LayoutError, layout_error
 
-__all__ = ["CopyOp", "CopyAtom", "make_copy_atom", "universal_copy", "ldmatrix", "stmatrix", "cp_async",
+__all__ = ["CopyOp", "CopyAtom", "universal_copy", "ldmatrix", "stmatrix", "cp_async",
            "tma", "COPY_BITS"]
 
 COPY_BITS = (8, 16, 32, 64, 128)
@@ -211,32 +211,3 @@ def tma(kind: str, num_bits: int, rank: int = 2) -> CopyOp:
     base, ptx, src, dst = _TMA_KINDS[kind]
     lay = Layout((1, num_bits), (0, 1))
     return CopyOp(f"{base}<{num_bits}>", 90, Layout(1), lay, lay, lay, ptx.format(r=rank), src, dst)
-
-
-def make_copy_atom(op, value_type) -> CopyAtom:
-    """``Copy_Atom<Op, T>``: an op (or its name) for elements of ``value_type``.
-
-    Precondition: every bit layout's value extents divide by the element width.
-
-    >>> print(make_copy_atom("SM75_U16x8_LDSM_T", "f16").dst_layout)
-    ((4,8),(1,2,4)):((16,1),(1,8,64))
-    """
-    from .registry import get_copy_op
-
-    if isinstance(op, str):
-        op = get_copy_op(op)
-    if not isinstance(op, CopyOp):
-        raise TypeError(f"make_copy_atom: expected a CopyOp or its name, got {type(op).__name__}")
-    t = dtype(value_type)
-    for lay in (op.src_bits, op.dst_bits, op.ref_bits):
-        vals = it.product(lay.shape[1])
-        if vals % t.bits:
-            raise layout_error(LayoutError, "make_copy_atom", "the op moves a fractional number of elements",
-                               f"{vals} bits per thread for {t.bits}-bit {t.name}", copy_op=op.name)
-        elems = upcast(lay, t.bits)
-        # An element must sit in contiguous bits of one thread (C++: size<0>(ValLayout) == size(ThrID)).
-        if it.product(elems.shape[0]) != it.product(lay.shape[0]) or \
-                it.product(elems.shape[1]) * t.bits != vals:
-            raise layout_error(LayoutError, "make_copy_atom", "elements would straddle non-adjacent bits",
-                               f"{t.bits}-bit {t.name} over {lay}", copy_op=op.name)
-    return CopyAtom(op, t)

@@ -11,14 +11,15 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ..layouts import int_tuple as it, upcast
 from ..layouts.dtypes import dtype
-from ..layouts.errors import layout_error
-from .copy import CopyOp, cp_async, ldmatrix, stmatrix, tma, universal_copy
+from ..layouts.errors import LayoutError, layout_error
+from .copy import CopyAtom, CopyOp, cp_async, ldmatrix, stmatrix, tma, universal_copy
 from .mma import (
     GMMA_N_VALUES, AtomError, _GMMA_INT_N, gmma, sm70_mma, sm75_mma, sm80_mma, sm89_mma,
 )
 
-__all__ = ["get", "get_copy_op", "find", "all_mma_atoms", "all_copy_ops", "AtomError"]
+__all__ = ["get", "get_copy_op", "make_copy_atom", "find", "all_mma_atoms", "all_copy_ops", "AtomError"]
 
 _TOKENS = re.compile(r"BF16|TF32|F16|F32|F64|E4M3|E5M2|S8|U8|S32")
 
@@ -175,3 +176,29 @@ def find(arch=None, d=None, a=None, b=None, shape_mnk=None, a_source=None) -> li
         out.append(atom)
     return out
 
+
+def make_copy_atom(op, value_type) -> CopyAtom:
+    """``Copy_Atom<Op, T>``: an op (or its name) for elements of ``value_type``.
+
+    Precondition: every bit layout's value extents divide by the element width.
+
+    >>> print(make_copy_atom("SM75_U16x8_LDSM_T", "f16").dst_layout)
+    ((4,8),(1,2,4)):((16,1),(1,8,64))
+    """
+    if isinstance(op, str):
+        op = get_copy_op(op)
+    if not isinstance(op, CopyOp):
+        raise TypeError(f"make_copy_atom: expected a CopyOp or its name, got {type(op).__name__}")
+    t = dtype(value_type)
+    for lay in (op.src_bits, op.dst_bits, op.ref_bits):
+        vals = it.product(lay.shape[1])
+        if vals % t.bits:
+            raise layout_error(LayoutError, "make_copy_atom", "the op moves a fractional number of elements",
+                               f"{vals} bits per thread for {t.bits}-bit {t.name}", copy_op=op.name)
+        elems = upcast(lay, t.bits)
+        # An element must sit in contiguous bits of one thread (C++: size<0>(ValLayout) == size(ThrID)).
+        if it.product(elems.shape[0]) != it.product(lay.shape[0]) or \
+                it.product(elems.shape[1]) * t.bits != vals:
+            raise layout_error(LayoutError, "make_copy_atom", "elements would straddle non-adjacent bits",
+                               f"{t.bits}-bit {t.name} over {lay}", copy_op=op.name)
+    return CopyAtom(op, t)

@@ -19,7 +19,8 @@ from ..layouts import (
     right_inverse, tiled_product, upcast, zip, zipped_divide,
 )
 from ..layouts.errors import LayoutError, layout_error
-from .copy import CopyAtom, make_copy_atom  # noqa: F401 - make_copy_atom is used in examples
+from .copy import CopyAtom
+from .registry import make_copy_atom  # noqa: F401 - make_copy_atom is used in examples
 from .mma import MMAAtom
 
 __all__ = ["TiledMMA", "ThrMMA", "make_tiled_mma", "TiledCopy", "ThrCopy", "make_tiled_copy",

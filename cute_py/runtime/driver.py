@@ -351,10 +351,8 @@ def _is_numpy_scalar(a) -> bool:
 
 
 def _pack_one(i: int, a):
-    from .tensormap import TensorMap
-
-    if isinstance(a, TensorMap):
-        return a.handle, None                                  # CUtensorMap by value (128 bytes)
+    if type(getattr(a, "handle", None)).__name__ == "CUtensorMap":
+        return a.handle, None                                  # a TensorMap: its CUtensorMap by value (128 bytes)
     tname = type(a).__name__
     if tname == "CUtensorMap":
         return a, None
