@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-
 from .problem import GemmInputError
 
 __all__ = ["library", "allocator", "zeros", "f32_copy", "fill_nan", "rel_err", "LIBRARIES", "ArrayLibraryError"]
 
 LIBRARIES = ("torch", "cupy")
 _TORCH = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "s32": "int32"}
-_CUPY = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32, "s32": np.int32}
+_CUPY = {"bf16": "uint16", "f16": "float16", "f32": "float32", "s32": "int32"}      # raw uint16 for bf16
 
 
 class ArrayLibraryError(GemmInputError):

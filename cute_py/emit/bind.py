@@ -22,13 +22,12 @@ from __future__ import annotations
 import ctypes
 from dataclasses import dataclass
 
-import numpy as np
-
 from .params import kernel_params
 
 __all__ = ["Binding", "bind"]
 
-_PACK = {"s32": np.int32, "s64": np.int64, "f32": np.float32, "pointer": ctypes.c_void_p}
+_PACK = {"s32": ctypes.c_int32, "s64": ctypes.c_int64, "f32": ctypes.c_float, "pointer": ctypes.c_void_p}
+"""How each parameter kind is packed (fixed-width ctypes values, which the launch takes as they are)."""
 
 
 @dataclass(frozen=True)
