@@ -6,6 +6,7 @@ numbering shared by source and destination. A :class:`CopyAtom` pairs an op
 with an element type: CuTe's ``Copy_Atom<Op, T>``, whose layouts are the bit
 layouts upcast by ``sizeof_bits(T)``.
 
+>>> from cute_py.atoms import make_copy_atom
 >>> atom = make_copy_atom("SM75_U32x4_LDSM_N", "f16")
 >>> print(atom.src_layout, atom.dst_layout)
 (32,8):(8,1) (32,(2,4)):(2,(1,64))
@@ -62,6 +63,7 @@ class CopyAtom:
     upcast by the element width: ``(thread, value) -> element``.
     Precondition: the op moves a whole number of elements per thread.
 
+    >>> from cute_py.atoms import make_copy_atom
     >>> atom = make_copy_atom("UniversalCopy<uint128_t>", "bf16")
     >>> print(atom.src_layout), atom.num_values
     (1,8):(0,1)
