@@ -93,19 +93,15 @@ def make_inputs(torch, M, N, K, layout, sets):
 # Timing (needs torch and a GPU)
 
 class BatchTimer:
-    """Seconds per call of a batch between two CUDA events on torch's current stream."""
+    """Seconds per call of a batch between two CUDA events on torch's current stream
+    (:class:`cute_py.runtime.timer.EventTimer`, the timer autotune and ``cute-py gemm --bench`` use)."""
 
     def __init__(self, torch):
-        self.torch = torch
-        self.start = torch.cuda.Event(enable_timing=True)
-        self.end = torch.cuda.Event(enable_timing=True)
+        from cute_py.runtime.timer import EventTimer
+        self.timer = EventTimer(torch.cuda.current_stream().cuda_stream)
 
     def __call__(self, run_batch, calls=CALLS) -> float:
-        self.start.record()
-        run_batch()
-        self.end.record()
-        self.end.synchronize()
-        return self.start.elapsed_time(self.end) / 1e3 / calls
+        return self.timer.seconds(run_batch) / calls
 
 
 def alternate(batches: dict, *, count: int = 0, seconds: float = 0.0) -> dict:

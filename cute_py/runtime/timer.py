@@ -28,15 +28,21 @@ class EventTimer:
         self._start = _check(self._d.cuEventCreate(0), "cuEventCreate")
         self._end = _check(self._d.cuEventCreate(0), "cuEventCreate")
 
-    def per_call(self, fn, calls: int) -> float:
-        """Seconds per call over ``calls`` back-to-back calls ``fn(i)``, ``i`` in ``range(calls)``."""
+    def seconds(self, fn) -> float:
+        """Seconds between the two events around one ``fn()`` (which may enqueue any number of launches)."""
         d = self._d
         _check(d.cuEventRecord(self._start, self._stream), "cuEventRecord")
-        for i in range(calls):
-            fn(i)
+        fn()
         _check(d.cuEventRecord(self._end, self._stream), "cuEventRecord")
         _check(d.cuEventSynchronize(self._end), "cuEventSynchronize")
-        return _check(d.cuEventElapsedTime(self._start, self._end), "cuEventElapsedTime") / 1e3 / calls
+        return _check(d.cuEventElapsedTime(self._start, self._end), "cuEventElapsedTime") / 1e3
+
+    def per_call(self, fn, calls: int) -> float:
+        """Seconds per call over ``calls`` back-to-back calls ``fn(i)``, ``i`` in ``range(calls)``."""
+        def batch():
+            for i in range(calls):
+                fn(i)
+        return self.seconds(batch) / calls
 
     def close(self) -> None:
         """Destroy the events (idempotent)."""
