@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 
+from .emit.spec import DTYPES
+
 __all__ = ["add_parser", "run"]
 
 
@@ -19,7 +21,7 @@ def add_parser(sub):
     p.add_argument("--m", type=int, default=4096)
     p.add_argument("--n", type=int, default=4096)
     p.add_argument("--k", type=int, default=4096)
-    p.add_argument("--dtype", default="bf16", choices=("bf16", "f16"))
+    p.add_argument("--dtype", default="bf16", choices=DTYPES)
     p.add_argument("--layout", default="tn", choices=tuple(LAYOUT_MAJORS),
                    help="BLAS naming: first letter A, second B; t = A K-major / B N-major (default tn: both K-major)")
     p.add_argument("--reps", type=int, default=10, help="timed batches per candidate (median; default 10)")

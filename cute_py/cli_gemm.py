@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from .emit.spec import DTYPES
 from .runtime.timer import EventTimer
 
 __all__ = ["add_parser", "run"]
@@ -27,7 +28,7 @@ def add_parser(sub):
     g.add_argument("--m", type=int, default=4096)
     g.add_argument("--n", type=int, default=4096)
     g.add_argument("--k", type=int, default=4096)
-    g.add_argument("--dtype", default="bf16", choices=("bf16", "f16"))
+    g.add_argument("--dtype", default="bf16", choices=DTYPES)
     g.add_argument("--layout", default="tn", choices=tuple(LAYOUT_MAJORS),
                    help="BLAS naming: first letter A, second B; t = A K-major / B N-major (default tn: both K-major)")
     g.add_argument("--spec", metavar="FILE", help="a GemmSpec in TOML or JSON (overrides --dtype/--layout); "

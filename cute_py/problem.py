@@ -198,7 +198,7 @@ class _Reader:
     def dtype(self, x, what, allowed, raw16=None) -> str:
         name = x.dtype.name
         if name == "u16":                       # cupy has no bf16: raw 16-bit words are read as bf16 (or raw16)
-            name = raw16 if raw16 in ("bf16", "f16") else "bf16"
+            name = raw16 if raw16 in DTYPES else "bf16"
         if name not in allowed:
             self.fail(f"{what} has element type {x.dtype.name}; supported: {', '.join(allowed)}")
         return name
