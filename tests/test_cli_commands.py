@@ -150,6 +150,7 @@ def test_docstring_examples():
     import doctest
 
     import cute_py.cli
+    import cute_py.cli_errors
 
-    result = doctest.testmod(cute_py.cli, optionflags=doctest.ELLIPSIS)
-    assert result.attempted >= 4 and result.failed == 0
+    results = [doctest.testmod(m, optionflags=doctest.ELLIPSIS) for m in (cute_py.cli, cute_py.cli_errors)]
+    assert sum(r.attempted for r in results) >= 4 and sum(r.failed for r in results) == 0
