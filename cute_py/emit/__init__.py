@@ -2,20 +2,17 @@
 
 Pure Python (no GPU, no CUDA libraries): it produces text. :class:`GemmSpec`
 describes the kernel, :func:`emit_gemm` writes it, :mod:`cute_py.emit.plan`
-holds every layout fact the text prints.
+holds every layout fact the text prints. Importing it loads neither sympy nor a
+GPU library (symbolic layouts come from :func:`cute_py.parse`, which loads sympy
+when it first meets a symbol).
 """
 
 from .checks import EmitError
+from .cprint import to_c
 from .gemm_sm90 import emit_gemm
 from .params import KernelParam, kernel_params
 from .plan import GemmPlan, OperandPlan, gemm_plan, operand_plan
 from .spec import GemmSpec, SpecError, example_specs, parse_gmem
 
-__all__ = ["GemmSpec", "SpecError", "EmitError", "emit_gemm", "kernel_params", "KernelParam", "gemm_plan", "operand_plan", "GemmPlan",
-           "OperandPlan", "example_specs", "parse_gmem"]
-
-try:  # the C printer of symbolic index expressions (cute_py/emit/cprint.py), when present
-    from .cprint import to_c  # noqa: F401
-    __all__.append("to_c")
-except ImportError:  # pragma: no cover
-    pass
+__all__ = ["GemmSpec", "SpecError", "EmitError", "emit_gemm", "kernel_params", "KernelParam", "gemm_plan",
+           "operand_plan", "GemmPlan", "OperandPlan", "example_specs", "parse_gmem", "to_c"]

@@ -15,8 +15,6 @@ cute_py.emit.checks.EmitError: example: every index is below 3: fails at i=3 (in
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..layouts.errors import LayoutError, layout_error
 
 __all__ = ["EmitError", "require"]
@@ -36,6 +34,8 @@ def require(ok, op: str, rule: str, *, at=(), values=None, **operands) -> None:
     ``values`` (name -> array broadcastable to ``ok``'s shape) there; ``operands`` (name -> value, e.g. a
     layout) are named after it, as in every :class:`~cute_py.layouts.LayoutError`.
     """
+    import numpy as np
+
     if not hasattr(ok, "shape"):
         if not ok:
             raise layout_error(EmitError, op, rule, **operands)

@@ -33,6 +33,9 @@ gets ``ll``, so the whole computation is 64-bit even when the symbols are
 ``int`` kernel parameters; otherwise the expression has the type of its
 operands (overflow is the caller's concern).
 
+sympy is imported when the first expression is printed, not with this module
+(``import cute_py`` does not load it).
+
 >>> from cute_py.symbolic import symbols, indices
 >>> from cute_py import Layout, logical_divide
 >>> M, K = symbols("M K")
@@ -48,8 +51,6 @@ operands (overflow is the caller's concern).
 from __future__ import annotations
 
 import re
-
-import sympy as sp
 
 __all__ = ["to_c", "CPrintError"]
 
@@ -76,10 +77,13 @@ class CPrintError(ValueError):
 
 class _Printer:
     def __init__(self, int64: bool, names):
+        import sympy
+
+        self.sp = sympy
         self.int64 = int64
         self.names = {}
         for k, v in (names or {}).items():
-            self.names[k.name if isinstance(k, sp.Symbol) else str(k)] = str(v)
+            self.names[k.name if isinstance(k, self.sp.Symbol) else str(k)] = str(v)
         self.root = None
 
     def fail(self, why: str):
@@ -90,7 +94,7 @@ class _Printer:
         text = f"{n}ll" if self.int64 else str(n)
         return text, (_ATOM if n >= 0 else _UNARY)
 
-    def symbol(self, s: sp.Symbol):
+    def symbol(self, s):
         text = self.names.get(s.name)
         if text is None:
             if not _IDENT.match(s.name) or s.name in _C_KEYWORDS:
@@ -124,7 +128,7 @@ class _Printer:
 
     def fraction(self, arg):
         """Integer numerator and denominator of ``arg`` (the argument of floor / ceiling)."""
-        num, den = sp.fraction(sp.together(arg))
+        num, den = self.sp.fraction(self.sp.together(arg))
         for part in (num, den):
             if part.is_integer is not True:
                 raise self.fail(f"has floor/ceiling of {arg}, whose numerator and denominator are not integers")
@@ -134,7 +138,7 @@ class _Printer:
 
     # -- the printer ---------------------------------------------------------
     def p(self, e):
-        if isinstance(e, bool) or e is sp.true or e is sp.false:
+        if isinstance(e, bool) or e is self.sp.true or e is self.sp.false:
             return ("1" if e else "0"), _ATOM
         if isinstance(e, int):
             return self.integer(e)
@@ -150,9 +154,9 @@ class _Printer:
             return self.mul(e)
         if e.is_Pow:
             return self.pow(e)
-        if isinstance(e, sp.floor):
+        if isinstance(e, self.sp.floor):
             return self.divide(*self.fraction(e.args[0]))
-        if isinstance(e, sp.ceiling):
+        if isinstance(e, self.sp.ceiling):
             num, den = self.fraction(e.args[0])
             if den == 1:
                 return self.p(num)
@@ -163,7 +167,7 @@ class _Printer:
             one = self.integer(1)[0]
             top = f"{self.wrap(self.p(num), _ADD)} + {self.wrap(self.p(den), _ADD + 1)} - {one}"
             return f"({top}) / {self.operand(den)}", _MUL
-        if isinstance(e, sp.Mod):
+        if isinstance(e, self.sp.Mod):
             a, b = e.args
             for x in (a, b):
                 if x.is_integer is not True:
@@ -173,21 +177,21 @@ class _Printer:
             if a.is_negative:
                 raise self.fail(f"takes a remainder of {a}, which is negative (C's % truncates, Mod does not)")
             return f"{self.operand(a)} % {self.operand(b)}", _MUL
-        if isinstance(e, (sp.Min, sp.Max)):
-            fn = "min" if isinstance(e, sp.Min) else "max"
+        if isinstance(e, (self.sp.Min, self.sp.Max)):
+            fn = "min" if isinstance(e, self.sp.Min) else "max"
             args = [self.p(a)[0] for a in e.args]
             text = args[-1]
             for a in reversed(args[:-1]):
                 text = f"{fn}({a}, {text})"
             return text, _ATOM
-        if isinstance(e, sp.Abs):
+        if isinstance(e, self.sp.Abs):
             return f"abs({self.p(e.args[0])[0]})", _ATOM
-        if isinstance(e, sp.core.relational.Relational):
+        if isinstance(e, self.sp.core.relational.Relational):
             return self.relational(e)
-        if isinstance(e, (sp.And, sp.Or)):
-            op, prec = (" && ", _AND) if isinstance(e, sp.And) else (" || ", _OR)
+        if isinstance(e, (self.sp.And, self.sp.Or)):
+            op, prec = (" && ", _AND) if isinstance(e, self.sp.And) else (" || ", _OR)
             return op.join(self.wrap(self.p(a), prec + 1) for a in e.args), prec
-        if isinstance(e, sp.Not):
+        if isinstance(e, self.sp.Not):
             return "!" + self.wrap(self.p(e.args[0]), _UNARY), _UNARY
         raise self.fail(f"has {type(e).__name__} ({e}), which has no integer C form")
 
@@ -266,13 +270,14 @@ def to_c(expr, *, int64: bool = False, names=None) -> str:
     """
     if isinstance(expr, bool):
         raise TypeError("to_c: expected an integer or a sympy expression, got a bool")
+    printer = _Printer(int64, names)
     if isinstance(expr, int):
-        return _Printer(int64, names).integer(expr)[0]
+        return printer.integer(expr)[0]
+    sp = printer.sp
     if not isinstance(expr, sp.Basic):
         try:
             expr = sp.sympify(expr, strict=True)
         except (sp.SympifyError, TypeError):
             raise TypeError(f"to_c: expected an integer or a sympy expression, got {type(expr).__name__}") from None
-    printer = _Printer(int64, names)
     printer.root = expr
     return printer.p(expr)[0]

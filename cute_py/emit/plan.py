@@ -17,14 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-import numpy as np
-import sympy
-
 from ..arch.sm90 import (
     GmmaDescriptor, TmaParams, make_gmma_desc, make_tma_params, select_smem_atom, smem_atom, stage_bytes, tile_smem,
 )
 from ..atoms import MMAAtom, TiledMMA, gmma, make_tiled_mma
-from ..layouts import Layout, int_tuple as it, right_inverse
+from ..layouts import Layout, int_tuple as it, parse, right_inverse
 from ..layouts.dtypes import dtype
 from ..layouts.tensor import layout_offsets
 from ..arch.sm90.banks import bank_conflicts
@@ -45,7 +42,7 @@ class OperandPlan:
 
     which: str                 # "A" or "B"
     major: str                 # "K" or "MN"
-    gmem: tuple                # (shape, stride) with sympy symbols, modes (MN, K)
+    gmem: Layout               # the gmem layout, modes (MN, K), symbolic extents and leading dimension
     block: tuple               # (MN, K) extents of the stage tile
     atom: object               # canonical smem atom
     smem: object               # stage tile layout (MN, K) -> element offset
@@ -60,12 +57,6 @@ class OperandPlan:
     def desc_offset(self, mn_block: int, k_block: int) -> int:
         """Increment (16-byte units) for wgmma slice (mn_block, k_block): ``desc.offset`` of cute_py."""
         return self.desc.offset(mn_block, k_block)
-
-
-def _symbols(shape, stride):
-    def s(x):
-        return x if isinstance(x, int) else sympy.Symbol(x, integer=True, positive=True)
-    return tuple(s(x) for x in shape), tuple(s(x) for x in stride)
 
 
 def multicast_of(spec: GemmSpec, which: str) -> int:
@@ -87,7 +78,7 @@ def operand_plan(spec: GemmSpec, which: str) -> OperandPlan:
     atom = select_smem_atom(major, t, mn, bk) if spec.swizzle is None else smem_atom(major, spec.swizzle, t)
     smem = tile_smem(atom, mn, bk, major=major)
     desc = make_gmma_desc(smem, t, major, mma_mn=mma_mn)
-    gmem = _symbols(shape, stride)
+    gmem = parse(text)
     mc = multicast_of(spec, which)
     tma = make_tma_params(gmem, smem, t, multicast=mc)
     copies = tuple(_copies(tma, smem, (mn, bk), rank) for rank in range(mc))
@@ -158,6 +149,8 @@ class EpiloguePlan:
 @lru_cache(maxsize=64)
 def epilogue_plan(spec: GemmSpec) -> EpiloguePlan:
     """Staging layout, its bank analysis and the TMA store of D for ``spec`` (epilogue "tma", row-major D)."""
+    import numpy as np
+
     t = spec.out_dtype
     nbytes = _nbytes(t)
     cols, rows = 128 // nbytes, 64
@@ -172,8 +165,7 @@ def epilogue_plan(spec: GemmSpec) -> EpiloguePlan:
             inner=inner)
     acc = gmma(cols, spec.acc_dtype, spec.dtype, spec.dtype).c_layout
     report = bank_conflicts(smem, acc, t, vector_bits=2 * nbytes * 8 if nbytes == 2 else 64)
-    shape, stride = parse_gmem(spec.c, ("M", "N"))
-    tma = make_tma_params(_symbols(shape, stride), smem, t)
+    tma = make_tma_params(parse(spec.c), smem, t)
     require(tma.box_dim == (cols, rows) and tma.gmem_modes == (1, 0), "epilogue_plan",
             "the TMA store box is one staging chunk, (cols, rows) over gmem modes (N, M)",
             box_dim=tma.box_dim, gmem_modes=tma.gmem_modes, chunk=(rows, cols))
@@ -283,6 +275,8 @@ class GemmPlan:
 @lru_cache(maxsize=256)
 def gemm_plan(spec: GemmSpec) -> GemmPlan:
     """Validate ``spec`` and derive every layout fact the kernel uses."""
+    import numpy as np
+
     spec.validate()
     bm, bn, bk = spec.tile
     a, b = operand_plan(spec, "A"), operand_plan(spec, "B")
