@@ -7,7 +7,8 @@ import json
 import pytest
 
 from cute_py import LayoutError
-from cute_py.emit import GemmSpec, SpecError, example_specs, parse_gmem
+from cute_py import parse
+from cute_py.emit import GemmSpec, SpecError, example_specs
 
 
 def test_majorness_from_strides():
@@ -100,12 +101,45 @@ def test_layout_problems_reported_per_operand():
         GemmSpec(swizzle=128, tile=(128, 128, 32)).validate()     # a 128 B K-major atom needs BK % 64 == 0
 
 
-def test_parse_gmem():
-    assert parse_gmem("(M,K):(lda,1)", ("M", "K")) == (("M", "K"), ("lda", 1))
-    with pytest.raises(SpecError, match="modes must be named"):
-        parse_gmem("(K,M):(1,K)", ("M", "K"))
-    with pytest.raises(SpecError, match="not of the form"):
-        parse_gmem("M,K", ("M", "K"))
+def test_layouts_are_parsed_symbolic_layouts():
+    """The gmem layouts are held as cute_py.parse's Layouts (symbolic extents); text is their file form."""
+    s = GemmSpec(a="(M,K):(lda,1)")
+    assert s.a == parse("(M,K):(lda,1)") and str(s.a) == "(M,K):(lda,1)" and s.to_dict()["a"] == "(M,K):(lda,1)"
+    assert s.a.shape[0].is_Symbol and s.a.stride[0].name == "lda"
+    assert GemmSpec(a=parse("(M,K):(1,M)")) == GemmSpec(a="(M,K):(1,M)") and GemmSpec(a=parse("(M,K):(1,M)")).a_major == "MN"
+    assert GemmSpec.from_dict(s.to_dict()) == s and hash(GemmSpec.from_dict(s.to_dict())) == hash(s)
+
+
+@pytest.mark.parametrize("a, needle", [
+    ("(K,M):(1,K)", "modes must be named ('M', 'K'), found ('K', 'M')"),
+    ("M,K", "is not of the form '(M,K):(s0,s1)'"),
+    ("(M,K)", "is not of the form '(M,K):(s0,s1)'"),
+    ("(M,K,L):(K,1,1)", "is not of the form '(M,K):(s0,s1)'"),
+    ("(128,K):(K,1)", "modes must be named ('M', 'K'), found ('128', 'K')"),
+    ("(M,K):(K,K)", "exactly one stride must be 1 (the contiguous mode), found ('K', 'K')"),
+    ("(M,K):(K,2)", "stride 2 must be 1 or a symbol"),
+    ("(M,K):(K+1,1)", "stride K + 1 must be 1 or a symbol"),
+])
+def test_wrong_gmem_layouts_are_listed(a, needle):
+    s = GemmSpec(a=a)
+    assert s.a_major is None
+    with pytest.raises(SpecError) as e:
+        s.validate()
+    assert any(needle in p and p.startswith("gmem layout") for p in e.value.problems), e.value.problems
+
+
+def test_validation_never_plans(monkeypatch):
+    """Validation asks cute_py.arch.sm90 about the operand tiles; it never calls the planner (nor does the planner
+    validate: emit_gemm validates, then plans)."""
+    from cute_py.emit import plan
+
+    def boom(*args):
+        raise AssertionError("validation planned")
+
+    monkeypatch.setattr(plan, "operand_plan", boom)
+    monkeypatch.setattr(plan, "gemm_plan", boom)
+    assert GemmSpec().problems() == []
+    assert "operand A" in "\n".join(GemmSpec(swizzle=128, tile=(128, 128, 32)).problems())
 
 
 def test_files_round_trip(tmp_path):

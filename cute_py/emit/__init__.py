@@ -12,7 +12,7 @@ from .cprint import to_c
 from .gemm_sm90 import emit_gemm
 from .params import KernelParam, kernel_params
 from .plan import GemmPlan, OperandPlan, gemm_plan, operand_plan
-from .spec import GemmSpec, SpecError, example_specs, parse_gmem
+from .spec import GemmSpec, SpecError, example_specs
 
 __all__ = ["GemmSpec", "SpecError", "EmitError", "emit_gemm", "kernel_params", "KernelParam", "gemm_plan",
-           "operand_plan", "GemmPlan", "OperandPlan", "example_specs", "parse_gmem", "to_c"]
+           "operand_plan", "GemmPlan", "OperandPlan", "example_specs", "to_c"]

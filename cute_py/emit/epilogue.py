@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..layouts.tensor import layout_offsets
 from .checks import require
 from .plan import GemmPlan
-from .spec import GemmSpec, parse_gmem
+from .spec import GemmSpec
 
 __all__ = ["epilogue", "splitk_reduce", "formula", "tv_expr"]
 
@@ -43,16 +43,11 @@ def tv_expr(terms, var: str, part: int) -> str:
     return " + ".join(out) or "0"
 
 
-def _stride_terms(text: str, modes) -> tuple:
-    _, stride = parse_gmem(text, modes)
-    return stride
-
-
 def _epilogue_math(p: GemmPlan) -> str:
     """``apply(x, m, n)``: alpha, beta * C, bias and the activation on one accumulator (m, n inside D)."""
     s = p.spec
     out = s.out_dtype
-    st = _stride_terms(s.c, ("M", "N"))
+    st = s.c.stride
     c_off = "(long long)m * ldc + n" if st[1] == 1 else "m + (long long)n * ldc"
     from_out = {"f32": "{}", "bf16": "bf16_to_f32({})", "f16": "f16_to_f32({})"}[out]
     steps = []
@@ -107,7 +102,7 @@ def epilogue(p: GemmPlan) -> str:
 def _epilogue_direct(p: GemmPlan) -> str:
     s = p.spec
     out = s.out_dtype
-    st = _stride_terms(s.c, ("M", "N"))
+    st = s.c.stride
     ld_sym = [x for x in st if x != 1][0]
     d_off = "(long long)m * ld + n" if st[1] == 1 else "m + (long long)n * ld"
     store_t = "float" if out == "f32" else "u16"

@@ -322,7 +322,7 @@ extern "C" __global__ void __launch_bounds__({p.threads}, 1)
 
 def emit_gemm(spec: GemmSpec) -> str:
     """One header-free CUDA translation unit for ``spec`` (validated first; raises SpecError)."""
-    p = gemm_plan(spec)
+    p = gemm_plan(spec.validate())
     parts = [header(p), ptx.all_wrappers(p.atom, p.a.major, p.b.major, store=p.epi is not None,
                                           clusters=p.cluster_size > 1, split=spec.split_k > 1),
              smem_ring(p), scheduler(p), producer(p), consumer_mainloop(p), epilogue(p), splitk_reduce(p),

@@ -17,17 +17,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..arch.sm90 import (
-    GmmaDescriptor, TmaParams, make_gmma_desc, make_tma_params, select_smem_atom, smem_atom, stage_bytes, tile_smem,
-)
+from ..arch.sm90 import GmmaDescriptor, TmaParams, make_gmma_desc, make_tma_params, smem_atom, stage_bytes, tile_smem
+from ..arch.sm90.operand import operand_atom
 from ..atoms import MMAAtom, TiledMMA, gmma, make_tiled_mma
-from ..layouts import Layout, int_tuple as it, parse, right_inverse
+from ..layouts import Layout, int_tuple as it, right_inverse
 from ..layouts.dtypes import dtype
 from ..layouts.tensor import layout_offsets
 from ..arch.sm90.banks import bank_conflicts
 from .bind import Binding, bind
 from .checks import require
-from .spec import GemmSpec, parse_gmem
+from .spec import GemmSpec
 
 __all__ = ["OperandPlan", "EpiloguePlan", "GemmPlan", "operand_plan", "epilogue_plan", "gemm_plan", "split_tv",
            "stmatrix_rows"]
@@ -42,7 +41,7 @@ class OperandPlan:
 
     which: str                 # "A" or "B"
     major: str                 # "K" or "MN"
-    gmem: Layout               # the gmem layout, modes (MN, K), symbolic extents and leading dimension
+    gmem: Layout               # the spec's gmem layout, modes (MN, K), symbolic extents and leading dim.
     block: tuple               # (MN, K) extents of the stage tile
     atom: object               # canonical smem atom
     smem: object               # stage tile layout (MN, K) -> element offset
@@ -59,34 +58,22 @@ class OperandPlan:
         return self.desc.offset(mn_block, k_block)
 
 
-def multicast_of(spec: GemmSpec, which: str) -> int:
-    """CTAs sharing operand ``which``'s tile: A is shared along the cluster's N extent, B along its M extent."""
-    return spec.cluster[1] if which == "A" else spec.cluster[0]
-
-
 @lru_cache(maxsize=256)
 def operand_plan(spec: GemmSpec, which: str) -> OperandPlan:
-    """The plan of operand ``which`` ("A" or "B"); raises a LayoutError subclass if no canonical layout fits."""
-    bm, bn, bk = spec.tile
-    if which == "A":
-        text, modes, mn, mma_mn = spec.a, ("M", "K"), bm, 64
-    else:
-        text, modes, mn, mma_mn = spec.b, ("N", "K"), bn, bn
-    shape, stride = parse_gmem(text, modes)
-    major = "K" if stride[1] == 1 else "MN"
-    t = spec.dtype
-    atom = select_smem_atom(major, t, mn, bk) if spec.swizzle is None else smem_atom(major, spec.swizzle, t)
+    """The plan of operand ``which`` ("A" or "B") of a valid ``spec``; raises a LayoutError subclass if no
+    canonical layout fits (:meth:`GemmSpec.validate` reports that first)."""
+    gmem, major, mn, mma_mn, mc = spec.operand(which)
+    bk, t = spec.tile[2], spec.dtype
+    atom = operand_atom(major, t, mn, bk, spec.swizzle)
     smem = tile_smem(atom, mn, bk, major=major)
     desc = make_gmma_desc(smem, t, major, mma_mn=mma_mn)
-    gmem = parse(text)
-    mc = multicast_of(spec, which)
     tma = make_tma_params(gmem, smem, t, multicast=mc)
     copies = tuple(_copies(tma, smem, (mn, bk), rank) for rank in range(mc))
     o = tma.box_coords((0, 0))
     step_mn, step_k = tma.box_coords((1, 0)), tma.box_coords((0, 1))
     tile_step = tuple((step_mn[i] - o[i], step_k[i] - o[i]) for i in range(tma.rank))
-    return OperandPlan(which, major, gmem, (mn, bk), atom, smem, stage_bytes(smem, t), desc, mma_mn, tma,
-                       copies, tile_step, mn * bk * _nbytes(t))
+    return OperandPlan(which, major, gmem, (mn, bk), atom, smem, stage_bytes(smem, t), desc, mma_mn, tma, copies,
+                       tile_step, mn * bk * _nbytes(t))
 
 
 def _nbytes(t) -> int:
@@ -165,7 +152,7 @@ def epilogue_plan(spec: GemmSpec) -> EpiloguePlan:
             inner=inner)
     acc = gmma(cols, spec.acc_dtype, spec.dtype, spec.dtype).c_layout
     report = bank_conflicts(smem, acc, t, vector_bits=2 * nbytes * 8 if nbytes == 2 else 64)
-    tma = make_tma_params(parse(spec.c), smem, t)
+    tma = make_tma_params(spec.c, smem, t)
     require(tma.box_dim == (cols, rows) and tma.gmem_modes == (1, 0), "epilogue_plan",
             "the TMA store box is one staging chunk, (cols, rows) over gmem modes (N, M)",
             box_dim=tma.box_dim, gmem_modes=tma.gmem_modes, chunk=(rows, cols))
@@ -274,10 +261,13 @@ class GemmPlan:
 
 @lru_cache(maxsize=256)
 def gemm_plan(spec: GemmSpec) -> GemmPlan:
-    """Validate ``spec`` and derive every layout fact the kernel uses."""
+    """Every layout fact the kernel of ``spec`` uses, each checked when derived (:class:`~.checks.EmitError`).
+
+    Precondition: ``spec.validate()`` passed (:func:`~cute_py.emit.emit_gemm` validates first; so must every
+    other caller: planning an invalid spec fails with whatever derivation breaks first, or not at all).
+    """
     import numpy as np
 
-    spec.validate()
     bm, bn, bk = spec.tile
     a, b = operand_plan(spec, "A"), operand_plan(spec, "B")
     atom = gmma(bn, spec.acc_dtype, spec.dtype, spec.dtype, a_major=a.major, b_major=b.major)

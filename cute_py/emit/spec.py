@@ -23,12 +23,16 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
+from functools import lru_cache
 from pathlib import Path
 
+from ..arch.sm90 import check_config, smem_budget
+from ..arch.sm90.operand import operand_problems
+from ..layouts import Layout, parse
 from ..layouts.errors import LayoutError
 
-__all__ = ["GemmSpec", "SpecError", "parse_gmem", "DTYPES", "OUT_DTYPES", "SWIZZLES"]
+__all__ = ["GemmSpec", "SpecError", "DTYPES", "OUT_DTYPES", "SWIZZLES", "GMEM_MODES"]
 
 DTYPES = ("bf16", "f16")
 OUT_DTYPES = ("bf16", "f16", "f32")
@@ -42,7 +46,8 @@ RASTERS = ("m", "n")
 MAX_STAGES = 16
 MAX_SPLIT_K = 16
 _ALIASES = {"fp16": "f16", "half": "f16", "float16": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32"}
-_TOKEN = re.compile(r"\s*\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*\)\s*:\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*$")
+GMEM_MODES = {"a": ("M", "K"), "b": ("N", "K"), "c": ("M", "N")}
+"""The mode names of each gmem layout: A is ``(M,K)``, B ``(N,K)``, C/D ``(M,N)``."""
 
 
 class SpecError(LayoutError):
@@ -55,33 +60,52 @@ class SpecError(LayoutError):
                          op="GemmSpec.validate", rule="GEMM spec constraints")
 
 
-def parse_gmem(text: str, modes: tuple) -> tuple:
-    """``"(M,K):(K,1)"`` -> ``(("M", "K"), ("K", 1))``; the mode names must be ``modes``.
+@lru_cache(maxsize=256)
+def _parsed(text: str):
+    """The Layout CuTe text parses to, or the text itself when it is not a layout (reported by validation)."""
+    try:
+        x = parse(text)
+    except LayoutError:
+        return text
+    return x if isinstance(x, Layout) else text
 
-    Extents are symbols (the problem size is a launch parameter); each stride
-    is ``1`` or a symbol (a leading dimension). Raises :class:`SpecError`.
 
-    >>> parse_gmem("(M,N):(1,ldd)", ("M", "N"))
-    (('M', 'N'), (1, 'ldd'))
+def _gmem(value):
+    """A gmem layout field as stored: a Layout (CuTe text is parsed, symbols for the extents), else as given."""
+    return _parsed(value) if isinstance(value, str) else value
+
+
+def _is_symbol(x) -> bool:
+    return getattr(x, "is_Symbol", False)
+
+
+def gmem_problems(layout, modes: tuple) -> list:
+    """Why ``layout`` is not a gmem layout of a GEMM operand with modes ``modes`` (empty: it is one).
+
+    It must be a rank-2 Layout over the symbolic extents ``modes`` (the problem size is a launch parameter)
+    whose strides are ``1`` (the contiguous mode, exactly one) and a symbol (the leading dimension).
+
+    >>> gmem_problems(parse("(M,N):(1,ldd)"), ("M", "N"))
+    []
+    >>> gmem_problems(parse("(K,M):(1,K)"), ("M", "K"))
+    ["gmem layout '(K,M):(1,K)': modes must be named ('M', 'K'), found ('K', 'M')"]
     """
-    m = _TOKEN.match(text or "")
-    if not m:
-        raise SpecError([f"gmem layout {text!r} is not of the form '({modes[0]},{modes[1]}):(s0,s1)' "
-                         f"(CuTe notation, symbolic extents)"])
-    shape = (m.group(1), m.group(2))
-    stride = tuple(int(x) if x.isdigit() else x for x in (m.group(3), m.group(4)))
+    text = str(layout)
+    if not isinstance(layout, Layout) or not isinstance(layout.shape, tuple) or len(layout.shape) != 2:
+        return [f"gmem layout {text!r} is not of the form '({modes[0]},{modes[1]}):(s0,s1)' "
+                f"(CuTe notation, symbolic extents)"]
+    shape, stride = layout.shape, layout.stride
     problems = []
-    if shape != tuple(modes):
-        problems.append(f"gmem layout {text!r}: modes must be named {modes}, found {shape}")
-    units = [i for i, s in enumerate(stride) if s == 1]
-    if len(units) != 1:
-        problems.append(f"gmem layout {text!r}: exactly one stride must be 1 (the contiguous mode), found {stride}")
-    for s in stride:
-        if isinstance(s, int) and s not in (1,):
-            problems.append(f"gmem layout {text!r}: stride {s} must be 1 or a symbol (the leading dimension)")
-    if problems:
-        raise SpecError(problems)
-    return shape, stride
+    names = tuple(x.name if _is_symbol(x) else str(x) for x in shape)
+    if names != tuple(modes) or not all(_is_symbol(x) for x in shape):
+        problems.append(f"gmem layout {text!r}: modes must be named {tuple(modes)}, found {names}")
+    if sum(1 for d in stride if d == 1) != 1:
+        problems.append(f"gmem layout {text!r}: exactly one stride must be 1 (the contiguous mode), "
+                        f"found {tuple(str(d) for d in stride)}")
+    for d in stride:
+        if d != 1 and not _is_symbol(d):
+            problems.append(f"gmem layout {text!r}: stride {d} must be 1 or a symbol (the leading dimension)")
+    return problems
 
 
 def _norm(t):
@@ -96,7 +120,10 @@ class GemmSpec:
     """The layout spec of one GEMM kernel: ``D = act(alpha * A @ B^T + beta * C + bias)``.
 
     - ``a`` ``(M,K)``, ``b`` ``(N,K)``, ``c`` ``(M,N)`` (C and D share it): CuTe
-      layouts with symbolic extents; the stride-1 mode is the contiguous one.
+      layouts with symbolic extents, given as Layouts or CuTe text and held as
+      Layouts (``cute_py.parse``; the text is the form of files, ``to_dict`` and
+      ``str``); the stride-1 mode is the contiguous one, the other stride the
+      leading dimension.
     - ``dtype`` of A and B (bf16, f16); ``out_dtype`` of C/D (default ``dtype``;
       bf16, f16, f32); ``acc_dtype`` f32.
     - ``tile`` (BM, BN, BK); ``cluster`` (1, 1), (2, 1) (two CTAs along M share
@@ -122,9 +149,9 @@ class GemmSpec:
       length N; in ``out_dtype``), ``activation`` ("relu", "gelu" (erf form)).
     """
 
-    a: str = "(M,K):(K,1)"
-    b: str = "(N,K):(K,1)"
-    c: str = "(M,N):(N,1)"
+    a: Layout = "(M,K):(K,1)"
+    b: Layout = "(N,K):(K,1)"
+    c: Layout = "(M,N):(N,1)"
     dtype: str = "bf16"
     out_dtype: str | None = None
     acc_dtype: str = "f32"
@@ -146,6 +173,8 @@ class GemmSpec:
 
     def __post_init__(self):
         set_ = object.__setattr__
+        for name in GMEM_MODES:
+            set_(self, name, _gmem(getattr(self, name)))
         set_(self, "dtype", _norm(self.dtype))
         set_(self, "out_dtype", _norm(self.out_dtype) or self.dtype)
         set_(self, "acc_dtype", _norm(self.acc_dtype))
@@ -155,27 +184,29 @@ class GemmSpec:
             set_(self, "epilogue", "tma" if self._c_ok() and self.c_row_major else "direct")
 
     # -- layouts -----------------------------------------------------------
-    @staticmethod
-    def _major(text, modes, mn_name):
-        try:
-            _, stride = parse_gmem(text, modes)
-        except SpecError:
-            return None
-        return "K" if stride[1] == 1 else "MN"
+    def _stride(self, name: str):
+        """The strides of gmem layout ``name``, None if it is not a valid one (see :func:`gmem_problems`)."""
+        layout = getattr(self, name)
+        return None if gmem_problems(layout, GMEM_MODES[name]) else layout.stride
 
     @property
     def a_major(self) -> str | None:
-        """"K" if A's K mode has stride 1, "MN" if M has; None if the layout does not parse."""
-        return self._major(self.a, ("M", "K"), "M")
+        """"K" if A's K mode has stride 1, "MN" if M has; None if ``a`` is not a valid gmem layout."""
+        stride = self._stride("a")
+        return None if stride is None else "K" if stride[1] == 1 else "MN"
 
     @property
     def b_major(self) -> str | None:
-        return self._major(self.b, ("N", "K"), "N")
+        """"K" if B's K mode has stride 1, "MN" if N has; None if ``b`` is not a valid gmem layout."""
+        stride = self._stride("b")
+        return None if stride is None else "K" if stride[1] == 1 else "MN"
 
     @property
     def c_row_major(self) -> bool:
-        """True if D's N mode has stride 1 (row-major ``(M,N):(ld,1)``)."""
-        _, stride = parse_gmem(self.c, ("M", "N"))
+        """True if D's N mode has stride 1 (row-major ``(M,N):(ld,1)``); raises SpecError for an invalid ``c``."""
+        stride = self._stride("c")
+        if stride is None:
+            raise SpecError(gmem_problems(self.c, GMEM_MODES["c"]))
         return stride[1] == 1
 
     @property
@@ -184,6 +215,20 @@ class GemmSpec:
         a = "t" if self.a_major == "K" else "n"
         b = "n" if self.b_major == "K" else "t"
         return a + b
+
+    def operand(self, which: str) -> tuple:
+        """``(gmem layout, major, tile extent along MN, wgmma slice rows, multicast)`` of operand "A" or "B".
+
+        A's tile is BM x BK in 64-row wgmma slices, shared by the cluster's CTAs along N; B's is BN x BK, one
+        slice of BN rows, shared along M.
+
+        >>> GemmSpec(cluster=(2, 1)).operand("B")[1:]
+        ('K', 128, 128, 2)
+        """
+        bm, bn, _ = self.tile
+        if which == "A":
+            return self.a, self.a_major, bm, 64, self.cluster[1]
+        return self.b, self.b_major, bn, bn, self.cluster[0]
 
     # -- derived -----------------------------------------------------------
     @property
@@ -198,7 +243,6 @@ class GemmSpec:
         """``stages``, or as many as fit in shared memory (with 1024 bytes of alignment slack), capped at 16."""
         if self.stages is not None:
             return self.stages
-        from ..arch.sm90 import smem_budget
         bm, bn, bk = self.tile
         dt = self.dtype if self.dtype in DTYPES else "bf16"
         return max(1, min(MAX_STAGES, smem_budget(bm, bn, bk, dt, dt, epilogue_bytes=self.epilogue_smem_bytes()
@@ -241,22 +285,15 @@ class GemmSpec:
         return re.sub(r"\W", "_", "_".join(parts))
 
     def _c_ok(self) -> bool:
-        try:
-            parse_gmem(self.c, ("M", "N"))
-            return True
-        except SpecError:
-            return False
+        return self._stride("c") is not None
 
     # -- validation --------------------------------------------------------
     def problems(self) -> list:
-        """Every violated constraint, each with its values ([] = valid)."""
-        from ..arch.sm90 import check_config
+        """Every violated constraint, each with its values ([] = valid). Asks cute_py.arch.sm90 (budgets, smem
+        atoms, descriptors, TMA boxes); never plans."""
         out = []
-        for text, modes in ((self.a, ("M", "K")), (self.b, ("N", "K")), (self.c, ("M", "N"))):
-            try:
-                parse_gmem(text, modes)
-            except SpecError as e:
-                out += e.problems
+        for name, modes in GMEM_MODES.items():
+            out += gmem_problems(getattr(self, name), modes)
         if self.dtype not in DTYPES:
             out.append(f"dtype = {self.dtype!r} not in {DTYPES}")
         if self.out_dtype not in OUT_DTYPES:
@@ -326,14 +363,13 @@ class GemmSpec:
         return uniq
 
     def _layout_problems(self) -> list:
-        """Smem atoms, descriptors and TMA boxes must exist for the tile (derived by cute_py.emit.plan)."""
-        from .plan import operand_plan
+        """Smem atoms, wgmma descriptors and TMA boxes must exist for A's and B's tiles (asked of
+        :func:`cute_py.arch.sm90.operand.operand_problems`, as the plan will derive them)."""
         out = []
         for which in ("A", "B"):
-            try:
-                operand_plan(self, which)
-            except LayoutError as e:
-                out.append(f"operand {which}: {e}")
+            gmem, major, mn, mma_mn, multicast = self.operand(which)
+            out += [f"operand {which}: {p}" for p in operand_problems(
+                gmem, major, self.dtype, mn, self.tile[2], mma_mn=mma_mn, multicast=multicast, swizzle=self.swizzle)]
         return out
 
     def validate(self) -> "GemmSpec":
@@ -345,7 +381,10 @@ class GemmSpec:
 
     # -- files -------------------------------------------------------------
     def to_dict(self) -> dict:
-        d = asdict(self)
+        """The fields as plain values (the layouts as CuTe text), without the unset ones: ``from_dict``'s input."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        for name in GMEM_MODES:
+            d[name] = str(d[name])
         d["tile"], d["cluster"] = list(self.tile), list(self.cluster)
         return {k: v for k, v in d.items() if v is not None}
 

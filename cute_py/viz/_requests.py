@@ -12,9 +12,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from ..arch.sm90.requests import (  # noqa: F401 - re-exported for the viz reports
-    NAMED, VECTOR_WIDTHS, WARP, as_dtype, as_layout, element_offsets, lanes_per_phase, requests_of,
-)
+from ..arch.sm90.requests import WARP, as_dtype, as_layout, element_offsets, requests_of  # noqa: F401 - for viz
 from ..layouts import Swizzle, parse
 
 
