@@ -5,7 +5,9 @@ tile (``select_smem_atom`` / ``tile_smem``), the wgmma descriptor
 (``make_gmma_desc``) and its per-slice increments, the TMA parameters
 (``make_tma_params`` on the symbolic gmem layout) and the TMA issues that fill
 one stage tile. :func:`gemm_plan` adds the GMMA atom, the tiled MMA and its C
-TV layout, the smem ring and the register split.
+TV layout, the smem ring, the schedule, the output (:class:`OutputPlan`) and
+the TMA-store epilogue (:mod:`cute_py.emit.epilogue_plan`). The snippets of
+:mod:`cute_py.emit.gemm_sm90` print these fields and compute nothing.
 
 >>> p = gemm_plan(GemmSpec(tile=(128, 256, 64), consumers=2))
 >>> p.a.tma.box_dim, p.b.tma.box_dim, hex(p.a.desc.value), p.stages, p.stage_bytes
@@ -17,19 +19,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..arch.sm90 import GmmaDescriptor, TmaParams, make_gmma_desc, make_tma_params, smem_atom, stage_bytes, tile_smem
+from ..arch.sm90 import GmmaDescriptor, TmaParams, make_gmma_desc, make_tma_params, stage_bytes, tile_smem
 from ..arch.sm90.operand import operand_atom
 from ..atoms import MMAAtom, TiledMMA, gmma, make_tiled_mma
 from ..layouts import Layout, int_tuple as it, right_inverse
 from ..layouts.dtypes import dtype
 from ..layouts.tensor import layout_offsets
-from ..arch.sm90.banks import bank_conflicts
 from .bind import Binding, bind
 from .checks import require
+from .epilogue_plan import EpiloguePlan, epilogue_plan
+from .params import kernel_params
 from .spec import GemmSpec
 
-__all__ = ["OperandPlan", "EpiloguePlan", "GemmPlan", "operand_plan", "epilogue_plan", "gemm_plan", "split_tv",
-           "stmatrix_rows"]
+__all__ = ["OperandPlan", "OutputPlan", "GemmPlan", "operand_plan", "output_plan", "gemm_plan", "split_tv"]
 
 PRODUCER_REGS = 40
 CONSUMER_REGS = 232
@@ -104,87 +106,6 @@ def _copies(tma: TmaParams, smem, block, rank: int = 0) -> tuple:
     return tuple(out)
 
 
-@dataclass(frozen=True)
-class EpiloguePlan:
-    """The TMA-store epilogue: each consumer warpgroup stages ``64 x cols`` chunks of D in swizzled smem.
-
-    ``smem`` is the staging chunk's layout ((row, col) -> element; 128-byte rows
-    under the 128 B swizzle, the K-major canonical atom with N as "K"); ``access``
-    is the GMMA C TV layout of a ``64 x cols`` atom, i.e. which (row, col) each
-    thread writes, and ``conflicts`` the bank analysis of those 32-bit (64-bit
-    for f32) stores against ``smem``; ``tma`` the TMA store parameters of D.
-
-    For 16-bit D the kernel stores with ``stmatrix.x4`` instead: ``stsm`` maps
-    (warpgroup thread, (element, instruction)) of the 16-byte rows whose addresses
-    the lanes supply (lane ``8m + r``: row ``r`` of matrix ``m``) to staging
-    coordinates, and ``stsm_conflicts`` is its bank analysis (128-bit rows); both
-    None for f32.
-    """
-
-    smem: object
-    cols: int
-    rows: int
-    buf_bytes: int
-    access: Layout
-    conflicts: object
-    tma: TmaParams
-    swizzle: tuple             # (bits, base, shift) of the staging swizzle, in elements
-    stsm: Layout | None = None
-    stsm_conflicts: object = None
-
-
-@lru_cache(maxsize=64)
-def epilogue_plan(spec: GemmSpec) -> EpiloguePlan:
-    """Staging layout, its bank analysis and the TMA store of D for ``spec`` (epilogue "tma", row-major D)."""
-    import numpy as np
-
-    t = spec.out_dtype
-    nbytes = _nbytes(t)
-    cols, rows = 128 // nbytes, 64
-    smem = tile_smem(smem_atom("K", 128, t), rows, cols, major="K")
-    inner, sw = smem.inner, smem.outer
-    require(it.product(inner.shape[0]) == rows, "epilogue_plan", f"the staging chunk has {rows} rows (mode 0)",
-            inner=inner)
-    r, c = np.arange(rows)[:, None], np.arange(cols)[None, :]
-    got = layout_offsets(inner).reshape(cols, rows).T                         # (r, c) is index r + rows * c
-    require(got == r * cols + c, "epilogue_plan", "the staging chunk's inner layout is row-major (the emitted "
-            "element index r * cols + c)", at=("r", "c"), values={"offset": got, "r * cols + c": r * cols + c},
-            inner=inner)
-    acc = gmma(cols, spec.acc_dtype, spec.dtype, spec.dtype).c_layout
-    report = bank_conflicts(smem, acc, t, vector_bits=2 * nbytes * 8 if nbytes == 2 else 64)
-    tma = make_tma_params(spec.c, smem, t)
-    require(tma.box_dim == (cols, rows) and tma.gmem_modes == (1, 0), "epilogue_plan",
-            "the TMA store box is one staging chunk, (cols, rows) over gmem modes (N, M)",
-            box_dim=tma.box_dim, gmem_modes=tma.gmem_modes, chunk=(rows, cols))
-    stsm = stsm_report = None
-    if nbytes == 2:
-        stsm = stmatrix_rows(rows, cols)
-        stsm_report = bank_conflicts(smem, stsm, t, vector_bits=128)
-    return EpiloguePlan(smem, cols, rows, rows * cols * nbytes, acc, report, tma, (sw.bits, sw.base, sw.shift),
-                        stsm, stsm_report)
-
-
-def stmatrix_rows(rows: int, cols: int) -> Layout:
-    """Which 16-byte rows of a ``rows x cols`` 16-bit chunk (coordinates ``(r, c)``, index ``r + rows * c``) the
-    lanes of a warpgroup address with ``stmatrix.x4``, one instruction per 16 columns.
-
-    Warp ``w`` covers rows ``[16 w, 16 w + 16)``; lane ``8 m + r`` supplies row ``r`` of matrix ``m``, matrix
-    ``m`` being rows ``+8 (m % 2)`` and columns ``+8 (m // 2)``; instruction ``q`` adds ``16 q`` columns.
-    Modes: thread ``(r, m % 2, m // 2, w)``, value ``(element e, instruction q)``.
-
-    >>> print(stmatrix_rows(64, 64))
-    ((8,2,2,4),(8,4)):((1,8,512,16),(64,1024))
-    >>> stmatrix_rows(32, 64)
-    Traceback (most recent call last):
-    ...
-    ValueError: stmatrix_rows: a warpgroup's chunk has 64 rows and a multiple of 16 columns, got 32 x 64
-    """
-    if rows != 64 or not isinstance(cols, int) or cols <= 0 or cols % 16:
-        raise ValueError(f"stmatrix_rows: a warpgroup's chunk has 64 rows and a multiple of 16 columns, "
-                         f"got {rows} x {cols}")
-    return Layout(((8, 2, 2, 4), (8, cols // 16)), ((1, 8, 8 * rows, 16), (rows, 16 * rows)))
-
-
 def split_tv(layout: Layout, rows: int):
     """Split a TV layout whose codomain is ``m + rows * n`` into its (m, n) parts, mode by mode.
 
@@ -221,42 +142,95 @@ def _split_part(terms, x, part: int):
 
 
 @dataclass(frozen=True)
+class OutputPlan:
+    """D = act(alpha * A @ B^T + beta * C + bias): D's (and C's) gmem layout and type, and the epilogue's steps."""
+
+    layout: Layout             # C/D, modes (M, N), symbolic extents and leading dimension
+    row_major: bool            # N is the contiguous mode
+    ld: object                 # the leading-dimension symbol (the stride that is not 1)
+    dtype: str                 # D's (and C's and the bias') element type
+    store_type: str            # the C type D's elements travel in: "float", or "u16" (16-bit bits)
+    alpha: bool                # scale by a runtime alpha
+    beta: bool                 # add beta * C
+    bias: str | None           # "row" (bias[m]) or "col" (bias[n])
+    activation: str | None     # "relu" or "gelu"
+    formula: str               # the whole, in words: e.g. "relu(alpha * A @ B^T + bias[n])"
+
+
+def output_plan(spec: GemmSpec) -> OutputPlan:
+    """The output facts of ``spec``.
+
+    >>> output_plan(GemmSpec(c="(M,N):(1,ldd)", out_dtype="f32", beta=True, activation="gelu")).formula
+    'gelu(alpha * A @ B^T + beta * C)'
+    """
+    x = ("alpha * " if spec.alpha else "") + "A @ B^T"
+    if spec.beta:
+        x += " + beta * C"
+    if spec.bias:
+        x += " + bias[m]" if spec.bias == "row" else " + bias[n]"
+    stride = spec.c.stride
+    return OutputPlan(spec.c, stride[1] == 1, [d for d in stride if d != 1][0], spec.out_dtype,
+                      "float" if spec.out_dtype == "f32" else "u16", spec.alpha, spec.beta, spec.bias,
+                      spec.activation, f"{spec.activation}({x})" if spec.activation else x)
+
+
+@dataclass(frozen=True)
 class GemmPlan:
+    """Every fact the kernel of one spec prints. ``spec`` is kept for identity (and binding); the snippets read
+    the other fields."""
+
     spec: GemmSpec
+    name: str                  # the kernel's symbol
+    dtype: str                 # A's and B's element type
+    acc_dtype: str
     a: OperandPlan
     b: OperandPlan
+    out: OutputPlan
+    tile: tuple                # (BM, BN, BK)
+    k_slices: int              # wgmma k-slices per k-block: BK / the atom's K
+    consumers: int             # consumer warpgroups
+    tile_warpgroups: int       # consumer warpgroups sharing one tile (1 for ping-pong)
+    pingpong: bool             # the consumers take turns over whole tiles
+    schedule: str
+    cluster: tuple             # (CTAs along M, along N)
+    cluster_size: int
+    group: int                 # L2 raster band width, in cluster rows (raster "m") or columns ("n")
+    raster: str
+    split_k: int
     atom: MMAAtom              # one wgmma 64 x BN x 16
-    tiled: TiledMMA            # the tile's warpgroups (spec.tile_warpgroups) stacked along M
-    c_tv: Layout               # tiled.get_layoutC_TV(): (tile thread, value) -> m + (64*tile_warpgroups) * n
+    tiled: TiledMMA            # the tile's warpgroups (tile_warpgroups) stacked along M
+    c_tv: Layout               # tiled.get_layoutC_TV(): (tile thread, value) -> m + tv_rows * n
     tv_rows: int               # 64 * tile_warpgroups
     thread_terms: list
     value_terms: list
     m_blocks: int              # 64-row wgmma blocks per consumer warpgroup and tile
+    acc_per_block: int         # f32 accumulators per thread per m-block: the atom's C registers
+    empty_arrivals: int        # arrivals per CTA that release a stage: one per warp reading it
     stages: int
     stage_bytes: int
     smem_bytes: int            # dynamic smem requested (stages + epilogue staging + 1024 alignment slack)
     threads: int
     tx_bytes: int              # bytes TMA delivers per stage into each CTA (A + B tiles, all multicast slices)
     epi: EpiloguePlan | None   # the TMA-store epilogue, None for the direct one
-    cluster_size: int
-
-    def work_units(self, M: int, N: int) -> int:
-        """Scheduler work units: one per cluster tile (``cluster`` CTA tiles) per K split."""
-        bm, bn, _ = self.spec.tile
-        cm, cn = self.spec.cluster
-        return -(-M // (bm * cm)) * -(-N // (bn * cn)) * self.spec.split_k
-
-    def workspace_tiles(self, M: int, N: int) -> int:
-        """Output tiles the split-K counters cover (padded to whole clusters); the workspace holds
-        ``split_k`` partial tiles per tile."""
-        bm, bn, _ = self.spec.tile
-        cm, cn = self.spec.cluster
-        return -(-M // (bm * cm)) * cm * -(-N // (bn * cn)) * cn
+    params: tuple              # the kernel's parameter table (cute_py.emit.params.kernel_params)
 
     def bind(self, problem) -> Binding:
         """This plan made concrete for ``problem``: TMA parameters, work units, workspace, kernel arguments
         (:func:`cute_py.emit.bind.bind`)."""
         return bind(self, problem)
+
+
+def _check_split(c_tv: Layout, thread_terms, value_terms, rows: int) -> None:
+    """``split_tv``'s parts reproduce ``c_tv`` for every (thread, value): the printed acc_m/acc_n are exact."""
+    import numpy as np
+
+    nthr, nval = it.product(c_tv.shape[0]), it.product(c_tv.shape[1])
+    t, v = np.arange(nthr)[None, :], np.arange(nval)[:, None]
+    m = _split_part(thread_terms, t, 2) + _split_part(value_terms, v, 2)
+    n = _split_part(thread_terms, t, 3) + _split_part(value_terms, v, 3)
+    got = layout_offsets(c_tv).reshape(nval, nthr)
+    require((m < rows) & (got == m + rows * n), "gemm_plan", f"split_tv reproduces the C TV layout: c_tv(t, v) "
+            f"== m + {rows} * n with m < {rows}", at=("v", "t"), values={"c_tv": got, "m": m, "n": n}, c_tv=c_tv)
 
 
 @lru_cache(maxsize=256)
@@ -266,8 +240,6 @@ def gemm_plan(spec: GemmSpec) -> GemmPlan:
     Precondition: ``spec.validate()`` passed (:func:`~cute_py.emit.emit_gemm` validates first; so must every
     other caller: planning an invalid spec fails with whatever derivation breaks first, or not at all).
     """
-    import numpy as np
-
     bm, bn, bk = spec.tile
     a, b = operand_plan(spec, "A"), operand_plan(spec, "B")
     atom = gmma(bn, spec.acc_dtype, spec.dtype, spec.dtype, a_major=a.major, b_major=b.major)
@@ -276,21 +248,18 @@ def gemm_plan(spec: GemmSpec) -> GemmPlan:
     c_tv = tiled.get_layoutC_TV()
     rows = 64 * c
     thread_terms, value_terms = split_tv(c_tv, rows)
-    nthr, nval = 128 * c, atom.regs["c"]
-    t, v = np.arange(nthr)[None, :], np.arange(nval)[:, None]   # the split must reproduce the layout exactly
-    m = _split_part(thread_terms, t, 2) + _split_part(value_terms, v, 2)
-    n = _split_part(thread_terms, t, 3) + _split_part(value_terms, v, 3)
-    got = layout_offsets(c_tv).reshape(nval, nthr)
-    require((m < rows) & (got == m + rows * n), "gemm_plan", f"split_tv reproduces the C TV layout: c_tv(t, v) "
-            f"== m + {rows} * n with m < {rows}", at=("v", "t"), values={"c_tv": got, "m": m, "n": n}, c_tv=c_tv)
-    stages = spec.resolved_stages()
-    sb = a.bytes + b.bytes
+    _check_split(c_tv, thread_terms, value_terms, rows)
     for op in (a, b):
         issued = sum(len(r) for r in op.copies) * op.tma.bytes_per_copy
         require(issued == op.tile_bytes, "gemm_plan", f"the TMA issues of every cluster rank fill {op.which}'s stage "
                 f"tile exactly once: {issued} bytes issued", tile_bytes=op.tile_bytes, box=op.tma.box_dim)
-    tx = a.tile_bytes + b.tile_bytes
-    epi = epilogue_plan(spec) if spec.epilogue == "tma" else None
-    smem = stages * sb + spec.epilogue_smem_bytes()
-    return GemmPlan(spec, a, b, atom, tiled, c_tv, rows, thread_terms, value_terms, bm // rows, stages, sb,
-                    smem, 128 * (1 + spec.consumers), tx, epi, spec.cluster[0] * spec.cluster[1])
+    stages = spec.resolved_stages()
+    sb = a.bytes + b.bytes
+    epi = epilogue_plan(spec, c_tv, rows) if spec.epilogue == "tma" else None
+    cm, cn = spec.cluster
+    return GemmPlan(
+        spec, spec.name, spec.dtype, spec.acc_dtype, a, b, output_plan(spec), (bm, bn, bk), bk // atom.shape_mnk[2],
+        spec.consumers, c, spec.schedule == "pingpong", spec.schedule, (cm, cn), cm * cn, spec.group, spec.raster,
+        spec.split_k, atom, tiled, c_tv, rows, thread_terms, value_terms, bm // rows, atom.regs["c"], 4 * c, stages,
+        sb, stages * sb + spec.epilogue_smem_bytes(), 128 * (1 + spec.consumers), a.tile_bytes + b.tile_bytes, epi,
+        kernel_params(spec))
