@@ -46,7 +46,8 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
 
     Raises :class:`GemmInputError` before launching for mismatched shapes,
     unsupported types, misaligned or non-contiguous operands, different devices,
-    or a ``spec`` that does not fit the arrays.
+    or a ``spec`` that does not fit the arrays (:class:`~cute_py.emit.SpecError`
+    for a ``spec`` no kernel can implement).
 
     >>> d = gemm(a, b, bias=bias, activation="relu")          # doctest: +SKIP
     >>> import numpy as np
@@ -82,6 +83,7 @@ def _spec_for(problem: Problem, spec) -> GemmSpec:
         return select(problem) if not problem.empty else None
     if not isinstance(spec, GemmSpec):
         raise GemmInputError(f"gemm: spec must be a GemmSpec, got {type(spec).__name__}")
+    spec.validate()                          # a SpecError listing every violated constraint
     bad = problem.mismatches(spec)
     if bad:
         raise GemmInputError(f"gemm: the spec {spec.name} does not fit the arrays: " + "; ".join(bad))
