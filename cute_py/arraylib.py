@@ -29,8 +29,6 @@ def library(x) -> str:
     """The top-level module of ``x``'s type: ``"torch"``, ``"cupy"``, ...
 
     >>> import numpy as np
-
-from .problem import GemmInputError
     >>> library(np.zeros(2))
     'numpy'
     """

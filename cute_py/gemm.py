@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from .arraylib import allocator
 from .emit import GemmSpec
-from .launch import Launches
+from . import tuned
+from .launch import Launches, stream_key
 from .problem import GemmInputError, Problem
 from .selection import pick_spec, select
 
@@ -58,29 +59,28 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
     """
     key = _launch_key(a, b, c, bias, out, alpha, beta, activation, spec, stream)
     if key is not None:
-        call = LAUNCHES.get(key)
+        call = LAUNCHES.get(key, tuned.generation())
         if call is not None:                 # the same arrays, scalars and spec as a checked call before
             return call.run(out)
     problem = Problem.from_arrays(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=out,
                                   out_dtype=spec.out_dtype if isinstance(spec, GemmSpec) else None)
-    spec = _spec_for(problem, spec)
-    if out is None:
+    if out is None:                          # D from a's library, read like a given out (its alignment counts)
         out = allocator(a)((problem.M, problem.N), problem.out_dtype)
+        if problem.empty:
+            return out
         problem = problem.with_out(out)
-        if problem.mismatches(spec):         # the allocation is not where the chosen spec's TMA store can write
-            raise GemmInputError("gemm: " + "; ".join(problem.mismatches(spec)))
     if problem.empty:
         return out
-    call = LAUNCHES.prepare(problem, spec, stream, _stream_key(stream))
+    call = LAUNCHES.prepare(problem, _spec_for(problem, spec), stream)
     if key is not None:
-        LAUNCHES.prepared.put(key, call)
+        LAUNCHES.put(key, call)
     return call.run(out)
 
 
 def _spec_for(problem: Problem, spec) -> GemmSpec:
     """``spec`` checked against the problem, or :func:`~cute_py.selection.select`'s choice when it is None."""
     if spec is None:
-        return select(problem) if not problem.empty else None
+        return select(problem)
     if not isinstance(spec, GemmSpec):
         raise GemmInputError(f"gemm: spec must be a GemmSpec, got {type(spec).__name__}")
     spec.validate()                          # a SpecError listing every violated constraint
@@ -108,17 +108,7 @@ def _launch_key(a, b, c, bias, out, alpha, beta, activation, spec, stream):
         return None
     if out is None:
         keys += (type(a).__module__,)
-    s = _stream_key(stream)
+    s = stream_key(stream)
     if s is None:
         return None
     return keys + (float(alpha), float(beta), activation, spec, s)
-
-
-def _stream_key(stream):
-    """The stream's handle as an int (0: the legacy default stream), or None when it has no cheap handle."""
-    if stream is None:
-        return 0
-    if isinstance(stream, int):
-        return stream
-    s = getattr(stream, "cuda_stream", None) or getattr(stream, "ptr", None)
-    return s if isinstance(s, int) else None

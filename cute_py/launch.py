@@ -5,22 +5,23 @@ workspace and scalar arguments; :class:`Launches` turns them into a
 :class:`GemmLaunch` (tensor maps encoded, the kernel compiled and loaded, its
 arguments packed in C memory) and keeps it, so a repeated call on the same
 arrays costs one dictionary lookup and one driver call. Everything is bounded
-(least recently used entries go first), and the prepared launches are dropped
-whenever the tuned table changes (:func:`cute_py.tuned.generation`), so a call
-that chose its spec before an autotune record chooses again.
+(least recently used entries go first). The caller says which generation of its
+choices a lookup belongs to (``cute_py.gemm`` passes
+:func:`cute_py.tuned.generation`): when it changes, the prepared launches are
+dropped, so a call that chose its spec before an autotune record chooses again.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 
 from . import runtime as rt
-from . import tuned
 from .arraylib import allocator, library, zeros
 from .emit import emit_gemm, gemm_plan
 from .problem import GemmInputError
 
-__all__ = ["Launches", "GemmLaunch", "LRU"]
+__all__ = ["Launches", "GemmLaunch", "LRU", "stream_key"]
 
 
 class LRU:
@@ -60,12 +61,12 @@ class GemmLaunch:
     argument, and for the TMA-store epilogue its tensor map, are swapped in place.
     """
 
-    def __init__(self, launch, binding, new, out_dtype, tensor_map, keep):
+    def __init__(self, launch, binding, new, out_dtype, tensor_map, keep, d_ptr):
         self.launch, self.new, self.shape, self.out_dtype = launch, new, (binding.M, binding.N), out_dtype
         self.d_index, self.tmd_index = binding.index("d"), binding.index("tma_d")
         self.d_params = binding.tma.get("tma_d")
         self.tensor_map, self.keep = tensor_map, keep
-        self.d_ptr = None
+        self.d_ptr = d_ptr                           # the address D's pointer (and tensor map) were packed for
 
     def run(self, out):
         if out is None:
@@ -86,23 +87,27 @@ class Launches:
     Bindings are kept per (spec, problem), so a problem seen before reuses its concrete TMA parameters, and the
     tensor maps of those parameters are found by identity."""
 
-    def __init__(self, launches: int = 256, kernels: int = 64, tensor_maps: int = 64):
+    def __init__(self, launches: int = 256, kernels: int = 1024, tensor_maps: int = 64, workspaces: int = 16):
         self.kernels, self.waves = LRU(kernels), LRU(kernels)
         self.tensor_maps, self.prepared, self.bindings = LRU(tensor_maps), LRU(launches), LRU(launches)
-        self.workspaces: dict = {}
+        self.workspaces = LRU(workspaces)
         self._generation = None
 
     def clear(self) -> None:
         """Forget the prepared launches (kernels, tensor maps and workspaces stay valid)."""
         self.prepared.clear()
 
-    def get(self, key) -> GemmLaunch | None:
-        """The launch prepared under ``key``, if the tuned table has not changed since."""
-        g = tuned.generation()
-        if g != self._generation:
+    def get(self, key, generation=None) -> GemmLaunch | None:
+        """The launch prepared under ``key``, if ``generation`` (of the caller's choices) is the one it was
+        prepared in; a new generation drops every prepared launch."""
+        if generation != self._generation:
             self.prepared.clear()
-            self._generation = g
+            self._generation = generation
         return self.prepared.get(key)
+
+    def put(self, key, launch: GemmLaunch) -> GemmLaunch:
+        """Keep ``launch`` under ``key`` (the least recently used one goes when full)."""
+        return self.prepared.put(key, launch)
 
     def compiled(self, spec):
         """``(Program, Kernel)`` for ``spec``: emitted, compiled with NVRTC (disk-cached) and loaded once."""
@@ -131,22 +136,23 @@ class Launches:
             self.waves.put(spec, wave)
         return min(units, wave) * cs
 
-    def workspace(self, like, device, binding, stream_key):
+    def workspace(self, like, device, binding, stream_id):
         """The split-K f32 workspace and per-tile counters (the counters return to zero after every launch, so
         one pair serves every call on a stream: calls on one stream are ordered)."""
-        key = (library(like), device, stream_key)
-        ws, cnt = self.workspaces.get(key, (None, None))
+        key = (library(like), device, stream_id)
+        ws, cnt = self.workspaces.get(key) or (None, None)
         if ws is None or ws.shape[0] < binding.workspace_floats or cnt.shape[0] < binding.workspace_tiles:
             ws, cnt = zeros(like, binding.workspace_floats, "f32"), zeros(like, binding.workspace_tiles, "s32")
-            self.workspaces[key] = (ws, cnt)
+            self.workspaces.put(key, (ws, cnt))
         return ws, cnt
 
-    def prepare(self, problem, spec, stream=None, stream_key=0) -> GemmLaunch:
+    def prepare(self, problem, spec, stream=None) -> GemmLaunch:
         """Bind ``spec``'s plan to ``problem`` (whose arrays were read by :meth:`Problem.from_arrays`, ``out``
-        included) and prepare the launch."""
+        included) and prepare the launch on ``stream``."""
         ops = problem.operands
         plan = gemm_plan(spec)
-        binding = self.bindings.get((spec, problem)) or self.bindings.put((spec, problem), plan.bind(problem))
+        shape = replace(problem, operands=None)       # the key holds no arrays: they must not be kept alive
+        binding = self.bindings.get((spec, shape)) or self.bindings.put((spec, shape), plan.bind(problem))
         _, kernel = self.compiled(spec)
         values = {name: self.tensor_map(x.ptr, binding.tma[name])
                   for name, x in (("tma_a", ops.a), ("tma_b", ops.b), ("tma_d", ops.out)) if name in binding.tma}
@@ -154,13 +160,21 @@ class Launches:
                       bias=ops.bias.ptr if ops.bias is not None else 0, alpha=ops.alpha, beta=ops.beta)
         keep = ()
         if binding.workspace_tiles:
-            ws, cnt = self.workspace(ops.like, ops.device, binding, stream_key)
+            ws, cnt = self.workspace(ops.like, ops.device, binding, stream_key(stream))
             values.update(ws=rt.as_device_array(ws).ptr, counters=rt.as_device_array(cnt).ptr)
             keep = (ws, cnt)
         cs = plan.cluster_size
         launch = rt.prepare_launch(kernel, grid=(self.grid(spec, plan, kernel, binding.units), 1, 1),
                                    block=plan.threads, smem=plan.smem_bytes, cluster=(cs, 1, 1) if cs > 1 else None,
                                    stream=stream, args=binding.arguments(values))
-        call = GemmLaunch(launch, binding, allocator(ops.like), spec.out_dtype, self.tensor_map, keep)
-        call.d_ptr = ops.out.ptr
-        return call
+        return GemmLaunch(launch, binding, allocator(ops.like), spec.out_dtype, self.tensor_map, keep, ops.out.ptr)
+
+
+def stream_key(stream):
+    """The stream's handle as an int (0: the legacy default stream), or None when it has no cheap handle."""
+    if stream is None:
+        return 0
+    if isinstance(stream, int):
+        return stream
+    s = getattr(stream, "cuda_stream", None) or getattr(stream, "ptr", None)
+    return s if isinstance(s, int) else None

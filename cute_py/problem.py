@@ -25,6 +25,7 @@ arrays".
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import NoReturn
 
 from .emit.spec import ACTIVATIONS, DTYPES, OUT_DTYPES
 from .layouts.dtypes import dtype as _dtype
@@ -162,8 +163,9 @@ class Problem:
     def from_arrays(cls, a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=None,
                     out_dtype: str | None = None, op: str = "gemm") -> "Problem":
         """The problem of ``op(a, b, c, alpha=, beta=, bias=, activation=, out=)``, read from the arrays (no GPU
-        needed: only their descriptions). ``out_dtype`` says how to read a raw 16-bit ``out`` (cupy has no
-        bf16; its uint16 words are read as bf16 unless ``out_dtype`` says f16). Raises :class:`GemmInputError`
+        needed: only their descriptions). ``out_dtype`` is D's type when ``out`` is None (default a's type),
+        and says how to read a raw 16-bit ``out`` (cupy has no bf16: uint16 words are read as bf16 unless
+        ``out_dtype`` says f16; C's and the bias's are always read as bf16). Raises :class:`GemmInputError`
         naming ``op``.
 
         >>> class Fake:
@@ -186,7 +188,7 @@ class _Reader:
     def __init__(self, op: str):
         self.op = op
 
-    def fail(self, message: str):
+    def fail(self, message: str) -> NoReturn:
         raise GemmInputError(f"{self.op}: {message}")
 
     def array(self, x, what):
@@ -292,7 +294,7 @@ class _Reader:
         if c_row != row and M > 1 and N > 1:
             self.fail(f"c is {'row' if c_row else 'column'}-major but out is {'row' if row else 'column'}-major; "
                       f"they must agree")
-        if self.dtype(C, "c", OUT_DTYPES, raw16=out_t) != out_t:
+        if self.dtype(C, "c", OUT_DTYPES) != out_t:
             self.fail(f"c is {C.dtype.name}, out is {out_t}")
         return C, ldc
 
@@ -305,7 +307,7 @@ class _Reader:
         if len(V.shape) != 1 or n not in (M, N) or (V.strides[0] != 1 and n > 1):
             self.fail(f"bias must be a contiguous vector of length N={N} (per column) or M={M} (per row); "
                       f"got shape {V.shape}")
-        if self.dtype(V, "bias", OUT_DTYPES, raw16=out_t) != out_t:
+        if self.dtype(V, "bias", OUT_DTYPES) != out_t:
             self.fail(f"bias is {V.dtype.name}, out is {out_t}")
         return V, ("col" if n == N else "row")
 

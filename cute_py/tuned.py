@@ -150,6 +150,8 @@ def lookup(problem) -> GemmSpec | None:
     if device is None:
         return None
     key = problem_key(problem, device=device)
+    if key not in entries:                   # a miss costs no memory: serving many shapes must not grow a cache
+        return None
     try:
         spec = _State.specs[key]
     except KeyError:

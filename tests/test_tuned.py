@@ -184,12 +184,12 @@ def test_a_changed_table_drops_prepared_gemm_launches(tmp_path, monkeypatch):
     call chooses again."""
     from cute_py.gemm import LAUNCHES
     monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(tmp_path))
-    LAUNCHES.get("stale")                                # the launches have seen the table's current state
-    LAUNCHES.prepared.put("stale", object())
-    assert LAUNCHES.get("stale") is not None
+    LAUNCHES.get("stale", tuned.generation())           # the launches have seen the table's current state
+    LAUNCHES.put("stale", object())
+    assert LAUNCHES.get("stale", tuned.generation()) is not None
     tuned.record(Problem(4096, 4096, 4096, "K", "K", "bf16", "bf16"), GemmSpec(tile=(128, 256, 64)), 1e-3,
                  device="H100")
-    assert LAUNCHES.get("stale") is None
-    LAUNCHES.prepared.put("stale", object())
+    assert LAUNCHES.get("stale", tuned.generation()) is None
+    LAUNCHES.put("stale", object())
     tuned.clear_cache()
-    assert LAUNCHES.get("stale") is None
+    assert LAUNCHES.get("stale", tuned.generation()) is None

@@ -310,3 +310,30 @@ def test_tma_epilogue_needs_aligned_out():
     cute_py.gemm(a_dev, b_dev, out=out)
     torch.cuda.synchronize()
     check_exact(out, a @ b, "bf16", "unaligned out, direct epilogue")
+
+
+@pytest.mark.parametrize("M,N", [(0, 64), (64, 0), (0, 0)])
+def test_empty_problems_return_empty_arrays(M, N):
+    """M or N = 0: nothing launches; D is an empty array of the right shape and type (allocated, or out)."""
+    a = torch.randn(M, 64, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(64, N, device="cuda", dtype=torch.bfloat16)
+    d = cute_py.gemm(a, b)
+    assert tuple(d.shape) == (M, N) and d.dtype == torch.bfloat16
+    out = torch.empty(M, N, device="cuda", dtype=torch.float32)
+    assert cute_py.gemm(a, b, out=out) is out
+
+
+def test_gemm_keeps_no_user_array_alive():
+    """The caches key launches by addresses, never by the arrays: deleting them frees them."""
+    import gc
+    import weakref
+    a = torch.randn(256, 128, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(128, 192, device="cuda", dtype=torch.bfloat16)
+    c = torch.randn(256, 192, device="cuda", dtype=torch.bfloat16)
+    out = torch.empty(256, 192, device="cuda", dtype=torch.bfloat16)
+    cute_py.gemm(a, b, c, beta=1.0, out=out)
+    torch.cuda.synchronize()
+    refs = [weakref.ref(x) for x in (a, b, c, out)]
+    del a, b, c, out
+    gc.collect()
+    assert [r() is None for r in refs] == [True] * 4
