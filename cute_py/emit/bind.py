@@ -1,8 +1,8 @@
 """``bind(plan, problem)``: a GemmPlan's symbolic facts made concrete for one problem.
 
-The plan is derived once per spec from symbolic gmem layouts (extents M, N, K
-and a leading-dimension symbol per operand). Binding substitutes the problem's
-extents and leading dimensions: the TMA parameters of A, B (and D for the
+The plan is derived once per spec from symbolic gmem layouts (extents M, N, K;
+the stride that is not 1 is the operand's leading dimension). Binding
+substitutes the problem's extents and leading dimensions: the TMA parameters of A, B (and D for the
 TMA-store epilogue) by :meth:`~cute_py.arch.sm90.TmaParams.bind` (the box and
 mode map stay those the kernel was emitted for), the scheduler's work units,
 the split-K workspace, and the scalar kernel arguments. The argument list the
@@ -24,10 +24,11 @@ from dataclasses import dataclass
 
 from .params import kernel_params
 
-__all__ = ["Binding", "bind"]
+__all__ = ["Binding", "bind", "PACK"]
 
-_PACK = {"s32": ctypes.c_int32, "s64": ctypes.c_int64, "f32": ctypes.c_float, "pointer": ctypes.c_void_p}
-"""How each parameter kind is packed (fixed-width ctypes values, which the launch takes as they are)."""
+PACK = {"s32": ctypes.c_int32, "s64": ctypes.c_int64, "f32": ctypes.c_float, "pointer": ctypes.c_void_p}
+"""How each parameter kind is packed (fixed-width ctypes values of :data:`cute_py.emit.params.C_SCALARS`' widths;
+a tensor map goes by value as it is)."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class Binding:
         out = []
         for p in self.params:
             v = self.scalars[p.name] if p.name in self.scalars else values[p.name]
-            out.append(_PACK[p.kind](v) if p.kind in _PACK else v)
+            out.append(PACK[p.kind](v) if p.kind in PACK else v)
         return tuple(out)
 
     def index(self, name: str) -> int | None:

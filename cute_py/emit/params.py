@@ -8,31 +8,49 @@ disagree on order, type or presence.
 >>> from cute_py.emit import GemmSpec
 >>> [p.name for p in kernel_params(GemmSpec(split_k=2))][:8]
 ['tma_a', 'tma_b', 'tma_d', 'd', 'c', 'bias', 'ws', 'counters']
->>> kernel_params(GemmSpec())[0]
-KernelParam(name='tma_a', decl='const __grid_constant__ TmaDesc tma_a', kind='tensormap')
+>>> kernel_params(GemmSpec())[0].decl, kernel_params(GemmSpec())[3].decl
+('const __grid_constant__ TmaDesc tma_a', 'u16* __restrict__ d')
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["KernelParam", "kernel_params", "PARAM_KINDS"]
+__all__ = ["KernelParam", "kernel_params", "PARAM_KINDS", "C_SCALARS"]
 
 PARAM_KINDS = ("tensormap", "pointer", "s32", "s64", "f32")
 """How the host packs a parameter: a 128-byte TMA descriptor by value, a device address, or a scalar."""
+C_SCALARS = {"s32": "int", "s64": "long long", "f32": "float"}
+"""The C type of each scalar kind (the host packs the same widths: :data:`cute_py.emit.bind.PACK`)."""
 
 
 @dataclass(frozen=True)
 class KernelParam:
-    """One kernel parameter: its ``name``, its C declaration ``decl`` and how it is packed (``kind``)."""
+    """One kernel parameter: its ``name``, its ``kind`` (one of :data:`PARAM_KINDS`) and, for a pointer, the
+    C type it points at (``pointee``). The C declaration :attr:`decl` is derived from these, as the host's
+    packing is, so the two agree by construction.
+
+    >>> KernelParam("ld_d", "s64").decl, KernelParam("c", "pointer", "const u16").decl
+    ('long long ld_d', 'const u16* __restrict__ c')
+    """
 
     name: str
-    decl: str
     kind: str
+    pointee: str = ""
 
+    def __post_init__(self):
+        if self.kind not in PARAM_KINDS or (self.kind == "pointer") != bool(self.pointee):
+            raise ValueError(f"KernelParam: {self.name}: kind {self.kind!r} (one of {PARAM_KINDS}) with pointee "
+                             f"{self.pointee!r} (exactly the pointers have one)")
 
-def _tensormap(name: str) -> KernelParam:
-    return KernelParam(name, f"const __grid_constant__ TmaDesc {name}", "tensormap")
+    @property
+    def decl(self) -> str:
+        """The parameter's C declaration in the kernel's signature."""
+        if self.kind == "tensormap":
+            return f"const __grid_constant__ TmaDesc {self.name}"
+        if self.kind == "pointer":
+            return f"{self.pointee}* __restrict__ {self.name}"
+        return f"{C_SCALARS[self.kind]} {self.name}"
 
 
 def kernel_params(spec) -> tuple:
@@ -40,16 +58,14 @@ def kernel_params(spec) -> tuple:
     the D, C and bias pointers (in D's element type), the split-K workspace and counters when K is split,
     then the problem extents, D's and C's leading dimensions and the epilogue scalars."""
     store_t = "float" if spec.out_dtype == "f32" else "u16"
-    params = [_tensormap("tma_a"), _tensormap("tma_b")]
+    params = [KernelParam("tma_a", "tensormap"), KernelParam("tma_b", "tensormap")]
     if spec.epilogue == "tma":
-        params.append(_tensormap("tma_d"))
-    params += [KernelParam("d", f"{store_t}* __restrict__ d", "pointer"),
-               KernelParam("c", f"const {store_t}* __restrict__ c", "pointer"),
-               KernelParam("bias", f"const {store_t}* __restrict__ bias", "pointer")]
+        params.append(KernelParam("tma_d", "tensormap"))
+    params += [KernelParam("d", "pointer", store_t), KernelParam("c", "pointer", f"const {store_t}"),
+               KernelParam("bias", "pointer", f"const {store_t}")]
     if spec.split_k > 1:
-        params += [KernelParam("ws", "float* __restrict__ ws", "pointer"),
-                   KernelParam("counters", "int* __restrict__ counters", "pointer")]
-    params += [KernelParam(n, f"int {n}", "s32") for n in ("M", "N", "K")]
-    params += [KernelParam(n, f"long long {n}", "s64") for n in ("ld_d", "ld_c")]
-    params += [KernelParam(n, f"float {n}", "f32") for n in ("alpha", "beta")]
+        params += [KernelParam("ws", "pointer", "float"), KernelParam("counters", "pointer", "int")]
+    params += [KernelParam(n, "s32") for n in ("M", "N", "K")]
+    params += [KernelParam(n, "s64") for n in ("ld_d", "ld_c")]
+    params += [KernelParam(n, "f32") for n in ("alpha", "beta")]
     return tuple(params)
