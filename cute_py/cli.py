@@ -55,7 +55,7 @@ def format_grid(layout, rows: int, cols: int) -> str:
 
 
 def tour() -> None:
-    import cute_py as cp
+    from . import layouts as cp
 
     P = cp.parse
 

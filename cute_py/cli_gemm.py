@@ -106,7 +106,7 @@ def run(args) -> int:
 
 
 def _run_on_gpu(args, spec) -> int:
-    import cute_py
+    from .gemm import gemm
     from .problem import GemmInputError
     xp = _backend(args.arrays)
     if isinstance(xp, str):
@@ -117,11 +117,11 @@ def _run_on_gpu(args, spec) -> int:
     status = 0
     try:
         if args.check:
-            status = _check_run(xp, cute_py, spec, M, N, K)
+            status = _check_run(xp, gemm, spec, M, N, K)
         if args.bench:
-            _bench(xp, cute_py, spec, M, N, K)
+            _bench(xp, gemm, spec, M, N, K)
         if not (args.check or args.bench):
-            _check_run(xp, cute_py, spec, M, N, K, report=False)
+            _check_run(xp, gemm, spec, M, N, K, report=False)
             print(f"ran       {M}x{N}x{K} once (add --check to compare with a reference, --bench to time it)")
     except GemmInputError as e:
         print(f"cute-py gemm: {e}", file=sys.stderr)
@@ -306,7 +306,7 @@ def _operands(xp, spec, a64, b64):
             xp.upload(b64, spec.dtype, 0 if spec.b_major == "K" else 1))      # b (K, N): K-major = K contiguous
 
 
-def _check_run(xp, cute_py, spec, M, N, K, report=True) -> int:
+def _check_run(xp, gemm, spec, M, N, K, report=True) -> int:
     """Small integers in [-3, 3]: D must equal the float64 reference rounded once to D's type, everywhere."""
     rng = np.random.default_rng(0)
     ints = lambda *shape: rng.integers(-3, 4, size=shape).astype(np.float64)  # noqa: E731
@@ -328,7 +328,7 @@ def _check_run(xp, cute_py, spec, M, N, K, report=True) -> int:
     elif spec.activation == "gelu":
         ref = 0.5 * ref * (1.0 + _erf(ref / math.sqrt(2.0)))
     out = xp.poisoned(M, N, spec.out_dtype, spec.c_row_major)
-    cute_py.gemm(a, b, out=out, spec=spec, **kw)
+    gemm(a, b, out=out, spec=spec, **kw)
     got = xp.to_host(out)
     if not report:
         return 0
@@ -345,7 +345,7 @@ def _check_run(xp, cute_py, spec, M, N, K, report=True) -> int:
     return 0 if bad == 0 else 1
 
 
-def _bench(xp, cute_py, spec, M, N, K, calls=10, min_batches=10, seconds=1.0):
+def _bench(xp, gemm, spec, M, N, K, calls=10, min_batches=10, seconds=1.0):
     """Kernel speed of cute_py (and torch.matmul with torch) on randn inputs, as benchmarks/gemm_vs_cublas.py
     measures it: each sample is one batch of ``calls`` back-to-back calls between two CUDA events (the host
     enqueues ahead of the GPU, so Python's per-call work is hidden wherever the kernel outlasts it), each call
@@ -364,7 +364,7 @@ def _bench(xp, cute_py, spec, M, N, K, calls=10, min_batches=10, seconds=1.0):
         kw["bias"] = xp.vector(np.zeros(N if spec.bias == "col" else M), spec.out_dtype)
     if spec.activation:
         kw["activation"] = spec.activation
-    fns = {"cute_py": lambda i: cute_py.gemm(*inputs[i % sets], out=out, spec=spec, **kw)}
+    fns = {"cute_py": lambda i: gemm(*inputs[i % sets], out=out, spec=spec, **kw)}
     if xp.has_matmul:
         out_t = xp.empty(M, N, spec.dtype)
         fns["torch.matmul"] = lambda i: xp.matmul(*inputs[i % sets], out=out_t)
@@ -374,7 +374,7 @@ def _bench(xp, cute_py, spec, M, N, K, calls=10, min_batches=10, seconds=1.0):
         err = None
         if not (spec.beta or spec.bias or spec.activation):
             a, b = inputs[0]
-            cute_py.gemm(a, b, out=out, spec=spec)
+            gemm(a, b, out=out, spec=spec)
             err = xp.rel_err(a, b, out)
         times = {k: [] for k in fns}
         i, t0 = 0, time.perf_counter()

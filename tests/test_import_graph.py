@@ -95,12 +95,9 @@ _LAYOUTS_CIRCLE = {  # importer -> the modules it imports on the circle (12 modu
     "tensor": "algebra basis errors int_tuple layout recast swizzle tiling",
     "tiling": "algebra errors int_tuple layout",
 }
-_EMIT = "emit helper, not yet assigned: spec.py (validation) calls plan.operand_plan; plan.py imports spec.py"
 
 KNOWN_CYCLE_EDGES = {
     **{f"layouts.{a} -> layouts.{b}": _ISSUE_16 for a, bs in _LAYOUTS_CIRCLE.items() for b in bs.split()},
-    "emit.spec -> emit.plan": _EMIT,
-    "emit.plan -> emit.spec": _EMIT,
 }
 """``"a -> b"``: an import of ``b`` by ``a`` that lies on a circle, and who removes it."""
 
@@ -464,3 +461,38 @@ def test_import_cute_py_does_not_load_sympy(statement):
     """``import cute_py.layouts`` runs ``cute_py/__init__`` first, so both wait for the same fix."""
     loaded = _loaded_after(statement, stub_parent=False)
     assert "sympy" not in loaded, f"{statement} loads sympy through:\n" + sympy_chains()
+
+
+# ---------------------------------------------------------------------------
+# The product path's own order: arrays -> Problem -> select -> ... -> Launch, then gemm, autotune, the CLI.
+
+PRODUCT_RANKS = {
+    "_version": 0, "dtypes": 0, "int_tuple": 0, "symbolic": 0, "interop": 0,   # leaves and re-export shims
+    "problem": 1,                                        # the arrays, read once
+    "arraylib": 2, "tuned": 2,                           # array libraries; the tuned table
+    "selection": 3, "launch": 3,                         # select(problem); the launch (bind happens in emit)
+    "gemm": 4,                                           # the path, end to end
+    "autotune": 5,                                       # measures through gemm, writes the tuned table
+    "cli_errors": 6, "cli_gemm": 7, "cli_autotune": 8, "cli": 9, "__main__": 10,
+    "": 11,                                              # cute_py/__init__: re-exports the product
+}
+"""Product module -> its rank: a product module imports only product modules of a lower rank (so the path
+runs one way: ``launch`` never asks ``tuned``, ``gemm`` never imports ``autotune``)."""
+
+
+def test_product_modules_import_down_the_path():
+    modules = {short(m) if m != "cute_py" else "" for m in GRAPH}
+    product = {m for m in modules if layer_of(m) == "product"}
+    unranked = sorted(product - set(PRODUCT_RANKS))
+    assert not unranked, f"rank these product modules in PRODUCT_RANKS: {unranked}"
+    bad = []
+    for m, edges in GRAPH.items():
+        src = short(m) if m != "cute_py" else ""
+        if src not in PRODUCT_RANKS:
+            continue
+        for e in edges:
+            dst = short(e.target) if e.target != "cute_py" else ""
+            if dst in PRODUCT_RANKS and PRODUCT_RANKS[dst] >= PRODUCT_RANKS[src]:
+                bad.append(f"{src or 'cute_py'} (rank {PRODUCT_RANKS[src]}) -> {dst or 'cute_py'} "
+                           f"(rank {PRODUCT_RANKS[dst]}) at {e.importer}:{getattr(e, 'line', '?')}")
+    assert not bad, "product imports against the path:\n  " + "\n  ".join(bad)
