@@ -14,7 +14,7 @@ import sys
 
 from .problem import GemmInputError
 
-__all__ = ["library", "allocator", "zeros", "f32_copy", "fill_nan", "rel_err", "LIBRARIES", "ArrayLibraryError"]
+__all__ = ["library", "library_dtype", "allocator", "zeros", "f32_copy", "fill_nan", "rel_err", "LIBRARIES", "ArrayLibraryError"]
 
 LIBRARIES = ("torch", "cupy")
 _TORCH = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "s32": "int32"}
@@ -35,6 +35,17 @@ def library(x) -> str:
     return type(x).__module__.split(".")[0]
 
 
+def library_dtype(mod, t: str):
+    """The dtype object of library ``mod`` (the torch or cupy module) for cute_py's element type ``t``
+    ("bf16", "f16", "f32", "s32"; cupy's bf16 is raw ``uint16``).
+
+    >>> import numpy
+    >>> library_dtype(numpy, "f16")          # numpy names its types as cupy does
+    <class 'numpy.float16'>
+    """
+    return getattr(mod, (_TORCH if mod.__name__ == "torch" else _CUPY)[t])
+
+
 def _module(x, op: str, what: str):
     lib = library(x)
     if lib not in LIBRARIES:
@@ -53,11 +64,11 @@ def allocator(like, op: str = "gemm"):
         return refuse
     mod, dev = sys.modules[lib], like.device
     if lib == "torch":
-        return lambda shape, t: mod.empty(shape, dtype=getattr(mod, _TORCH[t]), device=dev)
+        return lambda shape, t: mod.empty(shape, dtype=library_dtype(mod, t), device=dev)
 
     def new(shape, t):
         with dev:
-            return mod.empty(shape, dtype=_CUPY[t])
+            return mod.empty(shape, dtype=library_dtype(mod, t))
     return new
 
 
@@ -65,9 +76,9 @@ def zeros(like, n: int, dtype_name: str, op: str = "gemm"):
     """A zeroed 1-D device array of ``n`` elements made by the library ``like`` comes from."""
     lib, mod = _module(like, op, "a workspace")
     if lib == "torch":
-        return like.new_zeros((n,), dtype=getattr(mod, _TORCH[dtype_name]))
+        return like.new_zeros((n,), dtype=library_dtype(mod, dtype_name))
     with like.device:
-        return mod.zeros((n,), dtype=_CUPY[dtype_name])
+        return mod.zeros((n,), dtype=library_dtype(mod, dtype_name))
 
 
 def f32_copy(x):

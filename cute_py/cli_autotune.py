@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from .arraylib import library_dtype
 from .emit.spec import DTYPES
 
 __all__ = ["add_parser", "run"]
@@ -96,7 +97,7 @@ def _random_inputs(problem):
     except ImportError:
         torch = None
     if torch is not None and torch.cuda.is_available():
-        dt = {"bf16": torch.bfloat16, "f16": torch.float16}[problem.dtype]
+        dt = library_dtype(torch, problem.dtype)
 
         def randn(rows, cols, contiguous_dim):
             shape = (rows, cols) if contiguous_dim == 1 else (cols, rows)

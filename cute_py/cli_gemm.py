@@ -15,7 +15,8 @@ import time
 
 import numpy as np
 
-from .emit.spec import DTYPES
+from .arraylib import library_dtype
+from .emit.spec import DTYPES, OUT_DTYPES
 from .runtime.timer import EventTimer
 
 __all__ = ["add_parser", "run"]
@@ -255,7 +256,7 @@ class _TorchArrays(_DriverArrays):
     def __init__(self, torch):
         super().__init__()
         self.torch = torch
-        self.tdt = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+        self.tdt = {t: library_dtype(torch, t) for t in OUT_DTYPES}
 
     def upload(self, x64, dtype, contiguous_dim):
         t = self.torch.from_numpy(np.ascontiguousarray(x64)).to(self.tdt[dtype])
