@@ -270,7 +270,17 @@ def suggest_swizzle(dtype, row_bytes, access=128, *, rows=None) -> SwizzleSugges
             raise layout_error(LayoutError, "suggest_swizzle", "the tiled copy's tile does not divide the row",
                                f"{cols} elements per row, tile {tm}")
     tile = Layout((nrows, cols), (cols, 1))
+    patterns, vector_bits = _access_patterns(acc, t, tile)
+    m = max(0, (vector_bits // t.bits).bit_length() - 1)
+    before, (sw, after), found = _search_swizzle(tile, patterns, t, m)
+    lines = _explain(t, row_bytes, access, tile, vector_bits, m, patterns, before, sw, after, found)
+    return SwizzleSuggestion(sw, "\n".join(lines), before, after, found)
 
+
+def _access_patterns(acc, t, tile) -> tuple:
+    """``(patterns, vector_bits)``: the ``(name, access, vector_bits)`` patterns :func:`suggest_swizzle` checks for
+    ``acc`` (a width, ``"row128"``, a TV layout or a TiledCopy) over the row-major ``tile``."""
+    nrows, cols = tile.shape
     if it.is_int(acc) and not isinstance(acc, bool):
         if acc not in (8, 16, 32, 64, 128) or acc < t.bits:
             raise layout_error(LayoutError, "suggest_swizzle", "vector width must be 8..128 bits, at least one element",
@@ -279,23 +289,26 @@ def suggest_swizzle(dtype, row_bytes, access=128, *, rows=None) -> SwizzleSugges
         if cols % vec:
             raise layout_error(LayoutError, "suggest_swizzle", "a row is not a whole number of vectors",
                                f"{cols} elements, {vec} per vector")
-        patterns = _pattern_tvs(acc, nrows, cols, vec)
-        vector_bits = acc
-    elif isinstance(acc, str) and acc.lower() in ("row128", "tma"):
-        patterns = [("TMA 128-byte rows", "row128", None)]
-        vector_bits = 128
-    elif isinstance(acc, (Layout, TiledCopy)) or isinstance(acc, str):
+        return _pattern_tvs(acc, nrows, cols, vec), acc
+    if isinstance(acc, str) and acc.lower() in ("row128", "tma"):
+        return [("TMA 128-byte rows", "row128", None)], 128
+    if isinstance(acc, (Layout, TiledCopy)) or isinstance(acc, str):
         name = f"tiled copy of {acc.atom.name}" if isinstance(acc, TiledCopy) else f"TV layout {acc}"
         patterns = [(name, rq.parse(acc) if isinstance(acc, str) else acc, None)]
-        vector_bits = bank_conflicts(tile, patterns[0][1], t).vector_bits
-    else:
-        raise TypeError(f"suggest_swizzle: access must be a vector width, 'ldmatrix', 'row128', a TV layout "
-                        f"or a TiledCopy, got {type(acc).__name__}")
+        return patterns, bank_conflicts(tile, patterns[0][1], t).vector_bits
+    raise TypeError(f"suggest_swizzle: access must be a vector width, 'ldmatrix', 'row128', a TV layout "
+                    f"or a TiledCopy, got {type(acc).__name__}")
+
+
+def _search_swizzle(tile, patterns, t, m) -> tuple:
+    """``(before, (swizzle, after), found)``: the reports on ``tile``, the cheapest ``Sw<B,m,S>`` (fewest bits, then
+    smallest shift) that makes every pattern conflict-free (else the one with the fewest wavefronts), its reports,
+    and whether it is conflict-free."""
+    nrows, cols = tile.shape
 
     def evaluate(layout):
         return tuple(bank_conflicts(layout, p, t, vector_bits=vb) for _n, p, vb in patterns)
 
-    m = max(0, (vector_bits // t.bits).bit_length() - 1)
     elem_bits_total = (nrows * cols).bit_length() - 1
     line_elems = LINE_BYTES * 8 // t.bits
     bank_elems = BANK_BYTES * 8 // t.bits if t.bits <= 32 else 1
@@ -303,20 +316,25 @@ def suggest_swizzle(dtype, row_bytes, access=128, *, rows=None) -> SwizzleSugges
     before = evaluate(tile)
     best = (Swizzle(0, m, 0), before)
     found = all(r.conflict_free for r in before)
-    if not found:
-        for b in range(1, max_b + 1):
-            for s in range(b, elem_bits_total - m - b + 1):
-                sw = Swizzle(b, m, s)
-                reps = evaluate(composition(sw, tile))
-                if sum(r.total_wavefronts for r in reps) < sum(r.total_wavefronts for r in best[1]):
-                    best = (sw, reps)
-                if all(r.conflict_free for r in reps):
-                    found = True
-                    break
-            if found:
+    for b in range(1, max_b + 1) if not found else ():
+        for s in range(b, elem_bits_total - m - b + 1):
+            sw = Swizzle(b, m, s)
+            reps = evaluate(composition(sw, tile))
+            if sum(r.total_wavefronts for r in reps) < sum(r.total_wavefronts for r in best[1]):
+                best = (sw, reps)
+            if all(r.conflict_free for r in reps):
+                found = True
                 break
-    sw, after = best
+        if found:
+            break
+    return before, best, found
+
+
+def _explain(t, row_bytes, access, tile, vector_bits, m, patterns, before, sw, after, found) -> list:
+    """The lines of :func:`suggest_swizzle`'s explanation."""
+    cols = tile.shape[1]
     row_bit = cols.bit_length() - 1
+    line_elems = LINE_BYTES * 8 // t.bits
     shown = f"tiled copy of {access.atom.name}" if isinstance(access, TiledCopy) else (
         str(access) if isinstance(access, Layout) else repr(access))
     lines = [f"suggest_swizzle({t.name}, {row_bytes}-byte rows = {cols} elements, access {shown}):",
@@ -327,19 +345,19 @@ def suggest_swizzle(dtype, row_bytes, access=128, *, rows=None) -> SwizzleSugges
     if sw.bits == 0:
         lines.append("  no swizzle needed: Sw<0,...> (the identity) is already conflict-free" if found else
                      "  no swizzle found that helps")
-    else:
-        lo, hi = m + sw.shift, m + sw.shift + sw.bits - 1
-        unit = "row"
-        if cols * t.bits < LINE_BYTES * 8 and lo >= (line_elems.bit_length() - 1):
-            unit = "128-byte line"  # several short rows share one line of 32 banks
-        elif lo < row_bit:
-            unit = "column/row"
-        lines.append(f"  {sw}: XORs offset bits {lo}..{hi} ({unit} index bits; rows start at bit {row_bit}) "
-                     f"into the vector-slot bits {m}..{m + sw.bits - 1}, so {1 << sw.bits} consecutive "
-                     f"{unit}s put the same column in {1 << sw.bits} different bank groups; "
-                     f"B = {sw.bits} is the fewest bits that works, S = {sw.shift} the smallest shift that does")
-        for (name, _p, _v), r in zip(patterns, after):
-            lines.append(f"  swizzled, {name}: {r.summary()}")
-        if not found:
-            lines.append("  no conflict-free Sw<B,M,S> exists for this access; this is the best found")
-    return SwizzleSuggestion(sw, "\n".join(lines), before, after, found)
+        return lines
+    lo, hi = m + sw.shift, m + sw.shift + sw.bits - 1
+    unit = "row"
+    if cols * t.bits < LINE_BYTES * 8 and lo >= (line_elems.bit_length() - 1):
+        unit = "128-byte line"  # several short rows share one line of 32 banks
+    elif lo < row_bit:
+        unit = "column/row"
+    lines.append(f"  {sw}: XORs offset bits {lo}..{hi} ({unit} index bits; rows start at bit {row_bit}) "
+                 f"into the vector-slot bits {m}..{m + sw.bits - 1}, so {1 << sw.bits} consecutive "
+                 f"{unit}s put the same column in {1 << sw.bits} different bank groups; "
+                 f"B = {sw.bits} is the fewest bits that works, S = {sw.shift} the smallest shift that does")
+    for (name, _p, _v), r in zip(patterns, after):
+        lines.append(f"  swizzled, {name}: {r.summary()}")
+    if not found:
+        lines.append("  no conflict-free Sw<B,M,S> exists for this access; this is the best found")
+    return lines
