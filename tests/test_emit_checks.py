@@ -67,7 +67,7 @@ def test_wrong_stmatrix_lane_formula_is_caught(monkeypatch):
         def py(tw):
             lane = tw % 32
             return (lane % 8 + 8 * ((lane // 8) % 2)) * cols + 8 * (lane // 16)
-        return py, "(wrong)"
+        return py, "(wrong row)", "(wrong column)"
 
     monkeypatch.setattr(epi_module, "stsm_lane_index", no_warp_step)
     with pytest.raises(EmitError, match=r"epilogue_plan: lane 8 m \+ r of warp w .*fails at tw=32"):

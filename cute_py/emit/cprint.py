@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["to_c", "CPrintError"]
+__all__ = ["to_c", "CPrintError", "commented"]
 
 _ATOM, _UNARY, _MUL, _ADD, _REL, _EQ, _AND, _OR = 100, 90, 80, 70, 60, 55, 40, 30
 _MAX_POWER = 16
@@ -281,3 +281,12 @@ def to_c(expr, *, int64: bool = False, names=None) -> str:
             raise TypeError(f"to_c: expected an integer or a sympy expression, got {type(expr).__name__}") from None
     printer.root = expr
     return printer.p(expr)[0]
+
+
+def commented(code: str, comment: str, column: int = 56) -> str:
+    """A line of C, ``code``, with ``// comment`` aligned at ``column`` (one space after longer code).
+
+    >>> commented("constexpr int kStages = 4;", "ring depth", 30)
+    'constexpr int kStages = 4;    // ring depth'
+    """
+    return f"{code}{' ' * max(1, column - len(code))}// {comment}"

@@ -13,32 +13,29 @@ True
 
 from __future__ import annotations
 
+from .cprint import commented, to_c
 from .epilogue_plan import staging_swizzle, stsm_lane_index, thread_index
-from .plan import GemmPlan
+from .plan import GemmPlan, split_part
+from .resources import STAGING_BUFFERS
 
 __all__ = ["epilogue", "splitk_reduce", "tv_expr"]
 
 
-def tv_expr(terms, var: str, part: int) -> str:
-    """C expression of the m (part 2) or n (part 3) contribution of ``terms`` (from :func:`split_tv`) for ``var``.
+def _line70(code: str, comment: str) -> str:
+    """``code`` with ``// comment`` at column 70 (the staging offset lines)."""
+    return commented(code, comment, 70)
 
-    Not printed by :func:`cute_py.emit.cprint.to_c`: the same sum as a sympy expression prints differently
-    there (``(t / 4 % 8) + (t / 32 % 8) * 16`` becomes ``16 * ((t / 32) % 8) + (t / 4) % 8``: to_c parenthesizes
-    every non-atomic operand of ``/`` and ``%`` by design, and sympy orders the terms of a sum and puts a
-    product's coefficient first), so it would change the kernel text; the emitted text is pinned byte for byte.
+
+def tv_expr(terms, var: str, part: int) -> str:
+    """C expression of the m (part 2) or n (part 3) contribution of ``terms`` (from :func:`split_tv`) for the
+    index ``var``, printed by :func:`cute_py.emit.cprint.to_c` (the plan's ``acc_place`` are these expressions).
 
     >>> tv_expr([(4, 1, 0, 2), (8, 4, 1, 0)], "t", 2), tv_expr([(4, 1, 0, 2), (8, 4, 1, 0)], "t", 3)
-    ('(t / 4 % 8)', '(t % 4) * 2')
+    ('(t / 4) % 8', '2 * (t % 4)')
     """
-    out = []
-    for e, div, dm, dn in terms:
-        d = (dm, dn)[part - 2]
-        if not d:
-            continue
-        x = var if div == 1 else f"{var} / {div}"
-        x = f"({x} % {e})" if div * e < 1 << 30 else f"({x})"
-        out.append(x if d == 1 else f"{x} * {d}")
-    return " + ".join(out) or "0"
+    from ..layouts.symbolic import indices
+
+    return to_c(split_part(terms, indices(var), part))
 
 
 def _epilogue_math(p: GemmPlan) -> str:
@@ -74,13 +71,13 @@ __device__ __forceinline__ float apply(float x, int m, int n, const Epi& ep) {{
 
 def _acc_placement(p: GemmPlan) -> str:
     rows = p.tv_rows
-    tm, tn = tv_expr(p.thread_terms, "t", 2), tv_expr(p.thread_terms, "t", 3)
-    vm, vn = tv_expr(p.value_terms, "v", 2), tv_expr(p.value_terms, "v", 3)
+    tm, tn, vm, vn = (to_c(x) for x in p.acc_place)
     return f"""
 // ---- accumulator placement from the tiled GMMA C TV layout ----
 // tiled MMA ({p.tile_warpgroups},1,1) of {p.atom.name}: get_layoutC_TV = {p.c_tv}
 // maps (tile thread t, value v) to m + {rows} * n; split mode by mode into row and column parts
-// (each stride d gives d % {rows} to m and d / {rows} to n; checked against the layout for every t, v).
+// (each stride d gives d % {rows} to m and d / {rows} to n; checked against the layout for every t, v;
+// printed by cute_py.emit.cprint.to_c).
 // m-block mb of a consumer adds mb * {rows} rows.
 __device__ __forceinline__ int acc_m_thread(int t) {{ return {tm}; }}
 __device__ __forceinline__ int acc_n_thread(int t) {{ return {tn}; }}
@@ -118,42 +115,48 @@ __device__ __forceinline__ void store_tile(const float (&acc)[kMBlocks][kAccPerB
 """
 
 
-def _epilogue_tma(p: GemmPlan) -> str:
+def _st_shared_writes(p: GemmPlan) -> tuple:
+    """``(index, how, writes)`` of the f32 staging: the thread's element index line, the explanation, the loop."""
     e = p.epi
-    cols, per_chunk, chunks = e.cols, e.per_chunk, e.chunks
-    xors = e.stage_xor
-    _, sw_c = staging_swizzle(e)
-    # t is the thread's index in the tile's C TV layout: cooperative warpgroup w holds rows [64 w, 64 w + 64)
-    tw, slab = ("t - 128 * w", "64 * w") if p.tile_warpgroups > 1 else ("t", "0")
-    if e.stsm is None:
-        staging_expr = sw_c(thread_index(cols)[1])
-        rep = e.conflicts
-        how = (f"// the writes (st.shared.v2.f32) are the C TV layout of a 64x{cols} GMMA atom, {e.access}:\n"
-               f"// bank analysis (cute_py.viz.bank_conflicts, 64-bit stores): max {rep.max_ways}-way,\n"
-               f"// {sum(rep.wavefronts)} wavefronts for {len(rep.wavefronts)} warp stores "
-               f"(ideal {sum(rep.ideal_wavefronts)}).\n"
-               f"// The byte offset of (thread t, value v) is staging(t's row, t's column) XOR kStageXor[v]: the thread "
-               f"and value\n// parts occupy disjoint bits, and the swizzle is linear over XOR (checked for every t and "
-               f"v when emitting).")
-        writes = f"""#pragma unroll
+    cols, per_chunk = e.cols, e.per_chunk
+    index = _line70(f"  const u32 x = {thread_index(cols)[1]};", "the thread's first element, row-major in the chunk") + "\n"
+    rep = e.conflicts
+    how = (f"// the writes (st.shared.v2.f32) are the C TV layout of a 64x{cols} GMMA atom, {e.access}:\n"
+           f"// bank analysis (cute_py.arch.sm90.banks.bank_conflicts, 64-bit stores): max {rep.max_ways}-way,\n"
+           f"// {sum(rep.wavefronts)} wavefronts for {len(rep.wavefronts)} warp stores "
+           f"(ideal {sum(rep.ideal_wavefronts)}).\n"
+           f"// The byte offset of (thread t, value v) is staging(t's row, t's column) XOR kStageXor[v]: the thread "
+           f"and value\n// parts occupy disjoint bits, and the swizzle is linear over XOR (checked for every t and "
+           f"v when emitting).")
+    writes = f"""#pragma unroll
       for (int v = j * {per_chunk}; v < (j + 1) * {per_chunk}; v += 2) {{
         const int m = row0 + rt + acc_m_value(v), n = n0 + ct + acc_n_value(v);
         const float x0 = apply(acc[mb][v], m, n, ep), x1 = apply(acc[mb][v + 1], m, n + 1, ep);
         st_shared_v2_f32(base ^ kStageXor[(v - j * {per_chunk}) / 2], x0, x1);
       }}"""
-    else:
-        staging_expr = sw_c(stsm_lane_index(cols)[1])
-        rep = e.stsm_conflicts
-        cvt = {"bf16": "f32_to_bf16", "f16": "f32_to_f16"}[p.out.dtype]
-        how = (f"// the writes are stmatrix.x4, {cols // 16} per chunk: lane 8m + r addresses row r of 8x8 matrix m, "
-               f"the 16-byte rows\n// {e.stsm} (thread, (element, instruction)) -> (row, column);\n"
-               f"// bank analysis (cute_py.viz.bank_conflicts, 128-bit rows): max {rep.max_ways}-way, "
-               f"{sum(rep.wavefronts)} wavefronts for\n// {len(rep.wavefronts)} warp stores (ideal "
-               f"{sum(rep.ideal_wavefronts)}); register i of a lane holds accumulator pair v + 2i, v = 8 q, as the C TV "
-               f"layout\n// of the 64x{cols} GMMA atom {e.access} places it (checked when emitting).\n"
-               f"// The lane's row address for instruction q is its address for q = 0 XOR kStageXor[q] (the swizzle is "
-               f"linear over XOR).")
-        writes = f"""#pragma unroll
+    return index, how, writes
+
+
+def _stsm_writes(p: GemmPlan) -> tuple:
+    """``(index, how, writes)`` of the 16-bit staging with stmatrix.x4: the lane's row lines, the explanation, the
+    loop over a chunk's instructions."""
+    e = p.epi
+    cols, per_chunk = e.cols, e.per_chunk
+    _, row, col = stsm_lane_index(cols)
+    index = "\n".join([_line70(f"  const u32 row = {row};", "lane 8 m + r of warp w: row 16 w + r + 8 (m % 2),"),
+                       _line70(f"  const u32 col = {col};", "column 8 (m / 2) in stmatrix instruction 0"),
+                       _line70(f"  const u32 x = row * {cols}u + col;", "the lane's row, row-major in the chunk")]) + "\n"
+    rep = e.stsm_conflicts
+    cvt = {"bf16": "f32_to_bf16", "f16": "f32_to_f16"}[p.out.dtype]
+    how = (f"// the writes are stmatrix.x4, {cols // 16} per chunk: lane 8m + r addresses row r of 8x8 matrix m, "
+           f"the 16-byte rows\n// {e.stsm} (thread, (element, instruction)) -> (row, column);\n"
+           f"// bank analysis (cute_py.arch.sm90.banks.bank_conflicts, 128-bit rows): max {rep.max_ways}-way, "
+           f"{sum(rep.wavefronts)} wavefronts for\n// {len(rep.wavefronts)} warp stores (ideal "
+           f"{sum(rep.ideal_wavefronts)}); register i of a lane holds accumulator pair v + 2i, v = 8 q, as the C TV "
+           f"layout\n// of the 64x{cols} GMMA atom {e.access} places it (checked when emitting).\n"
+           f"// The lane's row address for instruction q is its address for q = 0 XOR kStageXor[q] (the swizzle is "
+           f"linear over XOR).")
+    writes = f"""#pragma unroll
       for (int q = 0; q < {cols // 16}; ++q) {{
         u32 r[4];
 #pragma unroll
@@ -164,32 +167,45 @@ def _epilogue_tma(p: GemmPlan) -> str:
         }}
         stmatrix_x4(base ^ kStageXor[q], r[0], r[1], r[2], r[3]);
       }}"""
+    return index, how, writes
+
+
+def _epilogue_tma(p: GemmPlan) -> str:
+    e = p.epi
+    cols, chunks, xors = e.cols, e.chunks, e.stage_xor
+    _, sw_c = staging_swizzle(e)
+    # t is the thread's index in the tile's C TV layout: cooperative warpgroup w holds rows [64 w, 64 w + 64)
+    tw, slab = ("t - kWarpGroupThreads * w", "64 * w") if p.tile_warpgroups > 1 else ("t", "0")
+    bits, base, shift = e.swizzle
+    swizzled = _line70(f"  const u32 thread_off = {sw_c('x')};", f"Sw<{bits},{base},{shift}> of x, in bytes: the staging layout")
+    index, how, writes = _st_shared_writes(p) if e.stsm is None else _stsm_writes(p)
     return f"""
 // ---- TMA-store epilogue: each consumer warpgroup writes its 64-row slab in {chunks} chunks of 64 x {cols}
-// into one of two {e.buf_bytes}-byte staging buffers, and one thread stores the chunk with TMA; a buffer is
-// reused once the store that read it is done (bulk wait_group.read 1), so stores overlap the next chunk,
+// into one of kEpiBuffers {e.buf_bytes}-byte staging buffers, and one thread stores the chunk with TMA; a buffer is
+// reused once the store that read it is done (bulk wait_group.read), so stores overlap the next chunk,
 // the next tile's mainloop and the producer's loads.
 // staging layout {e.smem} (elements): 128-byte rows under the 128 B swizzle;
 {how}
 // TMA store of D: box {e.tma.box_dim} over gmem modes {e.tma.gmem_modes}, swizzle {e.tma.swizzle}.
 constexpr u32 kEpiBufBytes = {e.buf_bytes}u;
+{commented(f"constexpr int kEpiBuffers = {STAGING_BUFFERS};", "staging buffers per consumer warpgroup", 40)}
 constexpr u32 kStageXor[{len(xors)}] = {{{", ".join(map(str, xors))}}};
 __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAccPerBlock], int t, int w, int m0,
                                                int n0, const TmaDesc* tma_d, u32 bufs, int& ebuf, const Epi& ep) {{
   const int tw = {tw}, slab = {slab};   // thread within the warpgroup; the warpgroup's first row in the tile
   const int rt = acc_m_thread(t) - slab, ct = acc_n_thread(t);
-  const u32 thread_off = {staging_expr};
+{index}{swizzled}
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb) {{
     const int row0 = m0 + mb * {p.tv_rows} + slab;         // first D row of this warpgroup's slab
 #pragma unroll
     for (int j = 0; j < {chunks}; ++j) {{
-      const u32 buf = bufs + (ebuf & 1) * kEpiBufBytes, base = buf + thread_off;
-      if (tw == 0) bulk_wait_read<1>();                   // the store issued two chunks ago has read `buf`
-      named_bar_sync(1 + w, 128);
+      const u32 buf = bufs + ((u32)ebuf % kEpiBuffers) * kEpiBufBytes, base = buf + thread_off;
+      if (tw == 0) bulk_wait_read<kEpiBuffers - 1>();     // the store that last used `buf` has read it
+      named_bar_sync(kBarEpilogue + w, kWarpGroupThreads);
 {writes}
       fence_proxy_async();                                 // generic-proxy writes -> visible to the TMA engine
-      named_bar_sync(1 + w, 128);
+      named_bar_sync(kBarEpilogue + w, kWarpGroupThreads);
       if (tw == 0) {{
         tma_store_2d(tma_d, buf, n0 + j * {cols}, row0);
         bulk_commit();
@@ -205,13 +221,12 @@ def splitk_reduce(p: GemmPlan) -> str:
     """Split-K: every split stores its partial tile in its own f32 workspace slot; the last to arrive adds the rest."""
     if p.split_k == 1:
         return ""
-    ct = 128 * p.consumers
     return f"""
 // ---- split-K reduction: slot (split, tile) of the workspace holds one partial tile as
 // [value/4][consumer thread][4] f32 (coalesced 16-byte stores). Each split stores its slot, then counts itself
 // in on the tile's counter (acq_rel, after a gpu-scope fence); the split that arrives last adds the other
 // slots to its accumulators, resets the counter to zero for the next call and runs the epilogue. ----
-constexpr int kConsumerThreads = {ct};
+constexpr int kConsumerThreads = kConsumers * kWarpGroupThreads;
 constexpr int kTileFloats = kMBlocks * kAccPerBlock * kConsumerThreads;
 __device__ __forceinline__ long long slot_index(int mb, int v, int t) {{
   return (long long)(((mb * kAccPerBlock + v) / 4) * kConsumerThreads + t) * 4;
@@ -225,9 +240,9 @@ __device__ __forceinline__ bool splitk_reduce(float (&acc)[kMBlocks][kAccPerBloc
     for (int v = 0; v < kAccPerBlock; v += 4)
       st_v4(mine + slot_index(mb, v, t), acc[mb][v], acc[mb][v + 1], acc[mb][v + 2], acc[mb][v + 3]);
   fence_gpu();
-  named_bar_sync(3, kConsumerThreads);
+  named_bar_sync(kBarSplitK, kConsumerThreads);
   if (t == 0) *flag = atom_add_acq_rel(counters + tile, 1);
-  named_bar_sync(3, kConsumerThreads);
+  named_bar_sync(kBarSplitK, kConsumerThreads);
   if (*flag != kSplitK - 1) return false;
   fence_gpu();
   for (int s = 0; s < kSplitK; ++s) {{

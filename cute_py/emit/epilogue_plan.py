@@ -30,15 +30,10 @@ from ..layouts import Layout, int_tuple as it
 from ..layouts.dtypes import dtype
 from ..layouts.tensor import layout_offsets
 from .checks import require
+from .resources import STAGING_ROW_BYTES as ROW_BYTES, STAGING_ROWS as SLAB_ROWS
 from .spec import GemmSpec
 
-__all__ = ["EpiloguePlan", "epilogue_plan", "stmatrix_rows", "staging_swizzle", "stsm_lane_index", "thread_index",
-           "SLAB_ROWS", "ROW_BYTES"]
-
-SLAB_ROWS = 64
-"""Rows of one warpgroup's slab of the tile (a 64-row wgmma block), and of a staging chunk."""
-ROW_BYTES = 128
-"""Bytes of one staging row: the 128-byte swizzle span, one TMA store box row."""
+__all__ = ["EpiloguePlan", "epilogue_plan", "stmatrix_rows", "staging_swizzle", "stsm_lane_index", "thread_index"]
 
 
 @dataclass(frozen=True)
@@ -96,17 +91,18 @@ def staging_swizzle(e) -> tuple:
 
 
 def stsm_lane_index(cols: int) -> tuple:
-    """``(py, c)``: the chunk element index of the 16-byte row lane ``tw`` of a warpgroup addresses in stmatrix
-    instruction 0 (lane ``8 m + r`` of warp ``w``: row ``16 w + r + 8 (m % 2)``, column ``8 (m / 2)``), as a
-    function of ``tw`` and as the C expression the kernel computes (``tw`` an int).
+    """``(py, row_c, col_c)``: the chunk element index ``row * cols + col`` of the 16-byte row lane ``tw`` of a
+    warpgroup addresses in stmatrix instruction 0 (lane ``8 m + r`` of warp ``w``: row ``16 w + r + 8 (m % 2)``,
+    column ``8 (m / 2)``), as a function of ``tw``, and the row and the column as the C expressions the kernel
+    computes (``tw`` an int).
 
-    >>> py, c = stsm_lane_index(64)
-    >>> py(9), py(17), c                            # lane 9: row 9, column 0; lane 17: row 1, column 8
-    (576, 72, '((u32)(16 * (tw >> 5) + (tw & 7) + 8 * ((tw >> 3) & 1)) * 64u + 8u * (u32)((tw >> 4) & 1))')
+    >>> py, row, col = stsm_lane_index(64)
+    >>> py(9), py(17), row, col                      # lane 9: row 9, column 0; lane 17: row 1, column 8
+    (576, 72, '(u32)(16 * (tw >> 5) + (tw & 7) + 8 * ((tw >> 3) & 1))', '8u * (u32)((tw >> 4) & 1)')
     """
     def py(tw):
-        return stsm_lane_row(tw) * cols + 8 * ((tw % 32) // 8 // 2)
-    return py, f"((u32)(16 * (tw >> 5) + (tw & 7) + 8 * ((tw >> 3) & 1)) * {cols}u + 8u * (u32)((tw >> 4) & 1))"
+        return stsm_lane_row(tw) * cols + 8 * ((tw % 32) // 16)
+    return py, "(u32)(16 * (tw >> 5) + (tw & 7) + 8 * ((tw >> 3) & 1))", "8u * (u32)((tw >> 4) & 1)"
 
 
 def stsm_lane_row(tw):
@@ -120,9 +116,9 @@ def thread_index(cols: int) -> tuple:
     (st.shared epilogue), as a function and as the C expression the kernel computes.
 
     >>> thread_index(32)[1]
-    '((u32)(rt * 32 + ct))'
+    '(u32)(rt * 32 + ct)'
     """
-    return (lambda rt, ct: rt * cols + ct), f"((u32)(rt * {cols} + ct))"
+    return (lambda rt, ct: rt * cols + ct), f"(u32)(rt * {cols} + ct)"
 
 
 @lru_cache(maxsize=64)
@@ -210,7 +206,7 @@ def _stsm_xor(e: EpiloguePlan, table, tv_rows: int, c_tv) -> list:
 
     cols, per_q = e.cols, e.cols // 16
     sw, _ = staging_swizzle(e)
-    index, _ = stsm_lane_index(cols)
+    index, _, _ = stsm_lane_index(cols)
     byte = _staging_bytes(e)
     stsm = layout_offsets(e.stsm).reshape(-1, 128)[::8]     # [q, tw]: the row lane tw addresses in instruction q
     row, col = stsm % SLAB_ROWS, stsm // SLAB_ROWS

@@ -17,11 +17,14 @@ True
 from __future__ import annotations
 
 from . import ptx
+from .cprint import commented as _line
 from .epilogue import epilogue, splitk_reduce, tv_expr
-from .plan import CONSUMER_REGS, PRODUCER_REGS, GemmPlan, gemm_plan
+from ..arch.sm90 import SMEM_ALIGN
+from .plan import GemmPlan, gemm_plan
+from .resources import CONSUMER_REGS, MBARRIER_BYTES, PRODUCER_REGS, STAGING_BUFFERS, WARPGROUP_THREADS
 from .spec import GemmSpec
 
-__all__ = ["emit_gemm", "header", "smem_ring", "scheduler", "producer", "consumer_mainloop",
+__all__ = ["emit_gemm", "header", "roles", "smem_ring", "scheduler", "producer", "consumer_mainloop",
            "epilogue", "splitk_reduce", "entry_point", "tv_expr"]
 
 
@@ -42,6 +45,26 @@ def header(p: GemmPlan) -> str:
     return "\n".join(lines) + "\n"
 
 
+def roles(p: GemmPlan) -> str:
+    """The roles and their resources: warpgroup size, register budgets, and the named barriers in use (ids from
+    :data:`cute_py.emit.resources.NAMED_BARRIERS`, checked not to collide)."""
+    consumers = "warpgroup 1 consumes" if p.consumers == 1 else f"warpgroups 1..{p.consumers} consume"
+    lines = [f"// ---- roles: warpgroup 0 produces (TMA loads into the ring), {consumers} (wgmma, epilogue) ----",
+             _line(f"constexpr int kWarpGroupThreads = {WARPGROUP_THREADS};", "4 warps: the unit of wgmma and setmaxnreg"),
+             _line(f"constexpr int kConsumers = {p.consumers};", "consumer warpgroups"),
+             _line("constexpr int kThreads = (1 + kConsumers) * kWarpGroupThreads;", f"{p.threads}: the producer "
+                   f"and the consumers"),
+             _line(f"constexpr int kProducerRegs = {PRODUCER_REGS};", "setmaxnreg.dec: the producer only issues TMA copies"),
+             _line(f"constexpr int kConsumerRegs = {CONSUMER_REGS};", "setmaxnreg.inc: the consumers hold the accumulators")]
+    if p.barriers:
+        lines.append("// named barriers (bar.sync ids 1..15; 0 is __syncthreads), reserved in "
+                     "cute_py.emit.resources.NAMED_BARRIERS:")
+    for b in p.barriers:
+        ids = f"id {b.first}" if b.count == 1 else f"ids {', '.join(map(str, b.ids))} = {b.name} + w"
+        lines += [f"// {ids}, {b.threads} threads: {b.purpose}", f"constexpr u32 {b.name} = {b.first}u;"]
+    return "\n" + "\n".join(lines) + "\n"
+
+
 def smem_ring(p: GemmPlan) -> str:
     """Constants of the shared-memory ring: stage buffers (1024-aligned) and the bytes each stage receives."""
     a, b = p.a, p.b
@@ -55,6 +78,8 @@ constexpr u32 kOffA = 0u;
 constexpr u32 kOffB = {a.bytes}u;
 // TMA bytes landing per stage: A {len(a.copies)} x {a.tma.bytes_per_copy} + B {len(b.copies)} x {b.tma.bytes_per_copy} (box {a.tma.box_dim} / {b.tma.box_dim})
 constexpr u32 kTxBytes = {p.tx_bytes}u;
+{_line(f"constexpr u32 kSmemAlign = {SMEM_ALIGN}u;", "SMEM_ALIGN: the ring starts on it (descriptor base_offset 0)")}
+{_line(f"constexpr u32 kMbarBytes = {MBARRIER_BYTES}u;", "one mbarrier (64-bit) per stage, full and empty")}
 """
 
 
@@ -65,13 +90,16 @@ def scheduler(p: GemmPlan) -> str:
     # columns (N), consecutive units walk along N
     along, across, walk = ("m", "n", "down M") if p.raster == "m" else ("n", "m", "along N")
     band = "cluster rows" if p.raster == "m" else "cluster columns"
+    mcast = ("\n" + _line(f"constexpr u16 kMcastMask = {p.mcast_mask:#x};", "ctaMask of a multicast TMA load: the "
+                                                                             "ranks sharing the box")
+             if p.mcast_mask else "")
     return f"""
 // ---- tile scheduler: cluster {cm}x{cn} (CTA rank r takes M sub-tile r % {cm}, N sub-tile r / {cm}),
 //      {p.split_k} K split(s) per tile, raster {p.raster}: bands of {p.group} {band}, consecutive units walk {walk}
 //      inside a band, so the CTAs running together share A row blocks and B column blocks in L2 ----
 constexpr int kClusterM = {cm}, kClusterN = {cn}, kClusterSize = {p.cluster_size};
 constexpr int kGroup = {p.group};
-constexpr int kSplitK = {p.split_k};
+constexpr int kSplitK = {p.split_k};{mcast}
 struct Work {{ int m_tile, n_tile, kb0, kb1, tile, split; }};
 __device__ __forceinline__ Work work_of(int unit, int num_m, int num_n, int k_tiles, u32 rank) {{
   const int split = unit % kSplitK;
@@ -116,7 +144,7 @@ def _load_lines(op, tmap: str, stage_expr: str, mn_tile: str, k_tile: str, inden
             terms = [f"{mn_tile} * {smn}" if smn else "", f"{k_tile} * {sk}" if sk else "", str(c) if c else ""]
             cs.append(" + ".join(x for x in terms if x) or "0")
         if mc > 1:
-            return f"tma_load_2d_mc({stage_expr} + kOff{op.which} + {off}u, &{tmap}, full, {cs[0]}, {cs[1]}, (u16)0x3);"
+            return f"tma_load_2d_mc({stage_expr} + kOff{op.which} + {off}u, &{tmap}, full, {cs[0]}, {cs[1]}, kMcastMask);"
         return f"tma_load_2d({stage_expr} + kOff{op.which} + {off}u, &{tmap}, full, {cs[0]}, {cs[1]});"
 
     lines = [head]
@@ -152,8 +180,8 @@ __device__ __forceinline__ void produce(const TmaDesc& tma_a, const TmaDesc& tma
     for (int kb = w.kb0; kb < w.kb1; ++kb, ++it) {{
       const int s = it % kStages;
       const u32 stage = ring + s * kStageBytes;
-      const u32 full = full_bars + 8u * s;
-      mbar_wait(empty_bars + 8u * s, ((it / kStages) & 1) ^ 1);   // first pass: the fresh barrier counts as released
+      const u32 full = full_bars + kMbarBytes * s;
+      mbar_wait(empty_bars + kMbarBytes * s, ((it / kStages) & 1) ^ 1);   // first pass: the fresh barrier counts as released
       mbar_arrive_expect_tx(full, kTxBytes);
 {body}
     }}
@@ -189,8 +217,8 @@ def consumer_mainloop(p: GemmPlan) -> str:
       for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
   }"""
     handoff_param = ", bool hand_off" if p.pingpong else ""
-    handoff = ("\n  if (hand_off) named_bar_arrive(5 - w, 256);   // ping-pong: the other warpgroup issues its tile while ours drain"
-               if p.pingpong else "")
+    handoff = ("\n  // ping-pong: the other warpgroup (barrier kBarPingPong + its w) issues its tile while ours drain"
+               "\n  if (hand_off) named_bar_arrive(kBarPingPong + (1 - w), 2 * kWarpGroupThreads);" if p.pingpong else "")
     return f"""
 // ---- consumer warpgroups: wgmma from smem descriptors ----
 // A descriptor {_hex(a.desc.value)}: {a.desc}
@@ -200,14 +228,17 @@ def consumer_mainloop(p: GemmPlan) -> str:
 // descriptor start address = (stage smem address >> 4), added to the base value (base_offset 0: 1024-aligned stages)
 constexpr u64 kDescA = {_hex(a.desc.value)};
 constexpr u64 kDescB = {_hex(b.desc.value)};
+// the start-address field of a descriptor: bits [4, 18) of the smem byte address, in 16-byte units (14 bits)
+__device__ __forceinline__ u64 desc_start(u32 addr) {{ return (u64)((addr & 0x3FFFFu) >> 4); }}
 constexpr int kMBlocks = {p.m_blocks};          // 64-row wgmma blocks per consumer and tile: BM / (64 x {p.tile_warpgroups})
 constexpr int kAccPerBlock = {p.acc_per_block};     // f32 accumulators per thread per block: N / 2
+{_line(f"constexpr int kReaderWarps = {p.empty_arrivals};", "consumer warps reading a stage: their arrivals release it")}
 
 // one arrival per consumer warp (of the warpgroup(s) that read stage s) on stage s's empty barrier in every CTA
 // that writes into this CTA's stage s
 __device__ __forceinline__ void release(u32 empty_bars, int s) {{
   if ((threadIdx.x & 31) == 0) {{
-    const u32 bar = empty_bars + 8u * s;
+    const u32 bar = empty_bars + kMbarBytes * s;
     {release_targets};
   }}
 }}
@@ -218,9 +249,9 @@ __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], i
   for (int kb = kb0; kb < kb1; ++kb, ++it) {{
     const int s = it % kStages;
     const u32 stage = ring + s * kStageBytes;
-    mbar_wait(full_bars + 8u * s, (it / kStages) & 1);
-    const u64 da = kDescA + (u64)(((stage + kOffA) & 0x3FFFFu) >> 4);
-    const u64 db = kDescB + (u64)(((stage + kOffB) & 0x3FFFFu) >> 4);
+    mbar_wait(full_bars + kMbarBytes * s, (it / kStages) & 1);
+    const u64 da = kDescA + desc_start(stage + kOffA);
+    const u64 db = kDescB + desc_start(stage + kOffB);
     wgmma_fence();
 {call_text}
     wgmma_commit();
@@ -233,77 +264,92 @@ __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], i
 """
 
 
+def _consumer_parts(p: GemmPlan) -> dict:
+    """The consumer's schedule-dependent lines: its staging buffers, the store of a tile, the split-K reduction,
+    the ping-pong turn and handoff, and the final wait for the TMA stores."""
+    bm, bn, _ = p.tile
+    parts = {"epi_setup": "", "finish": "", "turn": "", "hand_off": "", "split": "", "flag_decl": ""}
+    if p.epi:
+        parts["epi_setup"] = ("    const u32 bufs = ring + kStages * kStageBytes + (u32)w * kEpiBuffers * kEpiBufBytes;   "
+                              "// this warpgroup's staging buffers\n    int ebuf = 0;\n")
+        parts["store"] = f"store_tile_tma(acc, mt, w, wk.m_tile * {bm}, wk.n_tile * {bn}, &tma_d, bufs, ebuf, ep);"
+        parts["finish"] = ("    // ---- consumer: every TMA store has completed before the CTA exits ----\n"
+                           "    if (t == kWarpGroupThreads * w) bulk_wait<0>();\n")
+    else:
+        parts["store"] = f"store_tile(acc, mt, wk.m_tile * {bm}, wk.n_tile * {bn}, d, ld_d, ep);"
+    if p.split_k > 1:
+        parts["split"] = ("      if (!splitk_reduce(acc, t, ws, counters, wk.tile, wk.split, padded_tiles(num_m, num_n), "
+                          "&split_flag))\n        continue;                                  // another split finishes "
+                          "this tile\n")
+        parts["flag_decl"] = "  __shared__ int split_flag;                           // the arrival count seen by this CTA\n"
+    if p.pingpong:
+        parts["mt"] = "t - kWarpGroupThreads * w;          // thread within the tile: each warpgroup owns whole tiles"
+        parts["turn"] = ("      if ((i & 1) != w) {                             // the other warpgroup's tile: step over "
+                         "its k-blocks\n        it += wk.kb1 - wk.kb0;\n        continue;\n      }\n"
+                         "      // the other warpgroup's mainloop (unit i - 1) is done\n"
+                         "      if (i > 0) named_bar_sync(kBarPingPong + w, 2 * kWarpGroupThreads);\n")
+        parts["hand_off"] = ", unit + gridDim.x / kClusterSize < units"    # unit i + 1 exists: hand it the tensor cores
+    else:
+        parts["mt"] = "t;                                  // thread within the tile: the consumers split its rows"
+    return parts
+
+
 def entry_point(p: GemmPlan) -> str:
+    """The kernel: shared setup, then each role's sections (producer setup / load; consumer setup / compute /
+    finish, the finish being the split-K reduction and the epilogue)."""
     bm, bn, bk = p.tile
     cs = p.cluster_size
     param_text = ",\n    ".join(x.decl for x in p.params)
     sync = "cluster_sync();" if cs > 1 else "__syncthreads();"
     rank = "cluster_ctarank()" if cs > 1 else "0u"
-    if p.epi:
-        epi_setup = (f"    const u32 bufs = ring + kStages * kStageBytes + (u32)w * 2u * kEpiBufBytes;   "
-                     f"// this warpgroup's two staging buffers\n    int ebuf = 0;")
-        store = "store_tile_tma(acc, mt, w, wk.m_tile * {bm}, wk.n_tile * {bn}, &tma_d, bufs, ebuf, ep);".format(bm=bm, bn=bn)
-        finish = "    if (t == 128 * w) bulk_wait<0>();                    // every TMA store has completed\n"
-    else:
-        epi_setup = ""
-        store = f"store_tile(acc, mt, wk.m_tile * {bm}, wk.n_tile * {bn}, d, ld_d, ep);"
-        finish = ""
-    split = ("      if (!splitk_reduce(acc, t, ws, counters, wk.tile, wk.split, padded_tiles(num_m, num_n), &split_flag))\n"
-             "        continue;\n"
-             if p.split_k > 1 else "")
-    if p.pingpong:
-        mt = "t - 128 * w;                        // thread within the tile: each warpgroup owns whole tiles"
-        turn = ("      if ((i & 1) != w) {                             // the other warpgroup's tile: step over its k-blocks\n"
-                "        it += wk.kb1 - wk.kb0;\n"
-                "        continue;\n"
-                "      }\n"
-                "      if (i > 0) named_bar_sync(4 + w, 256);          // the other warpgroup's mainloop (unit i - 1) is done\n")
-        hand_off = ", unit + gridDim.x / kClusterSize < units"    # unit i + 1 exists: hand it the tensor cores
-    else:
-        mt = "t;                                  // thread within the tile: the consumers split its rows"
-        turn = hand_off = ""
-    flag_decl = "  __shared__ int split_flag;                           // the arrival count seen by this CTA\n" \
-        if p.split_k > 1 else ""
+    c = _consumer_parts(p)
+    mt, turn, hand_off, split, store = c["mt"], c["turn"], c["hand_off"], c["split"], c["store"]
+    flag_decl, epi_setup, finish = c["flag_decl"], c["epi_setup"], c["finish"]
     return f"""
 // ---- entry point: persistent grid of CTAs (clusters of {cs}) over the work units, {p.threads} threads,
 //      {p.smem_bytes} bytes of dynamic smem ----
-extern "C" __global__ void __launch_bounds__({p.threads}, 1)
+extern "C" __global__ void __launch_bounds__(kThreads, 1)
 {p.name}({param_text})
 {{
-  extern __shared__ __align__(1024) u8 smem_raw[];
+  // ---- setup (every thread): the ring, its barriers, the problem's tiles ----
+  extern __shared__ __align__(kSmemAlign) u8 smem_raw[];
   __shared__ __align__(8) u64 full_bar[kStages];       // TMA bytes landed in stage s
   __shared__ __align__(8) u64 empty_bar[kStages];      // the consumers (of every CTA the stage feeds) are done
 {flag_decl}  const u32 raw = smem_u32(smem_raw);
-  const u32 ring = (raw + 1023u) & ~1023u;             // SMEM_ALIGN: descriptor base_offset stays 0
+  const u32 ring = (raw + kSmemAlign - 1) & ~(kSmemAlign - 1);
   const u32 full_bars = smem_u32(full_bar), empty_bars = smem_u32(empty_bar);
-  const int wg = threadIdx.x / 128;
+  const int wg = threadIdx.x / kWarpGroupThreads;
   const int k_tiles = (K + {bk - 1}) / {bk};
   const int num_m = (M + {bm - 1}) / {bm}, num_n = (N + {bn - 1}) / {bn};
   const u32 rank = {rank};
   if (threadIdx.x == 0) {{
     for (int s = 0; s < kStages; ++s) {{
-      mbar_init(full_bars + 8u * s, 1);                 // the producer's arrive_expect_tx
-      mbar_init(empty_bars + 8u * s, {p.empty_arrivals} * kClusterSize);   // one arrival per warp reading it, per CTA
+      mbar_init(full_bars + kMbarBytes * s, 1);         // the producer's arrive_expect_tx
+      mbar_init(empty_bars + kMbarBytes * s, kReaderWarps * kClusterSize);   // one arrival per warp reading it, per CTA
     }}
     fence_barrier_init();
   }}
   {sync}
   if (wg == 0) {{
-    setmaxnreg_dec<{PRODUCER_REGS}>();
-    if (threadIdx.x == 0)                                // one elected thread issues every copy
+    // ---- producer::setup: give registers back ----
+    setmaxnreg_dec<kProducerRegs>();
+    // ---- producer::load: one elected thread issues every copy ----
+    if (threadIdx.x == 0)
       produce(tma_a, tma_b, ring, full_bars, empty_bars, num_m, num_n, k_tiles, rank);
   }} else {{
-    setmaxnreg_inc<{CONSUMER_REGS}>();
-    const int w = wg - 1, t = threadIdx.x - 128;
+    // ---- consumer::setup: take registers, find this thread's place ----
+    setmaxnreg_inc<kConsumerRegs>();
+    const int w = wg - 1, t = threadIdx.x - kWarpGroupThreads;
     const int mt = {mt}
     const Epi ep = {{c, bias, ld_c, alpha, beta, M, N}};
-{epi_setup}
-    float acc[kMBlocks][kAccPerBlock];
+{epi_setup}    float acc[kMBlocks][kAccPerBlock];
     int it = 0, i = 0;
     const int units = work_units(num_m, num_n);
     for (int unit = blockIdx.x / kClusterSize; unit < units; unit += gridDim.x / kClusterSize, ++i) {{
       const Work wk = work_of(unit, num_m, num_n, k_tiles, rank);
-{turn}      mainloop(acc, w, ring, full_bars, empty_bars, it, wk.kb0, wk.kb1{hand_off});
+{turn}      // ---- consumer::compute: the tile's k-blocks ----
+      mainloop(acc, w, ring, full_bars, empty_bars, it, wk.kb0, wk.kb1{hand_off});
+      // ---- consumer::finish: {"the split-K reduction, then " if p.split_k > 1 else ""}the epilogue ----
 {split}      {store}
     }}
 {finish}  }}
@@ -317,6 +363,6 @@ def emit_gemm(spec: GemmSpec) -> str:
     p = gemm_plan(spec.validate())
     parts = [header(p), ptx.all_wrappers(p.atom, p.a.major, p.b.major, store=p.epi is not None,
                                           clusters=p.cluster_size > 1, split=p.split_k > 1),
-             smem_ring(p), scheduler(p), producer(p), consumer_mainloop(p), epilogue(p), splitk_reduce(p),
+             roles(p), smem_ring(p), scheduler(p), producer(p), consumer_mainloop(p), epilogue(p), splitk_reduce(p),
              entry_point(p)]
     return "\n".join(parts)

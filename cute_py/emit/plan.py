@@ -29,12 +29,11 @@ from .bind import Binding, bind
 from .checks import require
 from .epilogue_plan import EpiloguePlan, epilogue_plan
 from .params import kernel_params
+from .resources import WARPGROUP_THREADS, named_barriers
 from .spec import GemmSpec
 
-__all__ = ["OperandPlan", "OutputPlan", "GemmPlan", "operand_plan", "output_plan", "gemm_plan", "split_tv"]
-
-PRODUCER_REGS = 40
-CONSUMER_REGS = 232
+__all__ = ["OperandPlan", "OutputPlan", "GemmPlan", "operand_plan", "output_plan", "gemm_plan", "split_tv",
+           "split_part"]
 
 
 @dataclass(frozen=True)
@@ -136,8 +135,13 @@ def split_tv(layout: Layout, rows: int):
     return parts
 
 
-def _split_part(terms, x, part: int):
-    """The m (part 2) or n (part 3) contribution of ``terms`` (from :func:`split_tv`) for the indices ``x``."""
+def split_part(terms, x, part: int):
+    """The m (part 2) or n (part 3) contribution of ``terms`` (from :func:`split_tv`) for the index ``x``: an int,
+    a numpy array (the checks) or a sympy symbol (the printed expression).
+
+    >>> split_part([(4, 1, 0, 2), (8, 4, 1, 0)], 13, 2), split_part([(4, 1, 0, 2), (8, 4, 1, 0)], 13, 3)
+    (3, 2)
+    """
     return sum(((x // dv) % e) * (dm, dn)[part - 2] for e, dv, dm, dn in terms)
 
 
@@ -203,6 +207,7 @@ class GemmPlan:
     tv_rows: int               # 64 * tile_warpgroups
     thread_terms: list
     value_terms: list
+    acc_place: tuple           # acc_m_thread(t), acc_n_thread(t), acc_m_value(v), acc_n_value(v): sympy expressions
     m_blocks: int              # 64-row wgmma blocks per consumer warpgroup and tile
     acc_per_block: int         # f32 accumulators per thread per m-block: the atom's C registers
     empty_arrivals: int        # arrivals per CTA that release a stage: one per warp reading it
@@ -213,6 +218,8 @@ class GemmPlan:
     tx_bytes: int              # bytes TMA delivers per stage into each CTA (A + B tiles, all multicast slices)
     epi: EpiloguePlan | None   # the TMA-store epilogue, None for the direct one
     params: tuple              # the kernel's parameter table (cute_py.emit.params.kernel_params)
+    barriers: tuple            # the named barriers in use (cute_py.emit.resources.NAMED_BARRIERS), checked
+    mcast_mask: int            # the cluster ranks a multicast TMA box lands in (0 without a multicast)
 
     def bind(self, problem) -> Binding:
         """This plan made concrete for ``problem``: TMA parameters, work units, workspace, kernel arguments
@@ -226,8 +233,8 @@ def _check_split(c_tv: Layout, thread_terms, value_terms, rows: int) -> None:
 
     nthr, nval = it.product(c_tv.shape[0]), it.product(c_tv.shape[1])
     t, v = np.arange(nthr)[None, :], np.arange(nval)[:, None]
-    m = _split_part(thread_terms, t, 2) + _split_part(value_terms, v, 2)
-    n = _split_part(thread_terms, t, 3) + _split_part(value_terms, v, 3)
+    m = split_part(thread_terms, t, 2) + split_part(value_terms, v, 2)
+    n = split_part(thread_terms, t, 3) + split_part(value_terms, v, 3)
     got = layout_offsets(c_tv).reshape(nval, nthr)
     require((m < rows) & (got == m + rows * n), "gemm_plan", f"split_tv reproduces the C TV layout: c_tv(t, v) "
             f"== m + {rows} * n with m < {rows}", at=("v", "t"), values={"c_tv": got, "m": m, "n": n}, c_tv=c_tv)
@@ -257,9 +264,31 @@ def gemm_plan(spec: GemmSpec) -> GemmPlan:
     sb = a.bytes + b.bytes
     epi = epilogue_plan(spec, c_tv, rows) if spec.epilogue == "tma" else None
     cm, cn = spec.cluster
+    uses = {"kBarEpilogue": spec.consumers} if epi else {}
+    uses.update({"kBarSplitK": 1} if spec.split_k > 1 else {})
+    uses.update({"kBarPingPong": 2} if spec.schedule == "pingpong" else {})
     return GemmPlan(
         spec, spec.name, spec.dtype, spec.acc_dtype, a, b, output_plan(spec), (bm, bn, bk), bk // atom.shape_mnk[2],
         spec.consumers, c, spec.schedule == "pingpong", spec.schedule, (cm, cn), cm * cn, spec.group, spec.raster,
-        spec.split_k, atom, tiled, c_tv, rows, thread_terms, value_terms, bm // rows, atom.regs["c"], 4 * c, stages,
-        sb, stages * sb + spec.epilogue_smem_bytes(), 128 * (1 + spec.consumers), a.tile_bytes + b.tile_bytes, epi,
-        kernel_params(spec))
+        spec.split_k, atom, tiled, c_tv, rows, thread_terms, value_terms, _acc_place(thread_terms, value_terms),
+        bm // rows, atom.regs["c"], 4 * c, stages, sb, stages * sb + spec.epilogue_smem_bytes(),
+        WARPGROUP_THREADS * (1 + spec.consumers), a.tile_bytes + b.tile_bytes, epi, kernel_params(spec),
+        named_barriers(uses), _mcast_mask(a, b, cm * cn))
+
+
+def _acc_place(thread_terms, value_terms) -> tuple:
+    """The row and column parts of a thread's and a value's place, as sympy expressions of the index symbols
+    ``t`` and ``v`` (the same sums :func:`_check_split` checks against the C TV layout)."""
+    from ..layouts.symbolic import indices
+
+    t, v = indices("t v")
+    return (split_part(thread_terms, t, 2), split_part(thread_terms, t, 3), split_part(value_terms, v, 2),
+            split_part(value_terms, v, 3))
+
+
+def _mcast_mask(a: OperandPlan, b: OperandPlan, cluster_size: int) -> int:
+    """The ``ctaMask`` of the multicast TMA loads: the cluster ranks that share the multicast operand's tile."""
+    mc = max(a.tma.multicast, b.tma.multicast)
+    require(mc in (1, cluster_size), "gemm_plan", "a multicast box lands in every CTA of the cluster",
+            multicast=mc, cluster_size=cluster_size)
+    return (1 << mc) - 1 if mc > 1 else 0

@@ -27,10 +27,11 @@ from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from pathlib import Path
 
-from ..arch.sm90 import check_config, smem_budget
+from ..arch.sm90 import SMEM_ALIGN, check_config, smem_budget
 from ..arch.sm90.operand import operand_problems
 from ..layouts import Layout, parse
 from ..layouts.errors import LayoutError
+from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS
 
 __all__ = ["GemmSpec", "SpecError", "DTYPES", "OUT_DTYPES", "SWIZZLES", "GMEM_MODES"]
 
@@ -249,10 +250,11 @@ class GemmSpec:
                                                   ).max_stages))
 
     def epilogue_smem_bytes(self) -> int:
-        """Shared memory besides the ring: 1024 bytes of alignment slack, plus for the TMA epilogue two
-        64-row x 128-byte staging buffers per consumer warpgroup (swizzled 128 B, one TMA store box each)."""
-        staging = 2 * 64 * 128 * (self.consumers if self.consumers in (1, 2) else 1)
-        return 1024 + (staging if self.epilogue == "tma" else 0)
+        """Shared memory besides the ring: ``SMEM_ALIGN`` (1024) bytes of alignment slack (the dynamic smem is
+        rounded up to a 1024-byte boundary), plus for the TMA epilogue two 64-row x 128-byte staging buffers per
+        consumer warpgroup (swizzled 128 B, one TMA store box each)."""
+        staging = STAGING_BUFFERS * STAGING_ROWS * STAGING_ROW_BYTES * (self.consumers if self.consumers in (1, 2) else 1)
+        return SMEM_ALIGN + (staging if self.epilogue == "tma" else 0)
 
     @property
     def name(self) -> str:
@@ -346,11 +348,11 @@ class GemmSpec:
         if bm > 256:
             out.append(f"BM = {bm} > 256 (one TMA box spans the tile's M extent)")
         # Hopper budgets (check_config), with valid stand-ins for fields already reported, so the tile's own
-        # problems are listed too; the dynamic smem carries 1024 bytes of alignment slack (the epilogue slot)
+        # problems are listed too; the dynamic smem carries SMEM_ALIGN bytes of alignment slack (the epilogue slot)
         t = self.dtype if self.dtype in DTYPES else "bf16"
         c = self.tile_warpgroups
         out += [p for p in check_config(bm, bn, bk, t, t, "f32", c, stages, epilogue_bytes=self.epilogue_smem_bytes(),
-                                        cluster=tuple(self.cluster) + (1,), max_regs_per_consumer=232)
+                                        cluster=tuple(self.cluster) + (1,), max_regs_per_consumer=CONSUMER_REGS)
                 if not p.startswith("consumers") and not p.startswith("cluster")]
         if not out:
             out += self._layout_problems()
