@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from .arch.sm90 import SMEM_ALIGN
 from .arraylib import library_dtype
 from .emit.spec import DTYPES, OUT_DTYPES
 from .runtime.timer import EventTimer
@@ -95,7 +96,8 @@ def run(args) -> int:
           f"in {getattr(prog, 'compile_seconds', 0.0):.2f} s{' (cached)' if getattr(prog, 'cached', False) else ''}")
     print(f"resources {prog.registers.get(k)} registers/thread, {prog.spills.get(k)} spill bytes, "
           f"{plan.smem_bytes} B dynamic smem ({plan.stages} stages x {plan.stage_bytes} B"
-          f"{f' + {plan.spec.epilogue_smem_bytes() - 1024} B epilogue staging' if plan.epi else ''} + 1024), "
+          f"{f' + {plan.spec.epilogue_smem_bytes() - SMEM_ALIGN} B epilogue staging' if plan.epi else ''}"
+          f" + {SMEM_ALIGN}), "
           f"{plan.threads} threads; warnings: {list(prog.warnings) or 'none'}")
     reason = _gpu_reason()
     if reason:
