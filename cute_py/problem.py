@@ -208,6 +208,8 @@ class _Reader:
     def major(self, x, what, inner_name, outer_name) -> tuple:
         """``(major, ld)`` of a 2-D matrix operand: which dimension is contiguous and the other's stride."""
         (r, c), (sr, sc) = x.shape, x.strides
+        if r == 0 or c == 0:                    # empty: no element is read, any layout will do
+            return inner_name, _round_up(max(c, 1), 8)
         if c > 1 and sc == 1:
             return inner_name, (sr if r > 1 else _round_up(c, 8))
         if r > 1 and sr == 1:
@@ -220,7 +222,7 @@ class _Reader:
     def out_layout(self, x, what) -> tuple:
         """``(row_major, ld)`` of a 2-D output or C (any leading dimension)."""
         (r, c), (sr, sc) = x.shape, x.strides
-        if sc == 1 or c == 1:
+        if sc == 1 or c <= 1 or r == 0:
             return True, sr
         if sr == 1 or r == 1:
             return False, sc

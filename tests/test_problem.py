@@ -76,3 +76,15 @@ def test_problem_mismatches_name_each_field():
     assert p.mismatches(pick_spec(64, 64, 64, "K", "MN", "bf16", "bf16")) == []
     bad = p.mismatches(GemmSpec(a="(M,K):(1,M)", c="(M,N):(1,M)", epilogue="direct", bias="col"))
     assert [m.split(":")[0] for m in bad] == ["a_major", "b_major", "bias", "c_row_major"]
+
+
+@pytest.mark.parametrize("a_shape, a_strides, b_shape, b_strides", [
+    ((0, 64), (64, 1), (64, 128), (128, 1)),         # M = 0
+    ((128, 64), (64, 1), (64, 0), (0, 1)),            # N = 0 with the strides torch gives an empty (64, 0)
+    ((0, 64), (1, 1), (64, 0), (1, 1)),               # both
+])
+def test_empty_problems_are_read_whatever_their_strides(a_shape, a_strides, b_shape, b_strides):
+    p = Problem.from_arrays(FakeArray(a_shape, a_strides), FakeArray(b_shape, b_strides, ptr=1 << 41))
+    assert p.empty and (p.M, p.N, p.K) == (a_shape[0], b_shape[1], 64)
+    out = FakeArray((a_shape[0], b_shape[1]), (1, 1), ptr=1 << 42)
+    assert Problem.from_arrays(FakeArray(a_shape, a_strides), FakeArray(b_shape, b_strides), out=out).empty
