@@ -91,12 +91,17 @@ def supported_archs() -> tuple:
     return _ARCHS
 
 
-def _check_arch(arch: str) -> None:
-    m = _ARCH_RE.match(arch)
+def _arch_number(arch: str) -> int:
+    """The compute capability ``arch`` names (``"sm_90a"`` -> 90); raises for anything but a real architecture."""
+    m = _ARCH_RE.match(arch) if isinstance(arch, str) else None
     if not m:
         raise UnsupportedArchError(f"compile: arch must name a real GPU architecture such as 'sm_90a' "
                                    f"(CUBIN is always produced, never PTX); got {arch!r}")
-    if int(m.group(1)) not in supported_archs():
+    return int(m.group(1))
+
+
+def _check_arch(arch: str) -> None:
+    if _arch_number(arch) not in supported_archs():
         raise UnsupportedArchError(f"compile: NVRTC {nvrtc_version()} cannot target {arch}; it supports "
                                    + ", ".join(f"sm_{a}" for a in supported_archs()))
 
@@ -259,7 +264,7 @@ def compile(source: str, *, arch: str = "sm_90a", options=(), name: str = "kerne
     if not isinstance(source, str):
         raise TypeError(f"compile: source must be str, got {type(source).__name__}")
     options = _check_options(options)
-    _check_arch(arch)
+    _arch_number(arch)                   # the spelling now; whether NVRTC supports it only when it must compile
     version = nvrtc_version()
     key = _cache.cache_key(source, options, arch, version, name)
     if cache:
@@ -270,6 +275,7 @@ def compile(source: str, *, arch: str = "sm_90a", options=(), name: str = "kerne
                            Report.from_json(meta["report"]), cached=True,
                            compile_seconds=meta.get("compile_seconds", 0.0))
             return _finish(prog, strict)
+    _check_arch(arch)                    # a cached cubin for this NVRTC version proves the arch was supported
     cubin, log, seconds = _compile_uncached(source, arch, options, name)
     report = parse_report(log)
     if cache:
