@@ -234,17 +234,7 @@ def _derive(gmem, smem, dtype_, cta_tiler, multicast):
     global_dim = tuple(gshape[g] for g in modes)
     global_strides = tuple(gstride[g] * nbytes for g in modes[1:])
     full_box = tuple(box)
-    m = multicast
-    box = list(box)
-    for i in reversed(range(len(box))):
-        if m == 1:
-            break
-        if box[i] % m and m % box[i]:
-            problems.append(f"multicast {multicast} does not split box dim {i} ({box[i]})")
-            break
-        b = box[i]
-        box[i] = -(-b // m)
-        m = -(-m // b)
+    box = _multicast_slice(full_box, multicast, problems)
     for i, b in enumerate(full_box):
         if not 1 <= b <= 256:
             problems.append(f"boxDim[{i}] = {b} not in [1, 256]")
@@ -261,6 +251,22 @@ def _derive(gmem, smem, dtype_, cta_tiler, multicast):
                        (1,) * rank, "NONE", swizzle, "L2_128B", "NONE",
                        it.product(tuple(box)) * nbytes, multicast, tuple(modes), cta_tiler, box_layout, full_box)
     return params, problems
+
+
+def _multicast_slice(full_box: tuple, multicast: int, problems: list) -> list:
+    """The box one CTA of a ``multicast`` group issues: the full box split from its last dimension inward
+    (a dimension divides the remaining factor or is divided by it); a split that does not go is a problem."""
+    box, m = list(full_box), multicast
+    for i in reversed(range(len(box))):
+        if m == 1:
+            break
+        if box[i] % m and m % box[i]:
+            problems.append(f"multicast {multicast} does not split box dim {i} ({box[i]})")
+            break
+        b = box[i]
+        box[i] = -(-b // m)
+        m = -(-m // b)
+    return box
 
 
 def _global_problems(global_dim, global_strides) -> list:
