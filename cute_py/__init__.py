@@ -29,9 +29,29 @@ from .viz.explain import explain  # noqa: E402
 
 __all__ += ["explain"]
 
-# The GEMM product: cute_py.gemm(a, b, ...) (the function; its module is cute_py.gemm's __module__).
+# The GEMM product. cute_py.gemm and cute_py.autotune are the modules, made callable (cute_py._callable):
+# cute_py.gemm(a, b, ...) runs the GEMM and cute_py.gemm.pick_spec, cute_py.autotune.clear_cache ... resolve.
 from .problem import GemmInputError  # noqa: E402
-from .gemm import gemm  # noqa: E402
-from .autotune import AutotuneError, autotune  # noqa: E402
+from . import gemm, autotune  # noqa: E402
+from .autotune import AutotuneError  # noqa: E402
 
-__all__ += ["gemm", "autotune", "GemmInputError", "AutotuneError"]
+# Every error class, importable from cute_py itself (the layout errors come with the algebra above).
+from .emit import SpecError  # noqa: E402
+from .emit.checks import EmitError  # noqa: E402
+from .emit.cprint import CPrintError  # noqa: E402
+from .atoms.mma import AtomError  # noqa: E402
+from .arch.sm90.gmma_desc import GmmaLayoutError  # noqa: E402
+from .arch.sm90.tma import TmaError  # noqa: E402
+from .arraylib import ArrayLibraryError  # noqa: E402
+from .runtime.errors import (  # noqa: E402
+    ArrayError, CompileError, CudaNotInstalledError, CudaRuntimeError, DriverError, KernelNotFoundError,
+    LaunchError, NoDeviceError, NvrtcNotFoundError, PackError, TensorMapError, UnsupportedArchError,
+)
+
+ERRORS = (
+    "GemmInputError", "AutotuneError", "SpecError", "EmitError", "CPrintError", "AtomError", "GmmaLayoutError",
+    "TmaError", "ArrayLibraryError", "CudaRuntimeError", "CudaNotInstalledError", "NvrtcNotFoundError",
+    "NoDeviceError", "UnsupportedArchError", "CompileError", "DriverError", "KernelNotFoundError", "LaunchError",
+    "ArrayError", "TensorMapError", "PackError",
+)
+__all__ += ["gemm", "autotune", *ERRORS]

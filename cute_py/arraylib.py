@@ -22,7 +22,12 @@ _CUPY = {"bf16": "uint16", "f16": "float16", "f32": "float32", "s32": "int32"}  
 
 
 class ArrayLibraryError(GemmInputError):
-    """An array whose library cute_py cannot allocate with or compute on (neither torch nor cupy)."""
+    """An array whose library cute_py cannot allocate with or compute on (neither torch nor cupy).
+
+    >>> from cute_py import GemmInputError
+    >>> issubclass(ArrayLibraryError, GemmInputError)
+    True
+    """
 
 
 def library(x) -> str:

@@ -28,6 +28,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from . import arraylib
+from ._callable import make_callable
 from .emit.spec import GemmSpec
 from .gemm import gemm
 from .problem import Problem
@@ -487,3 +488,6 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
         except OSError as e:                              # keep the measurement; say why it is not remembered
             warnings.warn(f"autotune: could not record the best spec in {cache_path()}: {e}", stacklevel=2)
     return result
+
+
+make_callable(sys.modules[__name__])    # cute_py.autotune(a, b) runs autotune; cute_py.autotune.lookup is this module's

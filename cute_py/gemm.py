@@ -13,6 +13,9 @@ and afterwards, for the same arrays, scalars, spec and stream, makes one driver 
 
 from __future__ import annotations
 
+import sys
+
+from ._callable import make_callable
 from .arraylib import allocator
 from .emit import GemmSpec
 from . import tuned
@@ -112,3 +115,6 @@ def _launch_key(a, b, c, bias, out, alpha, beta, activation, spec, stream):
     if s is None:
         return None
     return keys + (float(alpha), float(beta), activation, spec, s)
+
+
+make_callable(sys.modules[__name__])    # cute_py.gemm(a, b) runs gemm; cute_py.gemm.pick_spec is this module's

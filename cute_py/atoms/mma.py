@@ -31,7 +31,12 @@ MAJORS = ("K", "MN")
 
 
 class AtomError(LayoutError):
-    """An atom was asked for with parameters that no instruction has (unknown name, bad N, dtype combo)."""
+    """An atom was asked for with parameters that no instruction has (unknown name, bad N, dtype combo).
+
+    >>> from cute_py import LayoutError
+    >>> issubclass(AtomError, LayoutError)
+    True
+    """
 
 
 @dataclass(frozen=True)

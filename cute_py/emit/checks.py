@@ -24,6 +24,10 @@ class EmitError(LayoutError):
     """A fact the emitter would print does not hold for the layouts it was derived from.
 
     ``op`` is the derivation (e.g. ``"gemm_plan"``), ``rule`` the broken condition.
+
+    >>> from cute_py import LayoutError
+    >>> issubclass(EmitError, LayoutError)
+    True
     """
 
 

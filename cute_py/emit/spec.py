@@ -52,7 +52,14 @@ GMEM_MODES = {"a": ("M", "K"), "b": ("N", "K"), "c": ("M", "N")}
 
 
 class SpecError(LayoutError):
-    """A GemmSpec that no kernel can implement; ``problems`` lists every violated constraint with its values."""
+    """A GemmSpec that no kernel can implement; ``problems`` lists every violated constraint with its values.
+
+    >>> try:
+    ...     GemmSpec(stages=0).validate()
+    ... except SpecError as e:
+    ...     print(e.problems)
+    ['stages = 0: the smem ring needs at least 2']
+    """
 
     def __init__(self, problems):
         self.problems = list(problems)

@@ -606,7 +606,7 @@ def recast(t, new_dtype):
 
     Preconditions: ``offset * bits(old)`` divisible by ``bits(new)`` (else
     DivisibilityError); the layout's strides admit the recast (see
-    :func:`~cute_py.layouts.recast.upcast`); no negative strides when the
+    :func:`~.upcast`); no negative strides when the
     width changes.
 
     >>> import numpy as np

@@ -32,7 +32,12 @@ _TYPE_CODE = {"INTERLEAVE": 0, "B128": 1, "B64": 2, "B32": 3}
 
 
 class GmmaLayoutError(LayoutError):
-    """A shared-memory layout that no wgmma descriptor can describe."""
+    """A shared-memory layout that no wgmma descriptor can describe.
+
+    >>> from cute_py import LayoutError
+    >>> issubclass(GmmaLayoutError, LayoutError)
+    True
+    """
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,12 @@ _SPAN = {"NONE": None, "32B": 32, "64B": 64, "128B": 128}
 
 
 class TmaError(LayoutError):
-    """The layouts cannot be described by one TMA descriptor (every violated constraint is listed)."""
+    """The layouts cannot be described by one TMA descriptor (every violated constraint is listed).
+
+    >>> from cute_py import LayoutError
+    >>> issubclass(TmaError, LayoutError)
+    True
+    """
 
 
 @dataclass(frozen=True)
