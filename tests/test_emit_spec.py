@@ -162,3 +162,66 @@ def test_shipped_examples_are_valid():
     assert len(ex) >= 3
     for path in ex.values():
         GemmSpec.from_file(path).validate()
+
+
+# ---------------------------------------------------------------------------
+# Field types (issue 14, item 5): every field is type-checked and each violation listed like the others
+
+
+@pytest.mark.parametrize("changes, expected", [
+    (dict(persistent="no"), "persistent = 'no' must be True or False"),
+    (dict(alpha="no"), "alpha = 'no' must be True or False"),
+    (dict(beta="yes"), "beta = 'yes' must be True or False"),
+    (dict(beta=1), "beta = 1 must be True or False"),
+    (dict(consumers=True), "consumers = True must be an int, not a bool"),
+    (dict(group=True), "group = True must be an int, not a bool"),
+    (dict(split_k=2.0), "split_k = 2.0 must be an int"),
+    (dict(stages="4"), "stages = '4' must be an int or None"),
+    (dict(swizzle=False), "swizzle = False must be an int or None, not a bool"),
+    (dict(tile=None), "tile = None must be a tuple of 3 positive ints"),
+    (dict(tile=128), "tile = 128 must be a tuple of 3 positive ints"),
+    (dict(tile=(128, 128)), "tile = (128, 128) must be a tuple of 3 positive ints"),
+    (dict(tile=(True, 128, 64)), "tile = (True, 128, 64) must be a tuple of 3 positive ints"),
+    (dict(cluster=(True, True)), "cluster = (True, True) must be a tuple of 2 positive ints"),
+    (dict(cluster="2,1"), "cluster = '2,1' must be a tuple of 2 positive ints"),
+])
+def test_wrong_field_types_are_listed(changes, expected):
+    spec = GemmSpec(**changes)                       # constructing never raises a bare Python error
+    with pytest.raises(SpecError) as e:
+        spec.validate()
+    assert any(p.startswith(expected) for p in e.value.problems), e.value.problems
+    assert spec.name == "cute_gemm_sm90_invalid"      # no '_cTrue_' kernel name for a spec that cannot compile
+
+
+def test_several_type_violations_are_all_listed():
+    bad = GemmSpec(persistent="no", consumers=True, tile=None, dtype="f32")
+    text = "\n".join(bad.problems())
+    assert all(s in text for s in ("persistent = 'no'", "consumers = True", "tile = None", "dtype = 'f32'"))
+
+
+def test_right_types_still_pass_and_emit_the_same_kernel():
+    from cute_py import parse
+    from cute_py.emit import emit_gemm
+    assert GemmSpec(tile=[128, 256, 64], cluster=[2, 1]).validate() == GemmSpec(tile=(128, 256, 64), cluster=(2, 1))
+    assert GemmSpec(a=parse("(M,K):(1,M)")) == GemmSpec(a="(M,K):(1,M)")       # a Layout for a is accepted
+    assert GemmSpec(stages=None, swizzle=None, persistent=False).validate().name.endswith("_np")
+    assert emit_gemm(GemmSpec(a=parse("(M,K):(1,M)"))) == emit_gemm(GemmSpec(a="(M,K):(1,M)"))
+
+
+@pytest.mark.parametrize("data", [[1, 2, 3], "tile", None, 5, {"gemm": [1]}])
+def test_from_dict_of_a_non_mapping(data):
+    with pytest.raises(SpecError, match="GemmSpec.from_dict: a spec must be a mapping"):
+        GemmSpec.from_dict(data)
+
+
+@pytest.mark.parametrize("name, text, match", [
+    ("s.toml", "tile = [128,\n", "malformed TOML"),
+    ("s.json", '{"tile": [1,', "malformed JSON"),
+    ("s.json", "[1, 2, 3]", "must be a mapping"),
+    ("s.toml", 'persistent = "yes"\n', None),
+])
+def test_bad_files_give_spec_errors(tmp_path, name, text, match):
+    p = tmp_path / name
+    p.write_text(text)
+    with pytest.raises(SpecError, match=match):
+        GemmSpec.from_file(p).validate()              # "yes" in TOML is a string, not True: listed by validate

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
 from pathlib import Path
@@ -61,11 +62,14 @@ class SpecError(LayoutError):
     ['stages = 0: the smem ring needs at least 2']
     """
 
-    def __init__(self, problems):
+    def __init__(self, problems, op: str = "GemmSpec.validate"):
         self.problems = list(problems)
         lines = "\n".join(f"  - {p}" for p in self.problems)
-        super().__init__(f"GemmSpec.validate: {len(self.problems)} constraint(s) violated:\n{lines}",
-                         op="GemmSpec.validate", rule="GEMM spec constraints")
+        if op == "GemmSpec.validate":
+            message = f"GemmSpec.validate: {len(self.problems)} constraint(s) violated:\n{lines}"
+        else:                                   # reading a spec (from_dict, from_file): what could not be read
+            message = f"{op}: " + "; ".join(self.problems)
+        super().__init__(message, op=op, rule="GEMM spec constraints")
 
 
 @lru_cache(maxsize=256)
@@ -114,6 +118,46 @@ def gmem_problems(layout, modes: tuple) -> list:
         if d != 1 and not _is_symbol(d):
             problems.append(f"gmem layout {text!r}: stride {d} must be 1 or a symbol (the leading dimension)")
     return problems
+
+
+BOOL_FIELDS = ("persistent", "alpha", "beta")
+"""Fields that take True or False only (not "yes", "no", 0 or 1)."""
+INT_FIELDS = {"consumers": False, "group": False, "split_k": False, "stages": True, "swizzle": True}
+"""Fields that take an int (never a bool) -> whether None is allowed too."""
+PAIR_FIELDS = {"tile": 3, "cluster": 2}
+"""Fields that take a tuple (or list) of that many positive ints (never bools)."""
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def type_problems(values: Mapping) -> list:
+    """Why the spec fields in ``values`` have the wrong Python type (empty: every type is right).
+
+    Bool fields take bools only; int fields ints that are not bools; tile and cluster tuples (or lists) of
+    positive ints of the right length. The values themselves are checked by :meth:`GemmSpec.problems`.
+
+    >>> type_problems({"persistent": "no", "consumers": True, "tile": 128, "cluster": (1, 1), "stages": None})
+    ["persistent = 'no' must be True or False", 'consumers = True must be an int, not a bool', \
+'tile = 128 must be a tuple of 3 positive ints (BM, BN, BK)']
+    """
+    out = []
+    for name in BOOL_FIELDS:
+        if name in values and not isinstance(values[name], bool):
+            out.append(f"{name} = {values[name]!r} must be True or False")
+    for name, optional in INT_FIELDS.items():
+        v = values.get(name)
+        if name not in values or _is_int(v) or (optional and v is None):
+            continue
+        what = "an int" + (" or None" if optional else "")
+        out.append(f"{name} = {v!r} must be {what}" + (", not a bool" if isinstance(v, bool) else ""))
+    for name, n in PAIR_FIELDS.items():
+        v = values.get(name)
+        if name in values and not (isinstance(v, tuple) and len(v) == n and all(_is_int(x) and x > 0 for x in v)):
+            what = " (BM, BN, BK)" if name == "tile" else " (CTAs along M, along N)"
+            out.append(f"{name} = {v!r} must be a tuple of {n} positive ints{what}")
+    return out
 
 
 def _norm(t):
@@ -186,8 +230,9 @@ class GemmSpec:
         set_(self, "dtype", _norm(self.dtype))
         set_(self, "out_dtype", _norm(self.out_dtype) or self.dtype)
         set_(self, "acc_dtype", _norm(self.acc_dtype))
-        set_(self, "tile", tuple(self.tile))
-        set_(self, "cluster", tuple(self.cluster))
+        for name in PAIR_FIELDS:                    # lists (TOML, JSON) become tuples; other types are reported
+            if isinstance(getattr(self, name), list):
+                set_(self, name, tuple(getattr(self, name)))
         if self.epilogue is None:                  # TMA stores where D allows them
             set_(self, "epilogue", "tma" if self._c_ok() and self.c_row_major else "direct")
 
@@ -265,7 +310,14 @@ class GemmSpec:
 
     @property
     def name(self) -> str:
-        """A stable identifier (kernel symbol and cache key), e.g. ``cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr``."""
+        """A stable identifier (kernel symbol and cache key), e.g. ``cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr``;
+        ``cute_gemm_sm90_invalid`` for a spec whose fields have the wrong types (it never compiles).
+
+        >>> GemmSpec(tile=(128, 256, 64)).name, GemmSpec(tile=128).name
+        ('cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g8', 'cute_gemm_sm90_invalid')
+        """
+        if type_problems({f.name: getattr(self, f.name) for f in fields(self)}):
+            return "cute_gemm_sm90_invalid"
         bm, bn, bk = self.tile
         parts = ["cute_gemm_sm90", self.dtype, self.blas_layout or "xx", f"{bm}x{bn}x{bk}",
                  f"s{self.resolved_stages()}", f"c{self.consumers}", f"o{self.out_dtype}",
@@ -309,9 +361,9 @@ class GemmSpec:
             out.append(f"out_dtype = {self.out_dtype!r} not in {OUT_DTYPES}")
         if self.acc_dtype != "f32":
             out.append(f"acc_dtype = {self.acc_dtype!r}: only f32 accumulation is emitted")
-        if len(self.tile) != 3 or not all(isinstance(x, int) and x > 0 for x in self.tile):
-            out.append(f"tile = {self.tile!r} must be three positive ints (BM, BN, BK)")
-            return out
+        typed = type_problems({f.name: getattr(self, f.name) for f in fields(self)})
+        if typed:                                   # the checks below read the fields as their types
+            return out + typed
         bm, bn, bk = self.tile
         if self.consumers not in (1, 2):
             out.append(f"consumers = {self.consumers} not in (1, 2)")
@@ -402,7 +454,25 @@ class GemmSpec:
 
     @classmethod
     def from_dict(cls, data: dict) -> "GemmSpec":
-        data = dict(data.get("gemm", data))
+        """A spec from its fields (``to_dict``'s output; keys at top level or under ``"gemm"``).
+
+        Raises :class:`SpecError` for a non-mapping or an unknown key; the field values are checked by
+        :meth:`validate`.
+
+        >>> GemmSpec.from_dict({"gemm": {"tile": [128, 256, 64]}}).tile
+        (128, 256, 64)
+        >>> GemmSpec.from_dict([1, 2, 3])
+        Traceback (most recent call last):
+        ...
+        cute_py.emit.spec.SpecError: GemmSpec.from_dict: a spec must be a mapping of field names to values \
+(a TOML table or a JSON object), got list [1, 2, 3]
+        """
+        if isinstance(data, Mapping) and "gemm" in data:
+            data = data["gemm"]
+        if not isinstance(data, Mapping):
+            raise SpecError([f"a spec must be a mapping of field names to values (a TOML table or a JSON object), "
+                             f"got {type(data).__name__} {data!r:.80}"], op="GemmSpec.from_dict")
+        data = dict(data)
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
@@ -417,14 +487,18 @@ class GemmSpec:
         """
         path = Path(path)
         text = path.read_text()
-        if path.suffix == ".json":
-            data = json.loads(text)
-        else:
-            try:
-                import tomllib
-            except ImportError:                                       # Python 3.10
-                import tomli as tomllib  # type: ignore[no-redef]
-            data = tomllib.loads(text)
+        try:
+            if path.suffix == ".json":
+                data = json.loads(text)
+            else:
+                try:
+                    import tomllib
+                except ImportError:                                       # Python 3.10
+                    import tomli as tomllib  # type: ignore[no-redef]
+                data = tomllib.loads(text)
+        except ValueError as e:                    # JSONDecodeError, TOMLDecodeError: both ValueErrors
+            kind = "JSON" if path.suffix == ".json" else "TOML"
+            raise SpecError([f"{path}: malformed {kind}: {e}"], op="GemmSpec.from_file") from None
         return cls.from_dict(data)
 
 
