@@ -13,9 +13,13 @@ it and, on a GPU, runs, checks and times it (without a GPU it stops after the co
 ``cute-py autotune --m M --n N --k K [--layout tn] [--dtype bf16]`` lists the candidate kernels for a shape and,
 on a GPU, times them and records the fastest (see cute_py.autotune).
 
-Exit codes: 0 success; 2 a malformed argument (a layout that does not parse,
-with the position of the bad character), an unknown atom or operation; 1 an
-input the algebra rejects (the LayoutError's message is printed).
+Exit statuses (:mod:`cute_py.cli_errors`): 0 success; 1 ``gemm --check`` found wrong
+elements; 2 an error in the input, printed as one line (a malformed argument, a layout
+that does not parse, with the position of the bad character, an unknown atom or
+operation, an input the algebra rejects, a malformed spec file, a size out of range);
+3 the ``cuda`` extra is not installed (the line says what is missing and the pip
+command); 4 ``gemm --check`` / ``--bench`` without a usable GPU (compiled, nothing
+checked or timed); 141 the reader of the output went away (``cute-py tour | head``).
 """
 
 from __future__ import annotations
@@ -24,8 +28,21 @@ import argparse
 import sys
 
 from ._version import __version__
-from .cli_errors import CliError
+from .cli_errors import EXIT_ERROR, EXIT_NO_CUDA, EXIT_OK, CliError, one_line
 from .layouts.errors import LayoutError
+
+
+EXIT_BROKEN_PIPE = 141
+"""Exit status when stdout's reader goes away (128 + SIGPIPE, what a C tool killed by the broken pipe gives)."""
+
+EXIT_STATUSES = """exit statuses:
+  0  done
+  1  gemm --check ran and found wrong elements
+  2  an error in the input (one line on stderr): a malformed argument, layout or spec file, an input the
+     algebra or the spec rules reject, a size out of range (--m/--n/--k: 1 to 2147483647)
+  3  the cuda extra is not installed: pip install "cute-py[cuda]"
+  4  gemm --check/--bench without a usable sm_90 GPU: compiled, nothing checked or timed
+  141  the reader of the output went away (cute-py tour | head)"""
 
 
 def _version() -> str:
@@ -198,6 +215,10 @@ def _cmd_show(args) -> int:
         obj = Layout(obj)
     if not isinstance(obj, (Layout, ComposedLayout, Swizzle)):
         raise CliError(f"LAYOUT must be a layout, a swizzle or a shape, got {args.layout!r}")
+    symbolic = [] if isinstance(obj, Swizzle) else [x for x in it.flatten_to_tuple(obj.shape) if not it.is_int(x)]
+    if symbolic:
+        raise CliError(f"cannot draw {args.layout!r}: its extents {', '.join(map(str, symbolic))} are symbolic; "
+                       f"drawing needs integer extents, e.g. '(8,4):(4,1)'")
     if args.swizzle:
         sw = Swizzle(*_ints(args.swizzle, 3, "--swizzle"))
         if not isinstance(obj, Layout):
@@ -281,17 +302,17 @@ def _cmd_gemm(args) -> int:
     return cli_gemm.run(args)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run ``cute-py`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status (see the module docstring).
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``cute-py gemm: error: argument --m: ... (see cute-py gemm --help)``."""
 
-    >>> main(["explain", "complement", "4:2", "24"])  # doctest: +ELLIPSIS
-    complement(4:2, 24): the offsets that 4:2 does not reach, in increasing order
-    ...
-    result = (2,3):(1,8)
-    0
-    """
-    parser = argparse.ArgumentParser(
-        prog="cute-py", description="The CuTe layout algebra in pure Python.")
+    def error(self, message):
+        self.exit(EXIT_ERROR, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="cute-py", description="The CuTe layout algebra in pure Python.",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXIT_STATUSES)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("tour", help="print a short live tour of the layout algebra (default)")
@@ -321,22 +342,58 @@ def main(argv: list[str] | None = None) -> int:
     from . import cli_autotune, cli_gemm
     cli_gemm.add_parser(sub)
     cli_autotune.add_parser(sub)
+    return parser
 
-    args = parser.parse_args(argv)
 
+def _fail(command: str, error, code: int) -> int:
+    sys.stderr.write(f"cute-py {command}: error: {one_line(str(error))}\n")
+    return code
+
+
+def _run(args) -> int:
+    """Run the parsed command; every error the user can cause becomes one line on stderr and its exit status."""
     if args.command in (None, "tour"):
         tour()
-        return 0
+        return EXIT_OK
+    from . import cli_autotune
+    from .autotune import AutotuneError
+    from .problem import GemmInputError
+    from .runtime.errors import CudaNotInstalledError, NvrtcNotFoundError
+
     handler = {"show": _cmd_show, "mma": _cmd_mma, "explain": _cmd_explain, "gemm": _cmd_gemm,
                "autotune": cli_autotune.run}[args.command]
     try:
         return handler(args)
     except CliError as e:
-        sys.stderr.write(f"cute-py {args.command}: error: {e}\n")
-        return e.code
-    except LayoutError as e:
-        sys.stderr.write(f"cute-py {args.command}: error: {e}\n")
-        return 1
-    except OSError as e:
-        sys.stderr.write(f"cute-py {args.command}: error: {e}\n")
-        return 1
+        return _fail(args.command, e, e.code)
+    except (CudaNotInstalledError, NvrtcNotFoundError) as e:     # the cuda extra is missing: what, and the pip line
+        return _fail(args.command, e, EXIT_NO_CUDA)
+    except (LayoutError, GemmInputError, AutotuneError, OSError) as e:
+        return _fail(args.command, e, EXIT_ERROR)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``cute-py`` with ``argv`` (default ``sys.argv[1:]``); returns the exit status (see the module docstring).
+
+    A reader that stops early (``cute-py tour | head``) ends the command quietly with status 141 (128 + SIGPIPE,
+    as a C tool killed by the broken pipe), not with a BrokenPipeError traceback.
+
+    >>> main(["explain", "complement", "4:2", "24"])  # doctest: +ELLIPSIS
+    complement(4:2, 24): the offsets that 4:2 does not reach, in increasing order
+    ...
+    result = (2,3):(1,8)
+    0
+    """
+    args = _parser().parse_args(argv)
+    try:
+        status = _run(args)
+        sys.stdout.flush()                       # a closed pipe shows here, not at interpreter exit
+    except BrokenPipeError:
+        import os
+
+        try:                                     # the interpreter flushes stdout again on the way out
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):    # a stdout without a file descriptor
+            pass
+        return EXIT_BROKEN_PIPE
+    return status

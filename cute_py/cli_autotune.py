@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 from .arraylib import library_dtype
+from .cli_errors import extent
 from .emit.spec import DTYPES
 
 __all__ = ["add_parser", "run"]
@@ -19,9 +20,8 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub):
     from .cli_gemm import LAYOUT_MAJORS
     p = sub.add_parser("autotune", help="time candidate GEMM kernels for one shape on this GPU; remember the best")
-    p.add_argument("--m", type=int, default=4096)
-    p.add_argument("--n", type=int, default=4096)
-    p.add_argument("--k", type=int, default=4096)
+    for dim in ("m", "n", "k"):
+        p.add_argument(f"--{dim}", type=extent, default=4096, help=f"{dim.upper()}, 1 to 2147483647 (default 4096)")
     p.add_argument("--dtype", default="bf16", choices=DTYPES)
     p.add_argument("--layout", default="tn", choices=tuple(LAYOUT_MAJORS),
                    help="BLAS naming: first letter A, second B; t = A K-major / B N-major (default tn: both K-major)")
@@ -39,10 +39,7 @@ def _describe(args):
     from .cli_gemm import LAYOUT_MAJORS
     from .problem import Problem
     from .selection import heuristic
-    for name in ("m", "n", "k"):
-        if getattr(args, name) <= 0:
-            raise CliError(f"--{name} must be positive, got {getattr(args, name)}")
-    for name in ("reps", "batch"):
+    for name in ("reps", "batch"):                  # --m/--n/--k: checked by argparse (cli_errors.extent)
         if getattr(args, name) <= 0:
             raise CliError(f"--{name} must be positive, got {getattr(args, name)}")
     a_major, b_major = LAYOUT_MAJORS[args.layout]

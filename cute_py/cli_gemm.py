@@ -1,6 +1,8 @@
 """``cute-py gemm``: emit, compile and (on a GPU) run, check and time a generated GEMM.
 
-Without a GPU it stops after compiling and prints the resource report (and says so). On an sm_90 GPU the
+Without a GPU it stops after compiling and prints the resource report (and says so); with ``--check`` or
+``--bench`` it then exits with status 4 (:data:`~cute_py.cli_errors.EXIT_NO_GPU`: nothing was checked or timed).
+Without the ``cuda`` extra it prints what is missing and the pip command, status 3. On an sm_90 GPU the
 arrays come from torch when it is importable, else from plain driver allocations (``--arrays driver``), so
 the run needs nothing beyond ``pip install "cute-py[cuda]"``; torch.matmul is timed beside cute_py when
 torch is there.
@@ -17,6 +19,7 @@ import numpy as np
 
 from .arch.sm90 import SMEM_ALIGN
 from .arraylib import library_dtype
+from .cli_errors import EXIT_NO_GPU, CliError, extent
 from .emit.spec import DTYPES, OUT_DTYPES
 from .runtime.timer import EventTimer
 
@@ -27,9 +30,8 @@ LAYOUT_MAJORS = {"tn": ("K", "K"), "nn": ("MN", "K"), "nt": ("MN", "MN"), "tt": 
 
 def add_parser(sub):
     g = sub.add_parser("gemm", help="generate a warp-specialized sm_90a GEMM from a layout spec; compile, run, time")
-    g.add_argument("--m", type=int, default=4096)
-    g.add_argument("--n", type=int, default=4096)
-    g.add_argument("--k", type=int, default=4096)
+    for dim in ("m", "n", "k"):
+        g.add_argument(f"--{dim}", type=extent, default=4096, help=f"{dim.upper()}, 1 to 2147483647 (default 4096)")
     g.add_argument("--dtype", default="bf16", choices=DTYPES)
     g.add_argument("--layout", default="tn", choices=tuple(LAYOUT_MAJORS),
                    help="BLAS naming: first letter A, second B; t = A K-major / B N-major (default tn: both K-major)")
@@ -57,7 +59,7 @@ def _spec(args):
             ex = example_specs()
             name = args.spec.split(":", 1)[1]
             if name not in ex:
-                raise SystemExit(f"cute-py gemm: no example spec {name!r}; shipped: {', '.join(ex)}")
+                raise CliError(f"no example spec {name!r}; shipped: {', '.join(ex)}")
             return GemmSpec.from_file(ex[name])
         return GemmSpec.from_file(args.spec)
     a, b = LAYOUT_MAJORS[args.layout]
@@ -104,6 +106,10 @@ def run(args) -> int:
         skipped = " ".join(f for f, on in (("--check", args.check), ("--bench", args.bench)) if on)
         print(f"no GPU: stopping after the compile step{f' (skipping {skipped})' if skipped else ''}.")
         print(f"          reason: {reason}")
+        if skipped:
+            print(f"cute-py gemm: {skipped} did not run: no usable sm_90 GPU here (exit status {EXIT_NO_GPU})",
+                  file=sys.stderr)
+            return EXIT_NO_GPU
         return 0
     return _run_on_gpu(args, spec)
 

@@ -314,8 +314,10 @@ def test_cli_lists_candidates_and_stops_without_a_gpu(monkeypatch, capsys):
 
 def test_cli_rejects_a_bad_size(capsys):
     from cute_py import cli
-    assert cli.main(["autotune", "--m", "0"]) == 2
-    assert "cute-py autotune: error: --m must be positive, got 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:                  # argparse refuses it (cute_py.cli_errors.extent)
+        cli.main(["autotune", "--m", "0"])
+    assert e.value.code == 2
+    assert "cute-py autotune: error: argument --m: 0 is not a size" in capsys.readouterr().err
 
 
 def test_cli_subprocess_without_a_gpu():

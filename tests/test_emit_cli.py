@@ -29,5 +29,5 @@ def test_example_spec_compiles_and_reports(capsys):
 def test_bad_spec_file_is_reported(tmp_path, capsys):
     p = tmp_path / "bad.toml"
     p.write_text('tile = [96, 264, 40]\n')
-    assert main(["gemm", "--spec", str(p), "--emit-only"]) == 1
+    assert main(["gemm", "--spec", str(p), "--emit-only"]) == 2
     assert "block_n 264" in capsys.readouterr().err
