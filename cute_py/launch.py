@@ -32,12 +32,14 @@ class LRU:
         self._d: OrderedDict = OrderedDict()
 
     def get(self, key):
+        """The value stored under ``key`` (None if absent), made the most recently used entry."""
         hit = self._d.get(key)
         if hit is not None:
             self._d.move_to_end(key)
         return hit
 
     def put(self, key, value):
+        """Store ``value`` under ``key``, evict the least recently used entry beyond ``maxsize``; return ``value``."""
         self._d[key] = value
         self._d.move_to_end(key)
         if len(self._d) > self.maxsize:
@@ -147,8 +149,8 @@ class Launches:
         return ws, cnt
 
     def prepare(self, problem, spec, stream=None) -> GemmLaunch:
-        """Bind ``spec``'s plan to ``problem`` (whose arrays were read by :meth:`Problem.from_arrays`, ``out``
-        included) and prepare the launch on ``stream``."""
+        """Bind ``spec``'s plan to ``problem`` (whose arrays were read by
+        :meth:`~cute_py.problem.Problem.from_arrays`, ``out`` included) and prepare the launch on ``stream``."""
         ops = problem.operands
         plan = gemm_plan(spec)
         shape = replace(problem, operands=None)       # the key holds no arrays: they must not be kept alive

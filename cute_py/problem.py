@@ -34,7 +34,7 @@ from .runtime.arrays import as_device_array
 __all__ = ["Problem", "Operands", "GemmInputError", "TMA_ALIGN", "MAX_EXTENT"]
 
 TMA_ALIGN = 16
-"""Bytes: TMA needs 16-byte aligned global addresses and leading dimensions (A and B, and D for TMA stores)."""
+"""In bytes. TMA needs 16-byte aligned global addresses and leading dimensions (A and B, and D for TMA stores)."""
 MAX_EXTENT = 2 ** 31 - 1
 """The kernel takes M, N and K as 32-bit ints."""
 
@@ -66,7 +66,7 @@ class Operands:
 
     @property
     def device(self):
-        """The CUDA ordinal the arrays say they live on (None: the current device)."""
+        """The CUDA ordinal the arrays say they live on (None means the current device)."""
         return self.a.device if self.a.device is not None else self.b.device
 
 
@@ -127,7 +127,7 @@ class Problem:
 
     @property
     def empty(self) -> bool:
-        """M or N is 0: D is empty and nothing launches."""
+        """True when M or N is 0 (D is empty and nothing launches)."""
         return self.M == 0 or self.N == 0
 
     def mismatches(self, spec) -> list:

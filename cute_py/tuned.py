@@ -33,7 +33,8 @@ __all__ = ["problem_key", "lookup", "record", "clear_cache", "cache_path", "gene
 FORMAT = 1
 """Version of the file's keys and entries; part of every key, so a new format never reads an old entry."""
 ENV = "CUTE_PY_AUTOTUNE"
-"""Environment variable: ``0``, ``off``, ``false`` or ``no`` makes :func:`lookup` return None."""
+"""The environment variable that turns the table off; ``0``, ``off``, ``false`` or ``no`` makes :func:`lookup`
+return None."""
 FILENAME = "autotune.json"
 _OFF = ("0", "off", "false", "no")
 

@@ -75,8 +75,9 @@ def bind(plan, problem) -> Binding:
     """``plan`` (a :class:`~cute_py.emit.plan.GemmPlan`) bound to ``problem`` (a
     :class:`~cute_py.problem.Problem`: M, N, K, the majors, and the leading dimensions lda, ldb, ldc, ldd).
 
-    Preconditions (checked by :meth:`Problem.mismatches`): the problem's majors, types and epilogue are the
-    spec's. Raises :class:`~cute_py.arch.sm90.TmaError` when a concrete extent or stride breaks a TMA rule.
+    Preconditions (checked by :meth:`~cute_py.problem.Problem.mismatches`): the problem's majors, types and
+    epilogue are the spec's. Raises :class:`~cute_py.arch.sm90.TmaError` when a concrete extent or stride
+    breaks a TMA rule.
     """
     M, N, K = problem.M, problem.N, problem.K
     tma = {"tma_a": plan.a.tma.bind((M, K), _strides(plan.a.major, problem.lda)),

@@ -27,8 +27,9 @@ def _line70(code: str, comment: str) -> str:
 
 
 def tv_expr(terms, var: str, part: int) -> str:
-    """C expression of the m (part 2) or n (part 3) contribution of ``terms`` (from :func:`split_tv`) for the
-    index ``var``, printed by :func:`cute_py.emit.cprint.to_c` (the plan's ``acc_place`` are these expressions).
+    """C expression of the m (part 2) or n (part 3) contribution of ``terms`` (from
+    :func:`~cute_py.emit.plan.split_tv`) for the index ``var``, printed by :func:`cute_py.emit.cprint.to_c`
+    (the plan's ``acc_place`` are these expressions).
 
     >>> tv_expr([(4, 1, 0, 2), (8, 4, 1, 0)], "t", 2), tv_expr([(4, 1, 0, 2), (8, 4, 1, 0)], "t", 3)
     ('(t / 4) % 8', '2 * (t % 4)')

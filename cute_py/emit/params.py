@@ -19,9 +19,9 @@ from dataclasses import dataclass
 __all__ = ["KernelParam", "kernel_params", "PARAM_KINDS", "C_SCALARS"]
 
 PARAM_KINDS = ("tensormap", "pointer", "s32", "s64", "f32")
-"""How the host packs a parameter: a 128-byte TMA descriptor by value, a device address, or a scalar."""
+"""How the host packs a parameter (a 128-byte TMA descriptor by value, a device address, or a scalar)."""
 C_SCALARS = {"s32": "int", "s64": "long long", "f32": "float"}
-"""The C type of each scalar kind (the host packs the same widths: :data:`cute_py.emit.bind.PACK`)."""
+"""The C type of each scalar kind; the host packs the same widths (:data:`cute_py.emit.bind.PACK`)."""
 
 
 @dataclass(frozen=True)

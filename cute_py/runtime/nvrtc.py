@@ -170,7 +170,7 @@ class Program:
 
     @property
     def spills(self) -> dict:
-        """Kernel name -> spill store + spill load bytes (0: none)."""
+        """Kernel name -> spill store + spill load bytes (0 means no spilling)."""
         return {n: k.spill_bytes for n, k in self.report.kernels.items()}
 
     @property
@@ -254,7 +254,7 @@ def compile(source: str, *, arch: str = "sm_90a", options=(), name: str = "kerne
     Raises :class:`CompileError` (status, log, line-numbered source) when
     NVRTC rejects the source, :class:`UnsupportedArchError` for an arch
     NVRTC cannot target, :class:`NvrtcNotFoundError` /
-    :class:`CudaNotInstalledError` with the pip command when NVRTC or
+    :class:`~cute_py.runtime.errors.CudaNotInstalledError` with the pip command when NVRTC or
     cuda-bindings is missing.
 
     >>> p = compile('extern "C" __global__ void k(int* x) { x[0] = 1; }', options=("--use_fast_math",))  # doctest: +SKIP

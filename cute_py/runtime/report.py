@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 __all__ = ["KernelReport", "Diagnostic", "Report", "parse_report", "SERIALIZATION_CODES", "is_serialization"]
 
 SERIALIZATION_CODES = frozenset({"C7508", "C7509", "C7510", "C7511"})
-"""ptxas codes that :func:`cute_py.runtime.compile` turns into a :class:`CompileError` (``strict=True``).
+"""ptxas codes that :func:`cute_py.runtime.compile` turns into a
+:class:`~cute_py.runtime.errors.CompileError` (``strict=True``).
 
 C7509/C7510/C7511: "wgmma.mma_async instructions are serialized due to ..."
 (extern calls, a pipeline crossing a function boundary, insufficient
@@ -62,7 +63,7 @@ class KernelReport:
 
     @property
     def spill_bytes(self) -> int:
-        """Spill stores plus spill loads, in bytes (0: no spilling)."""
+        """Spill stores plus spill loads, in bytes (0 means no spilling)."""
         return self.spill_stores + self.spill_loads
 
 
