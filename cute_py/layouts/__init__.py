@@ -9,7 +9,8 @@ from .basis import ArithmeticTuple, E, ScaledBasis, make_basis_like
 from .dtypes import DType, dtype
 from .composed import ComposedLayout, get_nonswizzle_portion, get_swizzle_portion
 from .errors import (
-    CoordinateError, DivisibilityError, InjectivityError, LayoutError, ParseError, RankError, SymbolicError,
+    CoordinateError, DivisibilityError, InjectivityError, LayoutError, ParseError, RankError, SizeLimitError,
+    SymbolicError,
 )
 from .int_tuple import _, Underscore
 from .layout import (
@@ -51,5 +52,5 @@ __all__ = [
     "Tensor", "IdentityEngine", "make_tensor", "make_identity_tensor", "make_tensor_like",
     "inner_partition", "outer_partition", "local_tile", "local_partition", "recast", "print_tensor",
     "LayoutError", "RankError", "DivisibilityError", "InjectivityError", "CoordinateError", "ParseError",
-    "SymbolicError",
+    "SymbolicError", "SizeLimitError",
 ]

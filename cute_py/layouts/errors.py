@@ -21,7 +21,9 @@ __all__ = [
     "CoordinateError",
     "ParseError",
     "SymbolicError",
+    "SizeLimitError",
     "layout_error",
+    "size_limit_error",
     "in_operation",
 ]
 
@@ -143,6 +145,34 @@ class SymbolicError(LayoutError):
         self.values = values
 
 
+class SizeLimitError(LayoutError):
+    """The input is too large for an operation that visits every element (it would take too much memory or time).
+
+    Drawing every cell of a layout, or analysing every element an access touches,
+    costs time and memory in proportion to the layout's size; above a stated limit
+    these operations refuse at once instead of running out of memory.
+
+    Attributes:
+        operand: the name of the input that is too large.
+        size: how many elements (cells) the operation would visit.
+        limit: the largest size the operation accepts.
+
+    >>> import cute_py
+    >>> try:
+    ...     cute_py.viz.to_text(cute_py.Layout((100000, 100000)), full=True)
+    ... except cute_py.SizeLimitError as e:
+    ...     print(e.op, "|", e.operand, e.size, ">", e.limit)
+    to_text | layout 10000000000 > 1048576
+    """
+
+    def __init__(self, message: str, *, op: str = "", rule: str = "", operand: str = "", size: int = 0,
+                 limit: int = 0):
+        super().__init__(message, op=op, rule=rule)
+        self.operand = operand
+        self.size = size
+        self.limit = limit
+
+
 _REPR = reprlib.Repr()
 _REPR.maxlevel = 4
 _REPR.maxtuple = _REPR.maxlist = 12
@@ -194,3 +224,17 @@ def in_operation(err: LayoutError, op: str, **operands) -> LayoutError:
     if isinstance(err, SymbolicError):
         new.fact, new.values = err.fact, err.values
     return new
+
+
+def size_limit_error(op: str, operand: str, value, size: int, limit: int, unit: str = "elements",
+                     hint: str = "") -> SizeLimitError:
+    """A :class:`SizeLimitError`: ``"<op>: <operand> is too large: <size> <unit> > limit <limit>[; hint]; <operand> = ..."``.
+
+    >>> print(size_limit_error("to_svg", "layout", "(4096,4096):(1,4096)", 16777216, 262144, "cells"))
+    to_svg: layout is too large: 16777216 cells > limit 262144; layout = (4096,4096):(1,4096)
+    """
+    msg = f"{op}: {operand} is too large: {size} {unit} > limit {limit}"
+    if hint:
+        msg += f"; {hint}"
+    msg += f"; {operand} = {value if isinstance(value, str) else _fmt(value)}"
+    return SizeLimitError(msg, op=op, rule="size limit", operand=operand, size=size, limit=limit)

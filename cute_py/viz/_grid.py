@@ -18,9 +18,13 @@ from __future__ import annotations
 
 from ..layouts import ComposedLayout, Layout, Swizzle
 from ..layouts import int_tuple as it
+from ..layouts.errors import size_limit_error
 from ..layouts.layout import flat_modes
 
 _TABLE_LIMIT = 1 << 22  # largest outer layout tabulated when a ComposedLayout's outer is a Layout
+#: Most cells a picture draws one by one (a text table with ``full=True``, an SVG with ``collapse=False``,
+#: a LaTeX picture, a TV ownership map); above it they raise :class:`~cute_py.layouts.errors.SizeLimitError`.
+CELL_LIMIT = 1 << 20
 
 
 def num_digits(x: int) -> int:
@@ -150,6 +154,22 @@ def window_offsets(obj, rows: int, wr: int, wc: int) -> list:
         inner = window_offsets(obj.inner, rows, wr, wc)
         return _apply(obj.outer, [obj.offset + v for v in inner] if obj.offset else inner)
     return [obj(m + rows * n) for n in range(wc) for m in range(wr)]
+
+
+def check_cells(op: str, obj, count: int, limit: int = CELL_LIMIT, hint: str = "", operand: str = "layout"):
+    """Raise :class:`~cute_py.layouts.errors.SizeLimitError` when drawing ``count`` cells of ``obj`` exceeds ``limit``."""
+    if count > limit:
+        raise size_limit_error(op, operand, str(obj), count, limit, "cells", hint)
+
+
+def cell_values(layout, rows: int, ms, ns) -> list:
+    """``layout(m + rows*n)`` for ``n`` in ``ns``, ``m`` in ``ms`` (``m`` fastest): only those cells are evaluated."""
+    if isinstance(layout, Layout) and it.rank(layout.shape) >= 2 and all(
+            it.is_int(d) for d in flat_modes(layout)[1]):
+        rl, cl = _split(layout)
+        r = [rl(m) for m in ms]
+        return [ro + cl(n) for n in ns for ro in r]
+    return [layout(m + rows * n) for n in ns for m in ms]
 
 
 def _fmt_value(v) -> str:
@@ -401,12 +421,15 @@ def tv_owner(layout_tv, M: int, N: int, op: str = "TV") -> list:
 
     ``layout_tv`` maps ``(t, v)`` to the column-major index ``m + M*n`` of the
     ``(M, N)`` tile; threads are visited outer, values inner (CuTe's order).
-    Raises ValueError if an index falls outside the tile.
+    Raises ValueError if an index falls outside the tile, SizeLimitError if the
+    tile or the TV layout has more than :data:`CELL_LIMIT` elements.
     """
     if not _is_layout_like(layout_tv) or it.rank(layout_tv.shape) != 2:
         raise ValueError(f"{op}: a TV layout must be a rank-2 layout (thread, value), got {layout_tv}")
     T = it.product(layout_tv.shape[0])
     V = it.product(layout_tv.shape[1])
+    check_cells(op, f"{M}x{N}", M * N, operand="tile")
+    check_cells(op, layout_tv, T * V, operand="TV layout")
     offs = offsets(layout_tv)
     total = M * N
     owner = [None] * total

@@ -82,9 +82,9 @@ def as_swizzle(op: str, sw) -> Swizzle:
     raise TypeError(f"{op}: expected a swizzle (Swizzle, (B,M,S) or 'Sw<B,M,S>'), got {sw!r}")
 
 
-def offsets(op: str, layout) -> list:
-    """``[layout(i) for i in range(size(layout))]``, checked to be non-negative integers."""
-    return element_offsets(op, layout).tolist()
+def offsets(op: str, layout, name: str = "layout") -> list:
+    """``[layout(i) for i in range(size(layout))]``, checked to be non-negative integers (and not too many)."""
+    return element_offsets(op, layout, name).tolist()
 
 
 def plan(op, layout, access, t, addr_bits, *, vector_bits=None, side=None, space="smem") -> Plan:

@@ -22,6 +22,7 @@ from ..atoms import TiledCopy
 from ..layouts import ComposedLayout, Layout, Swizzle, composition, int_tuple as it
 from ..layouts.errors import LayoutError, layout_error
 from . import _requests as rq
+from .text import TEXT_EDGE, TEXT_MAX_AXIS
 
 __all__ = ["BankMap", "BankEntry", "BankConflictReport", "BankConflict", "RequestBanks", "SwizzleComparison",
            "SwizzleSuggestion", "bank_map", "bank_conflicts", "compare_swizzle", "suggest_swizzle",
@@ -32,6 +33,13 @@ BankConflictReport._repr_html_ = rq.TextReport._repr_html_      # notebooks show
 
 # ---------------------------------------------------------------------------
 # bank map
+
+
+def _shown(extent: int, full: bool) -> list:
+    """The indices of an axis a table shows (``None`` for the ellipsis), as :func:`cute_py.viz.to_text` elides."""
+    if full or extent <= TEXT_MAX_AXIS:
+        return list(range(extent))
+    return list(range(TEXT_EDGE)) + [None] + list(range(extent - TEXT_EDGE, extent))
 
 
 @dataclass(frozen=True)
@@ -94,16 +102,30 @@ class BankMap(rq.TextReport):
         rows, cols = self._rows()
         return [[getattr(self.entries[m + rows * n], field) for n in range(cols)] for m in range(rows)]
 
-    def to_text(self, field: str = "bank") -> str:
-        """The grid of ``field`` as a text table with row and column numbers."""
-        g = self.grid(field)
-        rows, cols = len(g), len(g[0]) if g else 0
-        w = max([len(str(v)) for r in g for v in r] + [len(str(cols - 1))])
-        lw = len(str(rows - 1))
-        head = " " * (lw + 3) + " ".join(str(n).rjust(w) for n in range(cols))
-        body = [str(m).rjust(lw) + " | " + " ".join(str(v).rjust(w) for v in r) for m, r in enumerate(g)]
+    def to_text(self, field: str = "bank", full: bool = False) -> str:
+        """The grid of ``field`` as a text table with row and column numbers.
+
+        As :func:`cute_py.viz.to_text`, an axis longer than 64 is elided to its
+        first and last 8 (a last line says what is not shown) unless ``full``.
+
+        >>> t = bank_map("(128,4):(4,1)", "f32").to_text().splitlines()
+        >>> t[1], t[10], t[-1]
+        ('       0  1  2  3', '... | .. .. .. ..', 'rows 8..119 of 128 not shown; full=True prints them all')
+        """
+        rows, cols = self._rows()
+        ms, ns = _shown(rows, full), _shown(cols, full)
+        vals = {(m, n): str(getattr(self.entries[m + rows * n], field))
+                for m in ms if m is not None for n in ns if n is not None}
+        w = max([len(v) for v in vals.values()] + [len(str(cols - 1))])
+        lw = max(3, len(str(rows - 1))) if None in ms else len(str(rows - 1))
+        head = " " * (lw + 3) + " ".join(("." * min(w, 3) if n is None else str(n)).rjust(w) for n in ns)
+        body = [("..." if m is None else str(m)).rjust(lw) + " | " + " ".join(
+            ("." * min(w, 3) if m is None or n is None else vals[m, n]).rjust(w) for n in ns) for m in ms]
         title = f"{field}s of {self.layout} ({self.dtype.name}, {NUM_BANKS} banks x {BANK_BYTES} B)"
-        return "\n".join([title, head, *body])
+        hidden = [f"{kind} {TEXT_EDGE}..{ext - TEXT_EDGE - 1} of {ext}"
+                  for kind, ext, shown in (("rows", rows, ms), ("columns", cols, ns)) if None in shown]
+        tail = [f"{' and '.join(hidden)} not shown; full=True prints them all"] if hidden else []
+        return "\n".join([title, head, *body, *tail])
 
     def __repr__(self):
         return f"<BankMap of {self.layout} ({self.dtype.name}): {len(self.entries)} elements>"
@@ -127,7 +149,7 @@ def bank_map(smem_layout, dtype) -> BankMap:
     layout = rq.as_layout("bank_map", smem_layout)
     t = rq.as_dtype("bank_map", dtype)
     entries = []
-    for i, o in enumerate(rq.offsets("bank_map", layout)):
+    for i, o in enumerate(rq.offsets("bank_map", layout, "smem_layout")):
         a = o * t.bits // 8
         entries.append(BankEntry(i, o, a, (a // BANK_BYTES) % NUM_BANKS, (a // CHUNK_BYTES) % (LINE_BYTES // CHUNK_BYTES)))
     return BankMap(layout, t, entries)

@@ -124,6 +124,10 @@ def coalescing(tv_layout, gmem_layout, dtype, *, vector_bits=None, base: int = 0
     pattern name as in :func:`cute_py.viz.bank_conflicts`). ``base`` is the
     buffer's byte address.
 
+    A layout or an access of more than
+    :data:`~cute_py.arch.sm90.requests.ANALYSIS_LIMIT` elements raises
+    :class:`~cute_py.layouts.errors.SizeLimitError` at once.
+
     Postconditions: for every request, ``min_sectors <= sectors``,
     ``min_lines <= lines`` and ``0 < efficiency <= 1``.
 
@@ -134,7 +138,7 @@ def coalescing(tv_layout, gmem_layout, dtype, *, vector_bits=None, base: int = 0
     """
     layout = rq.as_layout("coalescing", gmem_layout, "gmem_layout")
     t = rq.as_dtype("coalescing", dtype)
-    addr = [base * 8 + o * t.bits for o in rq.offsets("coalescing", layout)]
+    addr = [base * 8 + o * t.bits for o in rq.offsets("coalescing", layout, "gmem_layout")]
     plan = rq.plan("coalescing", layout, tv_layout, t, addr, vector_bits=vector_bits, space="gmem")
     reqs = []
     for req in plan.requests:

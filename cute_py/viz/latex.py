@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from ..layouts import Layout
 from ..layouts import append as _append
-from ._grid import copy_parts, layout_grid, mma_parts, tile_shape, tv_owner
+from ._grid import check_cells, copy_parts, layout_grid, mma_parts, tile_shape, tv_owner
 
 __all__ = ["to_latex", "BW8", "TV8"]
 
@@ -63,6 +63,7 @@ def _tv_node(t, v, m, n) -> str:
 
 def _layout_latex(obj) -> str:
     g = layout_grid(obj, "to_latex")
+    check_cells("to_latex", g.obj, g.rows * g.cols, hint="a TikZ picture has one node per element")
     block = g.cells()
     if g.rank <= 1:  # CuTe: append<2>(layout, Layout<_1,_0>{}) -- one column
         M, N = g.cols, 1
@@ -144,6 +145,9 @@ def to_latex(obj, tile=None) -> str:
     ``obj`` is a Layout, ComposedLayout, Swizzle or Tensor (its layout),
     a rank-2 TV layout with ``tile=(M, N)``, an MMAAtom / TiledMMA or a
     CopyAtom / TiledCopy (see the module docstring). Nothing is printed.
+
+    A layout of more than :data:`~cute_py.viz._grid.CELL_LIMIT` elements (or a
+    TV tile of more) raises :class:`~cute_py.layouts.errors.SizeLimitError`.
 
     Postconditions: a layout gives one ``\\node[fill=...]`` per element
     labelled with its offset; a TV picture one ``\\node[fill=...]`` per

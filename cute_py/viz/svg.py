@@ -43,11 +43,15 @@ import colorsys
 from ..layouts import Layout  # noqa: F401 - used by the doctests
 from ..layouts import int_tuple as it
 from ._grid import (
-    axis_window, boundary_level, copy_parts, layout_grid, limits, mma_parts, prefix_boundaries,
+    axis_window, boundary_level, check_cells, copy_parts, layout_grid, limits, mma_parts, prefix_boundaries,
     rest_layout, tile_shape, tv_owner,
 )
 
-__all__ = ["to_svg", "BW8", "TV8", "BANK32"]
+__all__ = ["to_svg", "BW8", "TV8", "BANK32", "SVG_CELL_LIMIT"]
+
+#: Most cells one picture draws (``collapse=False`` on a bigger layout raises SizeLimitError).
+SVG_CELL_LIMIT = 1 << 18
+_WINDOW_HINT = "draw a window instead (collapse=None, True, n or (rows, cols))"
 
 #: CuTe's ``TSVGColor_BWx8``: greys by ``offset % 8``.
 BW8 = ((255, 255, 255), (230, 230, 230), (205, 205, 205), (180, 180, 180),
@@ -144,7 +148,7 @@ def _grid_svg(g, color, collapse, dtype):
     R, C = g.rows, g.cols
     wr = axis_window(R, g.row_leaves, lr, tr)
     wc = axis_window(C, g.col_leaves, lc, tc)
-
+    check_cells("to_svg", g.obj, wr * wc, SVG_CELL_LIMIT, _WINDOW_HINT)
     block = g.cells(wr, wc)
     if not block.ints:
         color = "none"
@@ -289,6 +293,11 @@ def _windows(collapse, *extents):
     return [axis_window(e, (e,), lr, tr) for e in extents]
 
 
+def _check_panels(title, *panels):
+    """SizeLimitError when the drawn ``(rows, cols)`` panels hold more than :data:`SVG_CELL_LIMIT` cells."""
+    check_cells("to_svg", title, sum(r * c for r, c in panels), SVG_CELL_LIMIT, _WINDOW_HINT, "picture")
+
+
 def _shown(name, full, shown):
     return [f"{name} {s} of {f}" for f, s in zip(full, shown) if s < f]
 
@@ -296,6 +305,7 @@ def _shown(name, full, shown):
 def _mma_svg(obj, collapse):
     title, mma, (M, N, K), parts = mma_parts(obj)
     Mw, Nw, Kw = _windows(collapse, M, N, K)
+    _check_panels(title, (Mw, Nw), (Mw, Kw), (Nw, Kw))
     owners = {name: tv_owner(layout, r, c, f"to_svg ({name})") for name, layout, (r, c) in parts}
     max_t = max(it.product(layout.shape[0]) for _n, layout, _s in parts) - 1
     cs = _cell_size(max_t)
@@ -347,6 +357,7 @@ def _tv_panels_svg(title, panels, collapse, extra_lines=()):
     for name, layout, M, N in panels:
         Mw, Nw = _windows(collapse, M, N)
         shown.append((Mw, Nw))
+        _check_panels(title, *shown)
         owners.append(tv_owner(layout, M, N, f"to_svg ({name})"))
         max_t = max(max_t, it.product(layout.shape[0]) - 1)
     cs = _cell_size(max_t)
@@ -407,6 +418,9 @@ def to_svg(obj, color=None, collapse=None, dtype=None, tile=None) -> str:
     * ``collapse``: ``None`` windows axes longer than 64 cells to at most 32
       (the picture states what is hidden), ``True`` axes longer than 32,
       ``n`` axes longer than ``n``, ``(r, c)`` per axis, ``False`` nothing.
+      A picture of more than :data:`SVG_CELL_LIMIT` drawn cells raises
+      :class:`~cute_py.layouts.errors.SizeLimitError` (so do tiles and TV
+      layouts of more than ``CELL_LIMIT`` elements).
 
     Postconditions: parses as XML; a grid has exactly one ``rect.cell`` and
     one ``text.v`` per drawn element, ``data-m``/``data-n`` on the rect and the

@@ -21,6 +21,13 @@ CuTe's ``print_layout`` takes rank 2 only. cute_py also accepts:
   chunks (row ``r``, column ``c`` is chunk ``r*2^|S| + c``; the cell holds the
   chunk it is sent to).
 
+Large layouts are elided, whatever their size, in time and memory that do
+not grow with it: an axis longer than :data:`TEXT_MAX_AXIS` (64) cells shows
+its first and last :data:`TEXT_EDGE` (8) rows (columns) around a row (column)
+of ``...``, row labels widen to fit, and a last line says what was left out.
+``full=True`` prints every cell, up to :data:`TEXT_FULL_LIMIT` cells
+(a :class:`~cute_py.layouts.errors.SizeLimitError` above it).
+
 >>> print_layout(Layout((2, 3), (3, 1)))  # doctest: +NORMALIZE_WHITESPACE
 (2,3):(3,1)
       0   1   2
@@ -37,13 +44,24 @@ import io
 import sys
 
 from ..layouts import Layout  # noqa: F401 - used by the doctests
-from ._grid import Grid, layout_grid, num_digits
+from ._grid import CELL_LIMIT, Grid, cell_values, check_cells, layout_grid, num_digits
 
-__all__ = ["print_layout", "print_tensor", "to_text", "layout_table"]
+__all__ = ["print_layout", "print_tensor", "to_text", "layout_table", "TEXT_MAX_AXIS", "TEXT_EDGE",
+           "TEXT_FULL_LIMIT"]
+
+#: Longest axis (rows or columns) a table prints in full by default.
+TEXT_MAX_AXIS = 64
+#: Rows (columns) shown at each end of an elided axis.
+TEXT_EDGE = 8
+#: Most cells ``full=True`` prints.
+TEXT_FULL_LIMIT = CELL_LIMIT
 
 
-def layout_table(grid: Grid) -> str:
+def layout_table(grid: Grid, full: bool = False) -> str:
     """CuTe's print_layout table of a :class:`~cute_py.viz._grid.Grid` (ends with a newline).
+
+    Elided as the module docstring says unless ``full``; ``full`` prints every
+    cell, up to :data:`TEXT_FULL_LIMIT` cells.
 
     >>> from cute_py.viz._grid import layout_grid
     >>> print(layout_table(layout_grid(Layout(3))), end="")  # doctest: +NORMALIZE_WHITESPACE
@@ -52,8 +70,16 @@ def layout_table(grid: Grid) -> str:
         +---+---+---+
      0  | 0 | 1 | 2 |
         +---+---+---+
+    >>> t = layout_table(layout_grid(Layout((1000, 3))))
+    >>> len(t.splitlines()), t.splitlines()[-1]
+    (38, 'rows 8..991 of 1000 not shown (1000x3 cells); full=True prints every cell, up to 1048576')
     """
     rows, cols = grid.rows, grid.cols
+    if full:
+        check_cells("to_text", grid.obj, rows * cols, TEXT_FULL_LIMIT,
+                    f"rows x columns = {rows}x{cols}; without full=True the table is elided")
+    elif rows > TEXT_MAX_AXIS or cols > TEXT_MAX_AXIS:
+        return _elided_table(grid)
     block = grid.cells()
     if grid.cosize is not None and grid.tensor is None and block.ints:
         width = num_digits(grid.cosize) + 2
@@ -70,21 +96,64 @@ def layout_table(grid: Grid) -> str:
     return "\n".join(out) + "\n"
 
 
+def _shown(extent: int) -> list:
+    """The indices of an axis that an elided table shows, ``None`` where the ellipsis goes."""
+    if extent <= TEXT_MAX_AXIS:
+        return list(range(extent))
+    return list(range(TEXT_EDGE)) + [None] + list(range(extent - TEXT_EDGE, extent))
+
+
+def _elided_table(grid: Grid) -> str:
+    """The table of the first and last rows and columns of a large grid (only those cells are evaluated)."""
+    from ._grid import _fmt_value
+
+    rows, cols = grid.rows, grid.cols
+    ms, ns = _shown(rows), _shown(cols)
+    vm, vn = [m for m in ms if m is not None], [n for n in ns if n is not None]
+    values = cell_values(grid.layout, rows, vm, vn)
+    if grid.cosize is not None and all(isinstance(v, int) for v in values):
+        labels = [str(v) for v in values]
+        width = max([num_digits(grid.cosize), 3] + [len(t) for t in labels]) + 2
+    else:
+        labels = [_fmt_value(v) for v in values]
+        width = max([3] + [len(t) for t in labels]) + 2
+    cell = {(m, n): labels[i + len(vm) * j] for j, n in enumerate(vn) for i, m in enumerate(vm)}
+    lw = max(2, len(str(rows - 1)))
+    pad = " " * (lw + 2)
+    sep = pad + "".join("+" + "-" * width for _n in ns) + "+"
+    out = [grid.title, pad + "".join(f"  {'...' if n is None else n:>{width - 2}} " for n in ns)]
+    for m in ms:
+        out.append(sep)
+        label = f"{'...':>{lw}}  " if m is None else f"{m:>{lw}d}  "
+        out.append(label + "".join(f"| {'...' if m is None or n is None else cell[m, n]:>{width - 2}} "
+                                   for n in ns) + "|")
+    out.append(sep)
+    hidden = [f"{kind} {TEXT_EDGE}..{ext - TEXT_EDGE - 1} of {ext}"
+              for kind, ext in (("rows", rows), ("columns", cols)) if ext > TEXT_MAX_AXIS]
+    out.append(f"{' and '.join(hidden)} not shown ({rows}x{cols} cells); "
+               f"full=True prints every cell, up to {TEXT_FULL_LIMIT}")
+    return "\n".join(out) + "\n"
+
+
 def _is_tv_object(obj) -> bool:
     from ..atoms import CopyAtom, MMAAtom, TiledCopy, TiledMMA
 
     return isinstance(obj, (MMAAtom, CopyAtom, TiledMMA, TiledCopy))
 
 
-def to_text(obj) -> str:
+def to_text(obj, full: bool = False) -> str:
     """The text view of ``obj``: CuTe's print_layout table for layouts, ``str()`` for atoms.
 
     * Layout, ComposedLayout, Swizzle: the table :func:`print_layout` prints
-      (see the module docstring for rank 1, rank > 2 and swizzles);
+      (see the module docstring for rank 1, rank > 2 and swizzles); an axis
+      longer than 64 cells is elided to its first and last 8 unless ``full``
+      (every cell, up to :data:`TEXT_FULL_LIMIT` cells, else
+      :class:`~cute_py.layouts.errors.SizeLimitError`);
     * Tensor: what :func:`print_tensor` prints (header and elements);
     * MMAAtom, CopyAtom, TiledMMA, TiledCopy: their ``str()`` (CuTe's ``print``).
 
-    Postcondition: the result ends with a newline; nothing is printed.
+    Postcondition: the result ends with a newline; nothing is printed; its
+    length is bounded whatever the layout's size (unless ``full``).
 
     >>> print(to_text(Layout((2, 2), (1, 2))), end="")  # doctest: +NORMALIZE_WHITESPACE
     (2,2):(1,2)
@@ -97,6 +166,9 @@ def to_text(obj) -> str:
     >>> from cute_py.atoms import get
     >>> to_text(get("SM80_16x8x16_F32BF16BF16F32_TN")).splitlines()[0]
     'MMA_Atom SM80_16x8x16_F32BF16BF16F32_TN'
+    >>> big = to_text(Layout((100000000, 100000000), (1, 100000000))).splitlines()
+    >>> len(big), big[3][:40], big[-1][:41]
+    (38, '       0  |                0 |        10', 'rows 8..99999991 of 100000000 and columns')
     """
     if _is_tv_object(obj):
         s = str(obj)
@@ -105,11 +177,13 @@ def to_text(obj) -> str:
         buf = io.StringIO()
         _print_tensor(obj, buf)
         return buf.getvalue()
-    return layout_table(layout_grid(obj, "to_text"))
+    return layout_table(layout_grid(obj, "to_text"), full)
 
 
-def print_layout(obj, file=None) -> None:
-    """Print ``to_text(obj)``: CuTe's ``print_layout`` table for a layout (to ``file``, default stdout).
+def print_layout(obj, file=None, full: bool = False) -> None:
+    """Print ``to_text(obj, full)``: CuTe's ``print_layout`` table for a layout (to ``file``, default stdout).
+
+    Large layouts are elided unless ``full`` (see :func:`to_text`).
 
     >>> print_layout(Layout((2, 4)))  # doctest: +NORMALIZE_WHITESPACE
     (2,4):(1,2)
@@ -120,7 +194,7 @@ def print_layout(obj, file=None) -> None:
      1  | 1 | 3 | 5 | 7 |
         +---+---+---+---+
     """
-    (file if file is not None else sys.stdout).write(to_text(obj))
+    (file if file is not None else sys.stdout).write(to_text(obj, full))
 
 
 def _print_tensor(t, file):

@@ -245,6 +245,10 @@ def bank_conflicts(smem_layout, access, dtype, *, vector_bits=None, side=None) -
     ``"row128"`` (TMA rows), ``"vec32"``/``"vec64"``/``"vec128"`` (or 32/64/128:
     lanes read consecutive vectors in domain order).
 
+    A layout or an access of more than
+    :data:`~cute_py.arch.sm90.requests.ANALYSIS_LIMIT` elements raises
+    :class:`~cute_py.layouts.errors.SizeLimitError` at once.
+
     Postconditions: ``len(result.wavefronts) == len(result.ideal_wavefronts)`` ==
     number of warp requests; ``wavefronts[r] >= ideal_wavefronts[r]``;
     ``result.conflict_free == (result.max_ways <= 1)``.
@@ -258,6 +262,6 @@ def bank_conflicts(smem_layout, access, dtype, *, vector_bits=None, side=None) -
     """
     layout = as_layout("bank_conflicts", smem_layout, "smem_layout")
     t = as_dtype("bank_conflicts", dtype)
-    addr = element_bits("bank_conflicts", layout, t.bits)
+    addr = element_bits("bank_conflicts", layout, t.bits, name="smem_layout")
     reqs = requests_of("bank_conflicts", layout, access, t, addr, vector_bits=vector_bits, side=side, space="smem")
     return count_bank_conflicts(reqs, layout, t)

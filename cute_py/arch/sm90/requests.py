@@ -4,7 +4,12 @@ The request model under :mod:`cute_py.arch.sm90.banks` (shared-memory bank
 conflicts) and :mod:`cute_py.viz.coalesce` (global-memory coalescing).
 Everything is computed by *evaluating* layouts, once over their whole domain
 (:func:`~cute_py.layouts.tensor.layout_offsets`): an element's address is
-``layout(i) * sizeof_bits(dtype)`` bits for domain index ``i``.
+``layout(i) * sizeof_bits(dtype)`` bits for domain index ``i``. So the cost
+grows with the size: a memory layout, or an access (threads x values x
+tiles), of more than :data:`ANALYSIS_LIMIT` elements is refused at once with a
+:class:`~cute_py.layouts.errors.SizeLimitError` naming the operation and the
+operand (the limit is more elements than Hopper's 228 KiB of shared memory
+holds even at 8 bits each).
 
 An access is given as
 
@@ -33,15 +38,19 @@ from dataclasses import dataclass
 from ...atoms import CopyAtom, CopyOp, TiledCopy, get_copy_op, make_copy_atom
 from ...layouts import ComposedLayout, Layout, int_tuple as it, parse
 from ...layouts.dtypes import DType, dtype
-from ...layouts.errors import LayoutError, RankError, SymbolicError, layout_error
+from ...layouts.errors import LayoutError, RankError, SymbolicError, layout_error, size_limit_error
 from ...layouts.tensor import layout_offsets
 
 __all__ = ["Requests", "requests_of", "tv_requests", "linear_requests", "row_requests", "element_offsets",
-           "element_bits", "lanes_per_phase", "as_layout", "as_dtype", "WARP", "VECTOR_WIDTHS", "NAMED"]
+           "element_bits", "lanes_per_phase", "as_layout", "as_dtype", "check_size", "WARP", "VECTOR_WIDTHS", "NAMED",
+           "ANALYSIS_LIMIT"]
 
 WARP = 32
 VECTOR_WIDTHS = (128, 64, 32, 16, 8)
 NAMED = {"vec8": 8, "vec16": 16, "vec32": 32, "vec64": 64, "vec128": 128, "row128": 128}
+#: Most elements an analysis evaluates (memory layout, or access threads x values x tiles): 2^18 = 256 KiB of
+#: 8-bit elements, more than the 228 KiB of an sm_90 SM's shared memory.
+ANALYSIS_LIMIT = 1 << 18
 
 
 def _np():
@@ -94,9 +103,28 @@ def as_dtype(op: str, t) -> DType:
         raise layout_error(LayoutError, op, "unknown element type", f"{t!r} ({e})") from None
 
 
-def element_offsets(op: str, layout):
-    """``layout(i)`` for every ``i`` of its domain (an int64 array), checked to be non-negative integers."""
+def check_size(op: str, name: str, value, size, limit: int = ANALYSIS_LIMIT) -> None:
+    """Raise :class:`~cute_py.layouts.errors.SizeLimitError` when an analysis would evaluate ``size > limit`` elements.
+
+    ``size`` that is not an int (symbolic) passes: the evaluation then fails with its own error.
+
+    >>> check_size("bank_conflicts", "smem_layout", Layout((1024, 1024)), 1 << 20)
+    Traceback (most recent call last):
+    ...
+    cute_py.layouts.errors.SizeLimitError: bank_conflicts: smem_layout is too large: 1048576 elements > limit 262144; \
+the analysis evaluates every element; smem_layout = (1024,1024):(1,1024)
+    """
+    if it.is_int(size) and size > limit:
+        raise size_limit_error(op, name, value, size, limit, hint="the analysis evaluates every element")
+
+
+def element_offsets(op: str, layout, name: str = "layout"):
+    """``layout(i)`` for every ``i`` of its domain (an int64 array), checked to be non-negative integers.
+
+    Raises SizeLimitError (naming ``op`` and the operand ``name``) above :data:`ANALYSIS_LIMIT` elements.
+    """
     np = _np()
+    check_size(op, name, layout, it.product(layout.shape))
     try:
         out = layout_offsets(layout)
     except (SymbolicError, TypeError):
@@ -115,9 +143,9 @@ def element_offsets(op: str, layout):
     return out
 
 
-def element_bits(op: str, layout, bits: int, base_bits: int = 0):
-    """Bit address of every domain index: ``base_bits + layout(i) * bits`` (errors name ``op``)."""
-    return element_offsets(op, layout) * bits + base_bits
+def element_bits(op: str, layout, bits: int, base_bits: int = 0, name: str = "layout"):
+    """Bit address of every domain index: ``base_bits + layout(i) * bits`` (errors name ``op`` and ``name``)."""
+    return element_offsets(op, layout, name) * bits + base_bits
 
 
 def lanes_per_phase(vector_bits: int) -> int:
@@ -207,6 +235,7 @@ def tv_requests(op, tv, tiles, addr_bits, elem_bits, vector_bits=None, active_la
     if not isinstance(tv, Layout):
         raise TypeError(f"{op}: a TV layout must be a Layout, got {type(tv).__name__}")
     nthr, nval = _tv_size(op, tv)
+    check_size(op, "access", tv if len(tiles) == 1 else f"{tv} over {len(tiles)} tiles", nthr * nval * len(tiles))
     addr_bits = np.asarray(addr_bits, dtype=np.int64)
     n = len(addr_bits)
     try:
