@@ -449,8 +449,24 @@ def test_inner_and_outer_partition():
         local_partition(t, (4, 8), 0)
     with pytest.raises(TypeError):
         local_partition(t, Layout((4, 8)), 1.5)
-    # as in CuTe, get_flat_coord wraps a thread index past the layout around
-    assert local_partition(t, Layout((4, 3)), 12).layout == local_partition(t, Layout((4, 3)), 0).layout
+    # a thread index past the thread layout is refused (CuTe's get_flat_coord would wrap it to thread 0)
+    with pytest.raises(CoordinateError):
+        local_partition(t, Layout((4, 3)), 12)
+
+
+def test_local_partition_refuses_thread_indices_outside_the_thread_layout():
+    """Issue 14: local_partition(t, thr_layout, 99) on 6 threads returned thread 3's share (99 % 6 ... wrapped)."""
+    t = make_tensor(np.arange(12), (2, 6))
+    thr = Layout((2, 3))
+    shares = [local_partition(t, thr, i).values().tolist() for i in range(6)]
+    assert sorted(v for s in shares for v in s) == list(range(12))     # the 6 threads cover t once
+    for bad in (6, 99, -1, -7):
+        with pytest.raises(CoordinateError, match=rf"local_partition: thread index out of range: thr_idx = {bad} "
+                                                  r"is not in \[0, 6\)"):
+            local_partition(t, thr, bad)
+    # with a projection, the index is still a thread of the whole thread layout
+    with pytest.raises(CoordinateError, match=r"not in \[0, 32\)"):
+        local_partition(make_tensor(np.arange(48), (8, 6)), Layout((2, 16, 1), (16, 1, 0)), 32, proj=(1, None, 1))
 
 
 def test_rank1_tensors_and_int_tilers():

@@ -393,3 +393,18 @@ def test_viz_reexports_the_analysis_below_emit():
 
     assert bank_conflicts is banks.bank_conflicts
     assert "<pre>" in bank_conflicts(Layout(64), "vec32", "f32")._repr_html_()
+
+
+def test_vec128_down_the_columns_of_a_row_major_tile_points_to_row128_and_a_tv_layout():
+    """Issue 14: 'vec128' reads vectors in domain order, down a column of the standard row-major swizzled tile;
+    the error must say so and name what to use instead, and the TV layout it suggests must work."""
+    tile = "Sw<3,3,3> o 0 o (64,64):(64,1)"
+    with pytest.raises(cp.LayoutError) as e:
+        bank_conflicts(tile, "vec128", "bf16")
+    msg = str(e.value)
+    assert msg.startswith("bank_conflicts: not a vector access")
+    assert "'row128'" in msg and "TV layout" in msg and "(32,8):(1,64)" in msg
+    assert bank_conflicts(tile, "row128", "bf16").conflict_free
+    assert bank_conflicts(tile, cp.parse("(32,8):(1,64)"), "bf16").conflict_free
+    with pytest.raises(cp.LayoutError, match="'row128'"):
+        bank_conflicts(tile, 128, "bf16")          # the int spelling gets the same advice

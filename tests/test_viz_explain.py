@@ -263,3 +263,15 @@ def test_docstring_examples():
 
     result = doctest.testmod(importlib.import_module("cute_py.viz.explain"), optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 5 and result.failed == 0
+
+
+def test_argument_count_errors_say_at_least():
+    """Issue 14: explain("composition", one argument) said "takes 2 or 99 arguments"; it takes at least 2."""
+    for op in ("composition", "logical_divide", "zipped_divide", "logical_product", "blocked_product"):
+        with pytest.raises(LayoutError, match=rf"^explain: {op} takes at least 2 arguments: got 1$"):
+            explain(op, "(4,8):(1,4)")
+    with pytest.raises(LayoutError, match=r"^explain: complement takes 1 or 2 arguments: got 3$"):
+        explain("complement", "4:2", 24, 5)
+    with pytest.raises(LayoutError, match=r"^explain: coalesce takes 1 argument: got 0$"):
+        explain("coalesce")
+    assert explain("composition", "(12,32):(32,1)", "4:1", "8:1").result is not None   # 3 arguments are fine

@@ -17,7 +17,7 @@ tensor<s64>[512]+33 o (4,4):(128,8)
 from __future__ import annotations
 
 from . import int_tuple as it
-from .errors import RankError, layout_error, _r
+from .errors import CoordinateError, RankError, layout_error, _r
 from .int_tuple import _, is_int
 from .layout import Layout, _dice_tuple, dice
 from .tensor import _require_tensor
@@ -144,6 +144,8 @@ def local_partition(t, thr_layout, thr_idx, proj=None):
     the thread layout tiles ``t``; the thread takes its position in every tile.
     ``proj`` removes thread modes first, as in :func:`local_tile`.
 
+    Precondition: ``0 <= thr_idx < size(thr_layout)`` (a CoordinateError
+    otherwise; CuTe leaves it undefined, the index would wrap to another thread).
     Postcondition: over all ``thr_idx < size(thr_layout)`` (compact
     ``thr_layout`` dividing ``t``) the partitions cover ``t`` exactly once.
 
@@ -152,12 +154,21 @@ def local_partition(t, thr_layout, thr_idx, proj=None):
     >>> t = make_tensor(np.arange(16 * 64), (16, 64))
     >>> print(local_partition(t, Layout((2, 16)), 3))
     tensor<s64>[1024]+17 o (8,4):(2,256)
+    >>> local_partition(t, Layout((2, 16)), 32)
+    Traceback (most recent call last):
+    ...
+    cute_py.layouts.errors.CoordinateError: local_partition: thread index out of range: thr_idx = 32 is not in [0, 32) = [0, size(thr_layout)); thr_layout = (2,16):(1,2)
     """
     _require_tensor("local_partition", t)
-    if proj is not None:
-        thr_layout = dice(_proj("local_partition", proj), thr_layout)
     if not isinstance(thr_layout, Layout):
         raise TypeError(f"local_partition: thr_layout must be a Layout, got {_r(thr_layout)}")
     if not is_int(thr_idx):
         raise TypeError(f"local_partition: thr_idx must be an int, got {_r(thr_idx)}")
-    return outer_partition(t, it.product_each(thr_layout.shape), thr_layout.get_flat_coord(int(thr_idx)))
+    thr_idx, nthr = int(thr_idx), it.product(thr_layout.shape)
+    if thr_idx < 0 or (isinstance(nthr, int) and thr_idx >= nthr):
+        raise layout_error(CoordinateError, "local_partition", "thread index out of range",
+                           f"thr_idx = {thr_idx} is not in [0, {nthr}) = [0, size(thr_layout))",
+                           thr_layout=thr_layout)
+    if proj is not None:
+        thr_layout = dice(_proj("local_partition", proj), thr_layout)
+    return outer_partition(t, it.product_each(thr_layout.shape), thr_layout.get_flat_coord(thr_idx))

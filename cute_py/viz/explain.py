@@ -483,10 +483,12 @@ def _split_top(s):
     return [p for p in parts if p.strip()]
 
 
-def _nargs(op, args, lo, hi):
-    if not lo <= len(args) <= hi:
-        want = str(lo) if lo == hi else f"{lo} or {hi}"
-        raise layout_error(LayoutError, "explain", f"{op} takes {want} argument{'s' if hi > 1 else ''}",
+def _nargs(op, args, lo, hi=None):
+    """Check ``lo <= len(args) <= hi`` (``hi=None``: no upper bound) and say what ``op`` takes when not."""
+    if len(args) < lo or (hi is not None and len(args) > hi):
+        want = (f"at least {lo}" if hi is None else str(lo) if lo == hi else
+                f"{lo} or {hi}" if hi == lo + 1 else f"{lo} to {hi}")
+        raise layout_error(LayoutError, "explain", f"{op} takes {want} argument{'s' if hi != 1 else ''}",
                            f"got {len(args)}")
 
 
@@ -499,7 +501,7 @@ def _do(op, args, w):
         _nargs(op, args, 1, 1)
         return _coalesce(w, args[0], 0)
     if op == "composition":
-        _nargs(op, args, 2, 99)
+        _nargs(op, args, 2)
         return _composition(w, args[0], _tiler_args(args), 0)
     if op == "complement":
         _nargs(op, args, 1, 2)
@@ -507,7 +509,7 @@ def _do(op, args, w):
     if op in ("right_inverse", "left_inverse"):
         _nargs(op, args, 1, 1)
         return (_right_inverse if op == "right_inverse" else _left_inverse)(w, args[0], 0)
-    _nargs(op, args, 2, 99)
+    _nargs(op, args, 2)
     a, t = args[0], _tiler_args(args)
     if op == "logical_divide":
         return _logical_divide(w, a, t, 0)

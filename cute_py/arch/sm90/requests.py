@@ -406,6 +406,27 @@ def _copy_requests(op, layout, access, t, addr_bits, vector_bits, side, space):
     return tv_requests(op, tv, _tile_maps(op, layout, access.tiler_mn), addr_bits, bits, vb, active, desc)
 
 
+def _named_linear(op, layout, name, addr_bits, elem_bits, vector_bits):
+    """:func:`linear_requests` for a named ``vecN`` pattern; when the layout's domain order is not made of
+    vectors (a row-major tile runs down its columns), the error says what to use instead."""
+    try:
+        return linear_requests(op, addr_bits, elem_bits, vector_bits)
+    except LayoutError as e:
+        if e.rule != "not a vector access":
+            raise
+        vec = max(1, vector_bits // elem_bits)
+        shape = it.product_each(layout.shape)
+        rows = shape[0] if isinstance(shape, tuple) and len(shape) >= 2 else None
+        example = (f"; e.g. ({WARP},{vec}):(1,{rows}) has lane i read {vec} elements along row i"
+                   if rows is not None else "")
+        raise LayoutError(
+            f"{e}; {name!r} reads {vector_bits}-bit vectors of consecutive domain indices, i.e. down mode 0 "
+            f"(the columns of a row-major (rows, cols):(cols, 1) tile), and this layout's elements are not "
+            f"contiguous in that order. Use 'row128' (TMA's 128-byte rows), or pass a TV layout "
+            f"(thread, value) -> domain index whose values run along a row{example}.",
+            op=e.op, rule=e.rule) from None
+
+
 def requests_of(op, layout, access, t: DType, addr_bits, *, vector_bits=None, side=None, space="smem") -> Requests:
     """Resolve ``access`` (TV layout, copy atom/op/tiled copy, named pattern, width) over ``layout`` (whose
     domain index ``i`` lies at bit ``addr_bits[i]``) into its :class:`Requests`."""
@@ -413,14 +434,14 @@ def requests_of(op, layout, access, t: DType, addr_bits, *, vector_bits=None, si
     if isinstance(access, bool):
         raise TypeError(f"{op}: access must be a TV layout, a copy atom or a pattern name, got {access!r}")
     if it.is_int(access):
-        return linear_requests(op, addr_bits, bits, _named_width(op, f"vec{access}"))
+        return _named_linear(op, layout, access, addr_bits, bits, _named_width(op, f"vec{access}"))
     if isinstance(access, str):
         name = access.strip()
         if name.lower() == "row128" or name.lower() == "tma":
             return row_requests(op, layout, bits)
         if name.lower() in NAMED or name.isdigit():
             w = _named_width(op, name.lower() if not name.isdigit() else f"vec{name}")
-            return linear_requests(op, addr_bits, bits, vector_bits or w)
+            return _named_linear(op, layout, name, addr_bits, bits, vector_bits or w)
         if ":" in name:
             access = parse(name)
         else:
