@@ -427,7 +427,7 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
              check: bool = True) -> AutotuneResult:
     """Time every candidate spec on these arrays through ``cute_py.gemm(..., spec=s)``; return the best.
 
-    Arguments as :func:`cute_py.gemm` (``D = act(alpha * a @ b + beta * c + bias)``), plus:
+    Arguments as :func:`cute_py.gemm.gemm` (``D = act(alpha * a @ b + beta * c + bias)``), plus:
 
     - ``candidates``: the specs to try (default :func:`candidate_specs` around the default spec, for
       this GPU's SM count); each must fit the arrays (majors, types, epilogue) and be valid.

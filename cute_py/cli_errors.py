@@ -45,7 +45,7 @@ def extent(text: str) -> int:
     """An argparse type for ``--m`` / ``--n`` / ``--k``: an int from 1 to ``cute_py.problem.MAX_EXTENT``.
 
     Integral numbers in float notation (``1e4``) are read as ints. 0 is refused (an empty GEMM launches
-    nothing; :func:`cute_py.gemm` returns an empty D for it), and so is anything beyond the kernel's
+    nothing; :func:`cute_py.gemm.gemm` returns an empty D for it), and so is anything beyond the kernel's
     32-bit extents.
 
     >>> extent("2147483647")

@@ -2,7 +2,7 @@
 
 The second step of the product path (``arrays -> Problem -> select -> GemmSpec -> GemmPlan -> bind ->
 Launch``). :func:`pick_spec` is the heuristic, measured on the H100 (benchmarks/NOTES.md);
-:func:`cute_py.autotune` measures candidates through the same pipeline and records the winner in the
+:func:`~cute_py.autotune.autotune` measures candidates through the same pipeline and records the winner in the
 tuned table (:mod:`cute_py.tuned`), where :func:`select` finds it.
 
 >>> from cute_py.problem import Problem
@@ -20,7 +20,7 @@ __all__ = ["select", "heuristic", "pick_spec"]
 
 
 def select(problem, sm_count: int | None = None) -> GemmSpec:
-    """The spec for ``problem``: the one :func:`cute_py.autotune` recorded for it on this GPU (when it fits the
+    """The spec for ``problem``: the one :func:`~cute_py.autotune.autotune` recorded for it on this GPU (when it fits the
     problem), else :func:`heuristic`'s. ``sm_count`` defaults to the current GPU's."""
     spec = tuned.lookup(problem)
     if spec is not None:
@@ -37,7 +37,7 @@ def heuristic(problem, sm_count: int = 132) -> GemmSpec:
 
 def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=None, activation=None,
               c_row_major=True, d_tma=True, sm_count=132) -> GemmSpec:
-    """The heuristic's spec for a problem (:func:`cute_py.autotune` can do better).
+    """The heuristic's spec for a problem (:func:`~cute_py.autotune.autotune` can do better).
 
     Measured on the H100 (benchmarks/NOTES.md, versions 2 and 3):
 
