@@ -219,9 +219,10 @@ def test_from_dict_of_a_non_mapping(data):
     ("s.json", '{"tile": [1,', "malformed JSON"),
     ("s.json", "[1, 2, 3]", "must be a mapping"),
     ("s.toml", 'persistent = "yes"\n', None),
+    ("s.toml", b"\xff\xfe\x00tile", "malformed text"),
 ])
 def test_bad_files_give_spec_errors(tmp_path, name, text, match):
     p = tmp_path / name
-    p.write_text(text)
+    p.write_bytes(text) if isinstance(text, bytes) else p.write_text(text)
     with pytest.raises(SpecError, match=match):
         GemmSpec.from_file(p).validate()              # "yes" in TOML is a string, not True: listed by validate

@@ -486,8 +486,8 @@ class GemmSpec:
         Shipped examples: :func:`example_specs`.
         """
         path = Path(path)
-        text = path.read_text()
         try:
+            text = path.read_text(encoding="utf-8")
             if path.suffix == ".json":
                 data = json.loads(text)
             else:
@@ -496,8 +496,10 @@ class GemmSpec:
                 except ImportError:                                       # Python 3.10
                     import tomli as tomllib  # type: ignore[no-redef]
                 data = tomllib.loads(text)
-        except ValueError as e:                    # JSONDecodeError, TOMLDecodeError: both ValueErrors
+        except ValueError as e:                    # JSONDecodeError, TOMLDecodeError, UnicodeDecodeError
             kind = "JSON" if path.suffix == ".json" else "TOML"
+            if isinstance(e, UnicodeDecodeError):
+                kind = "text (not UTF-8)"
             raise SpecError([f"{path}: malformed {kind}: {e}"], op="GemmSpec.from_file") from None
         return cls.from_dict(data)
 
