@@ -212,7 +212,10 @@ def _cmd_show(args) -> int:
         except (KeyError, ValueError, TypeError):
             raise CliError(f"unknown --dtype {args.dtype!r} (e.g. bf16, f16, f32, e4m3, s8)") from None
     if it.is_int(obj) or isinstance(obj, tuple):
-        obj = Layout(obj)
+        try:
+            obj = Layout(obj)
+        except TypeError:                            # a by-mode tiler <4:1,_>: not one layout
+            raise CliError(f"LAYOUT must be a layout, a swizzle or a shape, got {args.layout!r}") from None
     if not isinstance(obj, (Layout, ComposedLayout, Swizzle)):
         raise CliError(f"LAYOUT must be a layout, a swizzle or a shape, got {args.layout!r}")
     symbolic = [] if isinstance(obj, Swizzle) else [x for x in it.flatten_to_tuple(obj.shape) if not it.is_int(x)]

@@ -72,9 +72,11 @@ def test_missing_file_and_unknown_example(capsys):
     assert "no example spec 'nope'" in fails_in_process(capsys, EXIT_ERROR, "gemm", "--spec", "example:nope")
 
 
-def test_show_symbolic_layout(capsys):
+def test_show_symbolic_layout_or_a_tiler(capsys):
     line = fails_in_process(capsys, EXIT_ERROR, "show", "(M,K):(K,1)")
     assert "symbolic" in line and "M, K" in line
+    line = fails_in_process(capsys, EXIT_ERROR, "show", "<4:1,_>")
+    assert "LAYOUT must be a layout, a swizzle or a shape" in line
 
 
 # ---------------------------------------------------------------------------
