@@ -17,6 +17,7 @@ delegates to the module's function of the same name (``gemm.gemm``,
 
 from __future__ import annotations
 
+import inspect
 import types
 
 __all__ = ["CallableModule", "make_callable"]
@@ -45,8 +46,11 @@ def make_callable(module: types.ModuleType) -> None:
     >>> m.double = lambda x: x + x
     >>> make_callable(m); m("ab")
     'abab'
+    >>> inspect.signature(m)
+    <Signature (x)>
     """
     name = module.__name__.rpartition(".")[2]
     if not callable(getattr(module, name, None)):
         raise TypeError(f"make_callable: module {module.__name__} has no function {name}")
     module.__class__ = CallableModule
+    module.__signature__ = inspect.signature(getattr(module, name))    # help / Jupyter show the call's arguments

@@ -126,6 +126,7 @@ def test_gemm_and_autotune_are_their_modules_and_callable():
     assert inspect.ismodule(g) and g is cute_py.gemm is gemm and callable(gemm)
     assert inspect.ismodule(at) and at is cute_py.autotune and callable(at)
     assert cute_py.gemm.GemmInputError is cute_py.GemmInputError and callable(cute_py.gemm.pick_spec)
+    assert inspect.signature(cute_py.gemm) == inspect.signature(cute_py.gemm.gemm)
     for name in ("clear_cache", "lookup", "record", "cache_path", "problem_key", "TOLERANCE", "AutotuneError"):
         assert hasattr(cute_py.autotune, name), name
     np = pytest.importorskip("numpy")
