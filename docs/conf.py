@@ -59,6 +59,9 @@ nitpick_ignore_regex = [
 
 html_theme = "furo" if importlib.util.find_spec("furo") else "alabaster"
 html_title = "cute_py"
+# _static/figures/ is copied as is: the guide shows its widest pictures at their natural size in a
+# scrolling box (raw HTML <img src="../_static/figures/...">), since scaled to the text width they are unreadable.
+html_static_path = ["_static"]
 
 
 # --- cross-references to re-exported names ------------------------------------
