@@ -82,7 +82,7 @@ def extent(text: str) -> int:
 
 
 def one_line(message: str) -> str:
-    """An error message on one line: its first line, then its other lines (list bullets dropped) after ``; ``.
+    """An error message on one line: its first line, then its other lines (list bullets dropped) after ``;`` and a space.
 
     >>> one_line("GemmSpec.validate: 2 constraint(s) violated:\\n  - tile = 128 ...\\n  - consumers = 3 ...")
     'GemmSpec.validate: 2 constraint(s) violated: tile = 128 ...; consumers = 3 ...'
