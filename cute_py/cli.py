@@ -186,8 +186,9 @@ def _render(obj, fmt: str, **options) -> str:
     fn = getattr(viz, {"text": "to_text", "svg": "to_svg", "latex": "to_latex", "html": "to_html"}[fmt], None)
     if fn is None:
         raise CliError(f"--format {fmt} needs cute_py.viz.to_{fmt}, which this installation does not have", 1)
-    if fmt in ("text", "latex"):
-        options = {}
+    full = options.pop("full", False)          # text only: print every cell instead of eliding
+    if fmt in ("text", "latex"):                 # text takes only full=; latex takes no options
+        options = {"full": full} if fmt == "text" else {}
     return fn(obj, **options)
 
 
@@ -237,10 +238,10 @@ def _cmd_show(args) -> int:
     elif args.banks:
         from .viz.banks import bank_map
 
-        parts.append(_render(obj, "text").rstrip("\n"))
-        parts.append(bank_map(obj, args.dtype).to_text("bank"))
+        parts.append(_render(obj, "text", full=args.full).rstrip("\n"))
+        parts.append(bank_map(obj, args.dtype).to_text("bank", full=args.full))
     else:
-        parts.append(_render(obj, args.format).rstrip("\n"))
+        parts.append(_render(obj, args.format, full=args.full).rstrip("\n"))
     if args.access:
         from .viz.banks import bank_conflicts
 
@@ -324,6 +325,8 @@ def _parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="draw a layout given in CuTe notation")
     show.add_argument("layout", metavar="LAYOUT", help='e.g. "(4,8):(8,1)" or "Sw<3,3,3> o 0 o (8,64):(64,1)"')
     show.add_argument("--swizzle", metavar="B,M,S", help="compose Sw<B,M,S> on the left of LAYOUT")
+    show.add_argument("--full", action="store_true",
+                      help="text: print every cell (up to 1048576); by default axes longer than 64 are elided")
     show.add_argument("--format", choices=formats, default="text")
     show.add_argument("--banks", action="store_true", help="show the 4-byte shared-memory bank of every element")
     show.add_argument("--dtype", default="bf16", help="element type for --banks/--access (default bf16)")

@@ -154,3 +154,12 @@ def test_docstring_examples():
 
     results = [doctest.testmod(m, optionflags=doctest.ELLIPSIS) for m in (cute_py.cli, cute_py.cli_errors)]
     assert sum(r.attempted for r in results) >= 4 and sum(r.failed for r in results) == 0
+
+
+def test_show_elides_large_layouts_unless_full():
+    """A 100x100 table is elided (first and last 8 rows and columns); --full prints all 100 rows."""
+    elided = ok("show", "(100,100):(1,100)")
+    assert "not shown" in elided and len(elided.splitlines()) < 50
+    full = ok("show", "(100,100):(1,100)", "--full")
+    assert "not shown" not in full and "9999" in full and "4950" in full
+    assert len(full.splitlines()) > 200

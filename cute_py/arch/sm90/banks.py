@@ -149,6 +149,8 @@ class BankConflictReport:
         return f"{n} warp request{'s' if n != 1 else ''}: {tw} wavefronts (ideal {ti}); {verdict}"
 
     def to_text(self, max_requests: int = 16, max_conflicts: int = 8) -> str:
+        """The report as text: the summary, the first ``max_requests`` requests and the first ``max_conflicts``
+        conflicts."""
         lpp = self.lanes_per_phase
         lines = [f"Shared-memory bank conflicts: {self.layout} ({self.dtype.name})",
                  f"  access: {self.access}; {self.vector_bits}-bit accesses, "
