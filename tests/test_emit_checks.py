@@ -87,7 +87,7 @@ def test_wrong_tv_split_is_caught(monkeypatch):
     monkeypatch.setattr(plan_module, "split_tv", broken)
     spec = GemmSpec(tile=(128, 64, 64), stages=3)
     with pytest.raises(EmitError, match=r"gemm_plan: split_tv reproduces the C TV layout.*fails at v=1, t=0"):
-        plan_module.gemm_plan.__wrapped__(spec)
+        plan_module._gemm_plan.__wrapped__(spec)
 
 
 def test_checks_survive_python_O():

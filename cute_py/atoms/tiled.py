@@ -18,7 +18,7 @@ from ..layouts import (
     Layout, _, append, coalesce, composition, int_tuple as it, logical_divide, logical_product, make_layout,
     right_inverse, tiled_product, upcast, zip, zipped_divide,
 )
-from ..layouts.errors import LayoutError, layout_error
+from ..layouts.errors import LayoutError, layout_error, names_caller
 from .copy import CopyAtom
 from .registry import make_copy_atom  # noqa: F401 - make_copy_atom is used in examples
 from .mma import MMAAtom
@@ -67,7 +67,7 @@ class TiledMMA:
 
     def __init__(self, atom: MMAAtom, atom_layout: Layout, permutation=(_, _, _)):
         if not isinstance(atom, MMAAtom):
-            raise TypeError(f"make_tiled_mma: expected an MMAAtom, got {type(atom).__name__}")
+            raise TypeError(f"TiledMMA (make_tiled_mma): atom must be an MMAAtom, got {type(atom).__name__}")
         self.atom = atom
         self.atom_layout = atom_layout
         self.permutation = permutation
@@ -223,6 +223,7 @@ def get_atom(name):
     return get(name)
 
 
+@names_caller
 def make_tiled_mma(atom, atom_layout=(1, 1, 1), permutation=(_, _, _)) -> TiledMMA:
     """Tile ``atom`` over ``atom_layout`` (a Layout or shape, padded to rank 3) with ``permutation``.
 
@@ -434,10 +435,16 @@ def make_tiled_copy(atom, thr_layout, val_layout=None) -> TiledCopy:
     return TiledCopy(atom, layout_tv, it.product_each(layout_mn.shape))
 
 
-def _copy_from_mma(atom, layout_tv, tiler):
+def _copy_from_mma(atom, mma, which):
+    """The tiled copy of ``make_tiled_copy_<which>``: both arguments checked first, by name."""
+    fn = f"make_tiled_copy_{which}"
     if not isinstance(atom, CopyAtom):
-        raise TypeError(f"make_tiled_copy_*: expected a CopyAtom, got {type(atom).__name__}")
-    return TiledCopy(atom, layout_tv, tiler)
+        raise TypeError(f"{fn}: atom must be a CopyAtom, got {type(atom).__name__}")
+    if not isinstance(mma, TiledMMA):
+        raise TypeError(f"{fn}: mma must be a TiledMMA (make_tiled_mma), got {type(mma).__name__}")
+    layout_tv = getattr(mma, f"get_layout{which}_TV")()
+    modes = {"A": (0, 2), "B": (1, 2), "C": (0, 1)}[which]
+    return TiledCopy(atom, layout_tv, tuple(mma.tile_size_mnk(k) for k in modes))
 
 
 def make_tiled_copy_A(atom, mma: TiledMMA) -> TiledCopy:
@@ -450,7 +457,7 @@ def make_tiled_copy_A(atom, mma: TiledMMA) -> TiledCopy:
     >>> tc.tiler_mn, tc.layout_tv == mma.get_layoutA_TV()
     ((32, 16), True)
     """
-    return _copy_from_mma(atom, mma.get_layoutA_TV(), (mma.tile_size_mnk(0), mma.tile_size_mnk(2)))
+    return _copy_from_mma(atom, mma, "A")
 
 
 def make_tiled_copy_B(atom, mma: TiledMMA) -> TiledCopy:
@@ -460,7 +467,7 @@ def make_tiled_copy_B(atom, mma: TiledMMA) -> TiledCopy:
     >>> make_tiled_copy_B(make_copy_atom("SM75_U32x2_LDSM_N", "f16"), mma).tiler_mn
     (32, 16)
     """
-    return _copy_from_mma(atom, mma.get_layoutB_TV(), (mma.tile_size_mnk(1), mma.tile_size_mnk(2)))
+    return _copy_from_mma(atom, mma, "B")
 
 
 def make_tiled_copy_C(atom, mma: TiledMMA) -> TiledCopy:
@@ -470,5 +477,5 @@ def make_tiled_copy_C(atom, mma: TiledMMA) -> TiledCopy:
     >>> make_tiled_copy_C(make_copy_atom("UniversalCopy<uint32_t>", "f32"), mma).tiler_mn
     (32, 16)
     """
-    return _copy_from_mma(atom, mma.get_layoutC_TV(), (mma.tile_size_mnk(0), mma.tile_size_mnk(1)))
+    return _copy_from_mma(atom, mma, "C")
 

@@ -22,7 +22,7 @@ from .epilogue import epilogue, splitk_reduce, tv_expr
 from ..arch.sm90 import SMEM_ALIGN
 from .plan import GemmPlan, gemm_plan
 from .resources import CONSUMER_REGS, MBARRIER_BYTES, PRODUCER_REGS, STAGING_BUFFERS, WARPGROUP_THREADS
-from .spec import GemmSpec
+from .spec import GemmSpec, require_spec
 
 __all__ = ["emit_gemm", "header", "roles", "smem_ring", "scheduler", "producer", "consumer_mainloop",
            "epilogue", "splitk_reduce", "entry_point", "tv_expr"]
@@ -360,7 +360,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 
 def emit_gemm(spec: GemmSpec) -> str:
     """One header-free CUDA translation unit for ``spec`` (validated first; raises SpecError)."""
-    p = gemm_plan(spec.validate())
+    p = gemm_plan(require_spec(spec, "emit_gemm").validate())
     parts = [header(p), ptx.all_wrappers(p.atom, p.a.major, p.b.major, store=p.epi is not None,
                                           clusters=p.cluster_size > 1, split=p.split_k > 1),
              roles(p), smem_ring(p), scheduler(p), producer(p), consumer_mainloop(p), epilogue(p), splitk_reduce(p),

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .spec import require_spec
+
 __all__ = ["KernelParam", "kernel_params", "PARAM_KINDS", "C_SCALARS"]
 
 PARAM_KINDS = ("tensormap", "pointer", "s32", "s64", "f32")
@@ -57,6 +59,7 @@ def kernel_params(spec) -> tuple:
     """The parameters of ``spec``'s kernel, in order: A's and B's tensor maps, D's for the TMA-store epilogue,
     the D, C and bias pointers (in D's element type), the split-K workspace and counters when K is split,
     then the problem extents, D's and C's leading dimensions and the epilogue scalars."""
+    require_spec(spec, "kernel_params")
     store_t = "float" if spec.out_dtype == "f32" else "u16"
     params = [KernelParam("tma_a", "tensormap"), KernelParam("tma_b", "tensormap")]
     if spec.epilogue == "tma":

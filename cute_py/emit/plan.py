@@ -30,7 +30,7 @@ from .checks import require
 from .epilogue_plan import EpiloguePlan, epilogue_plan
 from .params import kernel_params
 from .resources import WARPGROUP_THREADS, named_barriers
-from .spec import GemmSpec
+from .spec import GemmSpec, require_spec
 
 __all__ = ["OperandPlan", "OutputPlan", "GemmPlan", "operand_plan", "output_plan", "gemm_plan", "split_tv",
            "split_part"]
@@ -59,10 +59,17 @@ class OperandPlan:
         return self.desc.offset(mn_block, k_block)
 
 
-@lru_cache(maxsize=256)
 def operand_plan(spec: GemmSpec, which: str) -> OperandPlan:
     """The plan of operand ``which`` ("A" or "B") of a valid ``spec``; raises a LayoutError subclass if no
     canonical layout fits (:meth:`GemmSpec.validate` reports that first)."""
+    require_spec(spec, "operand_plan")
+    if not isinstance(which, str) or which not in ("A", "B"):
+        raise ValueError(f"operand_plan: which must be 'A' or 'B', got {which!r:.40}")
+    return _operand_plan(spec, which)
+
+
+@lru_cache(maxsize=256)
+def _operand_plan(spec: GemmSpec, which: str) -> OperandPlan:
     gmem, major, mn, mma_mn, mc = spec.operand(which)
     bk, t = spec.tile[2], spec.dtype
     atom = operand_atom(major, t, mn, bk, spec.swizzle)
@@ -240,13 +247,17 @@ def _check_split(c_tv: Layout, thread_terms, value_terms, rows: int) -> None:
             f"== m + {rows} * n with m < {rows}", at=("v", "t"), values={"c_tv": got, "m": m, "n": n}, c_tv=c_tv)
 
 
-@lru_cache(maxsize=256)
 def gemm_plan(spec: GemmSpec) -> GemmPlan:
     """Every layout fact the kernel of ``spec`` uses, each checked when derived (:class:`~.checks.EmitError`).
 
     Precondition: ``spec.validate()`` passed (:func:`~cute_py.emit.emit_gemm` validates first; so must every
     other caller: planning an invalid spec fails with whatever derivation breaks first, or not at all).
     """
+    return _gemm_plan(require_spec(spec, "gemm_plan"))
+
+
+@lru_cache(maxsize=256)
+def _gemm_plan(spec: GemmSpec) -> GemmPlan:
     bm, bn, bk = spec.tile
     a, b = operand_plan(spec, "A"), operand_plan(spec, "B")
     atom = gmma(bn, spec.acc_dtype, spec.dtype, spec.dtype, a_major=a.major, b_major=b.major)

@@ -504,6 +504,19 @@ class GemmSpec:
         return cls.from_dict(data)
 
 
+def require_spec(spec, fn: str) -> "GemmSpec":
+    """``spec`` itself if it is a :class:`GemmSpec`, else a TypeError naming ``fn`` (the caller) and the argument.
+
+    >>> require_spec("tn", "emit_gemm")
+    Traceback (most recent call last):
+      ...
+    TypeError: emit_gemm: spec must be a GemmSpec, got str: 'tn'
+    """
+    if not isinstance(spec, GemmSpec):
+        raise TypeError(f"{fn}: spec must be a GemmSpec, got {type(spec).__name__}: {spec!r:.80}")
+    return spec
+
+
 def example_specs() -> dict:
     """The example spec files shipped in ``cute_py/specs``: ``{stem: path}``."""
     folder = Path(__file__).resolve().parent.parent / "specs"

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from . import int_tuple as it
 from .basis import ScaledBasis
-from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r
+from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r, names_caller
 from .int_tuple import _, _sym, is_int, is_sym
 from .layout import Layout, _is_tensor, _modes, coprofile, flat_modes, transform_layout
 
@@ -604,6 +604,7 @@ def max_common_layout(a, b):
     return Layout._make(1, 0)
 
 
+@names_caller
 def max_common_vector(a, b) -> int:
     """Number of contiguous elements on which ``a`` and ``b`` agree (at least 1).
 

@@ -26,6 +26,10 @@ class ArithmeticTuple(tuple):
     __slots__ = ()
 
     def __new__(cls, items=()):
+        try:
+            items = iter(items)
+        except TypeError:
+            raise TypeError(f"ArithmeticTuple: items must be a tuple, got {type(items).__name__}") from None
         return super().__new__(cls, (ArithmeticTuple(x) if isinstance(x, tuple) and not isinstance(x, cls) else x
                                      for x in items))
 
@@ -72,6 +76,8 @@ class ScaledBasis:
     __slots__ = ("value", "mode")
 
     def __init__(self, value, mode):
+        if not isinstance(mode, (tuple, list)) or not all(is_int(m) and m >= 0 for m in mode):
+            raise TypeError(f"ScaledBasis: mode must be a tuple of non-negative ints, got {mode!r:.60}")
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "mode", tuple(mode))
 
@@ -139,6 +145,8 @@ def E(*mode) -> ScaledBasis:
     >>> E(1, 0)
     E(1, 0)
     """
+    if not all(is_int(m) and m >= 0 for m in mode):
+        raise TypeError(f"E: modes must be non-negative ints, got {mode!r:.60}")
     return ScaledBasis(1, mode)
 
 
@@ -153,6 +161,8 @@ def make_basis_like(shape, _path=()):
     >>> make_basis_like((4, (2, 3)))
     (E(0), (E(1, 0), E(1, 1)))
     """
+    if not isinstance(_path, tuple):
+        raise TypeError(f"make_basis_like: _path must be a tuple of mode indices, got {type(_path).__name__}")
     if isinstance(shape, tuple):
         return tuple(make_basis_like(s, _path + (i,)) for i, s in enumerate(shape))
     return ScaledBasis(1, _path) if _path else 1

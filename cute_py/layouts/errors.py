@@ -11,6 +11,8 @@ in CuTe notation, e.g.::
 
 from __future__ import annotations
 
+import functools
+import re
 import reprlib
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
     "layout_error",
     "size_limit_error",
     "in_operation",
+    "names_caller",
 ]
 
 
@@ -238,3 +241,35 @@ def size_limit_error(op: str, operand: str, value, size: int, limit: int, unit: 
         msg += f"; {hint}"
     msg += f"; {operand} = {value if isinstance(value, str) else _fmt(value)}"
     return SizeLimitError(msg, op=op, rule="size limit", operand=operand, size=size, limit=limit)
+
+
+_LEAD = re.compile(r"^([A-Za-z_][\w.]*)(?:\(\))?:")
+
+
+def names_caller(fn):
+    """Decorate a public function that delegates: a plain TypeError/ValueError led by the name of the function
+    it delegated to (``"logical_divide: expected a Layout ..."``) is re-raised led by ``fn``'s own name too, so
+    the message names the function the user called (LayoutError subclasses already do, via :func:`in_operation`).
+
+    >>> @names_caller
+    ... def outer(x):
+    ...     raise TypeError("inner: expected a Layout, got 1")
+    >>> outer(1)
+    Traceback (most recent call last):
+      ...
+    TypeError: outer: inner: expected a Layout, got 1
+    """
+    op = fn.__name__
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError) as e:
+            msg = str(e)
+            m = _LEAD.match(msg)
+            if type(e) not in (TypeError, ValueError) or not m or m.group(1) == op:
+                raise
+            raise type(e)(f"{op}: {msg}") from e
+
+    return wrapper

@@ -12,12 +12,14 @@ index is first split colexicographically. Default strides are LayoutLeft
 
 from __future__ import annotations
 
+import operator
+
 import builtins
 from numbers import Integral
 
 from . import int_tuple as it
 from .basis import ArithmeticTuple, ScaledBasis, make_basis_like
-from .errors import CoordinateError, LayoutError, RankError, layout_error, _r
+from .errors import CoordinateError, LayoutError, RankError, layout_error, _r, names_caller
 from .int_tuple import _, has_underscore, to_str
 
 __all__ = [
@@ -290,6 +292,7 @@ def is_layout(x) -> bool:
 # Construction
 
 
+@names_caller
 def make_layout(*args):
     """Build a layout, CuTe-style.
 
@@ -356,6 +359,7 @@ def make_layout_like(layout: Layout) -> Layout:
     return Layout._make(shp, it.compact_order(it.filter_zeros(std, shp), std))
 
 
+@names_caller
 def make_fragment_like(layout, dtype=None):
     """Register-fragment layout like ``layout`` (CuTe's rule).
 
@@ -391,6 +395,7 @@ def make_fragment_like(layout, dtype=None):
     return tiled_product(first, rest)
 
 
+@names_caller
 def make_identity_layout(shape) -> Layout:
     """``shape : make_basis_like(shape)``: maps each coordinate to itself.
 
@@ -406,6 +411,16 @@ def make_identity_layout(shape) -> Layout:
 def _require_layout(op, x):
     if not isinstance(x, Layout):
         raise TypeError(f"{op}: expected a Layout, got {type(x).__name__}: {_r(x)}")
+
+
+def _index(op, name, i):
+    """``i`` as an int (numpy ints too), or a TypeError naming ``op`` and the argument ``name``."""
+    if isinstance(i, bool):
+        raise TypeError(f"{op}: {name} must be an int, got bool: {i}")
+    try:
+        return operator.index(i)
+    except TypeError:
+        raise TypeError(f"{op}: {name} must be an int, got {type(i).__name__}: {_r(i)}") from None
 
 
 # ---------------------------------------------------------------------------
@@ -435,6 +450,7 @@ def _sub(op, x, modes):
     return x
 
 
+@names_caller
 def size(x, *modes) -> int:
     """Number of elements of a layout (or IntTuple), or of one of its modes.
 
@@ -444,7 +460,10 @@ def size(x, *modes) -> int:
     x = _sub("size", x, modes)
     if hasattr(x, "size") and callable(x.size):
         return x.size()
-    return it.product(x)
+    try:
+        return it.product(x)
+    except TypeError:
+        raise TypeError(f"size: expected a Layout or an IntTuple of ints, got {type(x).__name__}: {_r(x)}") from None
 
 
 def rank(x, *modes) -> int:
@@ -457,6 +476,7 @@ def rank(x, *modes) -> int:
     return len(x) if is_layout(x) else it.rank(x)
 
 
+@names_caller
 def depth(x, *modes) -> int:
     """Nesting depth of a layout's shape (0 for an int shape).
 
@@ -467,6 +487,7 @@ def depth(x, *modes) -> int:
     return it.depth(shape(x)) if is_layout(x) else it.depth(x)
 
 
+@names_caller
 def shape(x, *modes):
     """Shape of a layout (or the IntTuple itself), optionally of a mode.
 
@@ -477,6 +498,7 @@ def shape(x, *modes):
     return x.shape if is_layout(x) else x
 
 
+@names_caller
 def stride(x, *modes):
     """Stride of a layout, optionally of a mode.
 
@@ -490,6 +512,7 @@ def stride(x, *modes):
     return x.stride
 
 
+@names_caller
 def coshape(layout, *modes):
     """Extent of the codomain: the smallest ``C`` with ``layout(c) < C`` element-wise.
 
@@ -521,6 +544,7 @@ def _plus_one(t):
     return t + 1
 
 
+@names_caller
 def cosize(layout, *modes) -> int:
     """Size of the codomain, ``size(coshape(layout))``; one past the largest offset.
 
@@ -543,6 +567,7 @@ def cosize(layout, *modes) -> int:
     return it.product(coshape(layout))
 
 
+@names_caller
 def coprofile(layout):
     """Profile of the codomain: 0 for integer strides, a tuple of 0s for basis strides.
 
@@ -559,7 +584,17 @@ def crd2idx(coord, layout):
     9
     """
     _require_layout("crd2idx", layout)
+    _require_coord("crd2idx", coord)
     return it.crd2idx(coord, layout.shape, layout.stride)
+
+
+def _require_coord(op, coord):
+    """A TypeError naming ``op`` unless every leaf of ``coord`` is an int, a symbol or ``_``."""
+    if isinstance(coord, (tuple, list)):
+        for c in coord:
+            _require_coord(op, c)
+    elif not (coord is _ or it.is_int(coord) or it.is_sym(coord)):
+        raise TypeError(f"{op}: coord leaves must be ints or _, got {type(coord).__name__}: {_r(coord)}")
 
 
 # ---------------------------------------------------------------------------
@@ -610,6 +645,7 @@ def take(layout, begin: int, end: int):
     if _is_tensor(layout):
         return layout._apply(take, begin, end)
     _require_layout("take", layout)
+    begin, end = _index("take", "begin", begin), _index("take", "end", end)
     s, d = _modes(layout)
     if not (0 <= begin <= end <= len(s)):
         raise layout_error(RankError, "take", "need 0 <= begin <= end <= rank",
@@ -643,6 +679,7 @@ def group(layout, begin: int, end: int):
     if _is_tensor(layout):
         return layout._apply(group, begin, end)
     _require_layout("group", layout)
+    begin, end = _index("group", "begin", begin), _index("group", "end", end)
     s, d = _modes(layout)
     if not (0 <= begin <= end <= len(s)):
         raise layout_error(RankError, "group", "need 0 <= begin <= end <= rank",
@@ -698,6 +735,7 @@ def append(layout, x=None, n=None):
     _require_layout("append", layout)
     x = _one() if x is None else x
     _require_layout("append", x)
+    n = None if n is None else _index("append", "n", n)
     s, d = _modes(layout)
     if n is None:
         return Layout._make(s + (x.shape,), d + (x.stride,))
@@ -715,6 +753,7 @@ def prepend(layout, x=None, n=None):
     _require_layout("prepend", layout)
     x = _one() if x is None else x
     _require_layout("prepend", x)
+    n = None if n is None else _index("prepend", "n", n)
     s, d = _modes(layout)
     if n is None:
         return Layout._make((x.shape,) + s, (x.stride,) + d)
@@ -731,6 +770,7 @@ def replace(layout, i: int, x):
     """
     _require_layout("replace", layout)
     _require_layout("replace", x)
+    i = _index("replace", "i", i)
     s, d = _modes(layout)
     if not -len(s) <= i < len(s):
         raise layout_error(RankError, "replace", "mode index out of range",
@@ -806,6 +846,7 @@ def _dice_tuple(c, t, op):
     return t
 
 
+@names_caller
 def slice_(coord, layout):
     """The sub-layout of the modes marked ``_`` in ``coord`` (CuTe's ``slice``).
 
@@ -825,6 +866,7 @@ def slice_(coord, layout):
                         _slice_tuple(coord, layout.stride, "slice"))
 
 
+@names_caller
 def slice_and_offset(coord, layout):
     """``(slice_(coord, layout), layout(coord with _ as 0))``.
 
@@ -849,6 +891,7 @@ def dice(coord, layout):
                         _dice_tuple(coord, layout.stride, "dice"))
 
 
+@names_caller
 def domain_offset(coord, layout):
     """``(layout, layout(coord))``: the layout and the offset of ``coord`` (composed layouts fold it in).
 

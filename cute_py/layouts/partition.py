@@ -17,7 +17,7 @@ tensor<s64>[512]+33 o (4,4):(128,8)
 from __future__ import annotations
 
 from . import int_tuple as it
-from .errors import CoordinateError, RankError, layout_error, _r
+from .errors import CoordinateError, RankError, layout_error, _r, names_caller
 from .int_tuple import _, is_int
 from .layout import Layout, _dice_tuple, dice
 from .tensor import _require_tensor
@@ -49,6 +49,7 @@ def _all(r):
     return _ if r == 1 else (_,) * r
 
 
+@names_caller
 def inner_partition(t, tiler, coord):
     """The tile at ``coord``: ``zipped_divide(t, tiler)(repeat(_), coord)``.
 
@@ -71,6 +72,7 @@ def inner_partition(t, tiler, coord):
     return tiled(_all(_rank(s[0])), _pad("inner_partition", coord, _rank(s[1])))
 
 
+@names_caller
 def outer_partition(t, tiler, coord):
     """The elements at position ``coord`` of every tile: ``zipped_divide(t, tiler)(coord, repeat(_))``.
 
@@ -111,6 +113,7 @@ def _proj(op, proj):
     return conv(proj)
 
 
+@names_caller
 def local_tile(t, tiler, coord, proj=None):
     """The CTA-level tile of ``t`` at ``coord``: ``inner_partition(t, tiler, coord)``.
 
@@ -137,6 +140,7 @@ def _tup(x):
     return tuple(_tup(e) for e in x) if isinstance(x, (list, tuple)) else x
 
 
+@names_caller
 def local_partition(t, thr_layout, thr_idx, proj=None):
     """Thread ``thr_idx``'s share of ``t`` under ``thr_layout`` (threads repeated over the tensor).
 

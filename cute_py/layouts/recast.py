@@ -12,7 +12,7 @@ import math
 
 from . import int_tuple as it
 from .dtypes import dtype
-from .errors import DivisibilityError, LayoutError, layout_error, _r
+from .errors import DivisibilityError, LayoutError, layout_error, _r, names_caller
 from .int_tuple import is_int
 from .layout import Layout, flat_modes
 from .swizzle import Swizzle
@@ -114,6 +114,7 @@ def downcast(layout, n: int):
     return Layout._make(s, d)
 
 
+@names_caller
 def recast_layout(layout, old_type, new_type):
     """Re-express a layout of ``old_type`` elements in ``new_type`` elements (up- or downcast by the bit ratio).
 

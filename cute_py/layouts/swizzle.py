@@ -14,6 +14,8 @@ Sw<3,4,3>
 
 from __future__ import annotations
 
+from numbers import Integral
+
 from .errors import LayoutError, layout_error, _r
 from .int_tuple import is_int
 
@@ -150,6 +152,11 @@ def make_swizzle(yyy_msk: int, zzz_msk: int) -> Swizzle:
     >>> make_swizzle(0b1000, 0b0100), make_swizzle(0b11000000, 0b00000110)
     (Swizzle(1, 2, 1), Swizzle(2, 1, 5))
     """
+    for name, m in (("yyy_msk", yyy_msk), ("zzz_msk", zzz_msk)):
+        if isinstance(m, bool) or not isinstance(m, Integral) or m < 0:
+            raise TypeError(f"make_swizzle: {name} must be a non-negative int bit mask, got {type(m).__name__}: "
+                            f"{m!r:.60}")
+    yyy_msk, zzz_msk = int(yyy_msk), int(zzz_msk)
     by, bz = bin(yyy_msk).count("1"), bin(zzz_msk).count("1")
     if by != bz:
         raise layout_error(LayoutError, "make_swizzle", "number of bits in Y and Z don't match",

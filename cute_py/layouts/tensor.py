@@ -28,7 +28,7 @@ from . import int_tuple as it
 from .algebra import composition
 from .basis import ArithmeticTuple, ScaledBasis
 from .dtypes import dtype as _dtype
-from .errors import CoordinateError, DivisibilityError, LayoutError, SymbolicError, layout_error, _r
+from .errors import CoordinateError, DivisibilityError, LayoutError, SymbolicError, layout_error, _r, names_caller
 from .int_tuple import _, has_underscore, is_int, to_str
 from .layout import (
     Layout, coshape, domain_offset, flat_modes, is_layout, make_identity_layout, make_layout_like,
@@ -487,6 +487,7 @@ def _flatten_data(arr):
                        f"shape {arr.shape}, strides {arr.strides}: reshape(-1) would copy")
 
 
+@names_caller
 def make_tensor(data, layout_or_shape=None, offset=0, *, dtype=None):
     """A tensor over ``data``: element ``c`` is ``data.reshape(-1)[offset + layout(c)]``.
 
@@ -521,7 +522,10 @@ def make_tensor(data, layout_or_shape=None, offset=0, *, dtype=None):
     elif isinstance(data, (list, tuple, range)):
         if dt is not None and dt.numpy is None:
             raise TypeError(f"make_tensor: numpy has no {dt}; give its bits as a numpy array of {dt.storage}")
-        arr = np.asarray(data, dtype=dt.numpy if dt is not None else None)
+        try:
+            arr = np.asarray(data, dtype=dt.numpy if dt is not None else None)
+        except ValueError as e:
+            raise ValueError(f"make_tensor: data is not a rectangular array of numbers: {e}") from None
     else:
         raise TypeError(f"make_tensor: data must be a numpy array or a list, got {type(data).__name__}")
     engine = _flatten_data(arr)
@@ -546,6 +550,7 @@ def make_tensor(data, layout_or_shape=None, offset=0, *, dtype=None):
     return t
 
 
+@names_caller
 def make_identity_tensor(shape):
     """The coordinate tensor of ``shape``: element ``c`` is the (hierarchical) coordinate ``c``.
 
@@ -562,6 +567,7 @@ def make_identity_tensor(shape):
     return Tensor(IdentityEngine(), layout, it.repeat_like(coshape(layout), 0))
 
 
+@names_caller
 def make_tensor_like(x, dtype=None):
     """A new zeroed tensor with ``make_layout_like(layout)``: same shape, compact, same stride order.
 
@@ -596,6 +602,7 @@ def _require_tensor(op, t):
 # recast, max_common_*
 
 
+@names_caller
 def recast(t, new_dtype):
     """View a data tensor's elements as ``new_dtype``: the array viewed as the new type, the layout recast.
 

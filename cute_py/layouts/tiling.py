@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from . import int_tuple as it
 from .algebra import _CACHE, _coalesce, _is_composed, _tiler_arg, complement, composition
-from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r
+from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
 from .int_tuple import _, _sym, is_int, is_sym
 from .layout import (
     Layout, LayoutLeft, LayoutRight, _is_tensor, append, cosize, make_ordered_layout, transform_layout, zip,
@@ -107,6 +107,8 @@ def tile_unzip(layout, tiler):
     """
     if _is_composed(layout):
         return layout._with_inner(tile_unzip(layout.inner, tiler))
+    if not isinstance(layout, Layout):
+        raise TypeError(f"tile_unzip: expected a Layout for layout, got {type(layout).__name__}: {_r(layout)}")
     return Layout._make(_zip2_by(layout.shape, tiler, "tile_unzip", layout),
                         _zip2_by(layout.stride, tiler, "tile_unzip", layout))
 
@@ -131,6 +133,7 @@ def _flat(result):
     return Layout._make(s0 + s1, d0 + d1)
 
 
+@names_caller
 def zipped_divide(layout, tiler):
     """``logical_divide`` with the tile modes gathered: ``((tile modes), (rest modes))``.
 
@@ -141,6 +144,8 @@ def zipped_divide(layout, tiler):
         return layout._apply(zipped_divide, tiler)
     if _is_composed(layout):
         return layout._with_inner(zipped_divide(layout.inner, tiler))
+    if not isinstance(layout, Layout):
+        raise TypeError(f"zipped_divide: expected a Layout for layout, got {type(layout).__name__}: {_r(layout)}")
     return _zipped_divide(layout, _tiler_arg("zipped_divide", tiler))
 
 
@@ -149,6 +154,7 @@ def _zipped_divide(layout, tiler):
     return tile_unzip(logical_divide(layout, tiler), tiler)
 
 
+@names_caller
 def tiled_divide(layout, tiler):
     """``zipped_divide`` with the rest modes spliced in: ``((tile modes), rest0, rest1, ...)``.
 
@@ -162,6 +168,7 @@ def tiled_divide(layout, tiler):
     return _tiled(zipped_divide(layout, tiler))
 
 
+@names_caller
 def flat_divide(layout, tiler):
     """``zipped_divide`` with every tile and rest mode at the top level.
 
@@ -233,6 +240,7 @@ def _injective(layout) -> bool:
     return len({f(i) for i in range(n)}) == n
 
 
+@names_caller
 def zipped_product(block, tiler):
     """``logical_product`` with the modes gathered: ``((block modes), (tiler modes))``.
 
@@ -241,6 +249,8 @@ def zipped_product(block, tiler):
     """
     if _is_composed(block):
         return block._with_inner(zipped_product(block.inner, tiler))
+    if not isinstance(block, Layout):
+        raise TypeError(f"zipped_product: expected a Layout for block, got {type(block).__name__}: {_r(block)}")
     return _zipped_product(block, _tiler_arg("zipped_product", tiler))
 
 
@@ -249,6 +259,7 @@ def _zipped_product(block, tiler):
     return tile_unzip(logical_product(block, tiler), tiler)
 
 
+@names_caller
 def tiled_product(block, tiler):
     """``zipped_product`` with the tiler modes spliced in: ``((block modes), t0, t1, ...)``.
 
@@ -260,6 +271,7 @@ def tiled_product(block, tiler):
     return _tiled(zipped_product(block, tiler))
 
 
+@names_caller
 def flat_product(block, tiler):
     """``zipped_product`` with every mode at the top level.
 
@@ -375,6 +387,7 @@ def _tile_to_shape(block, target_shape, order):
     return blocked_product(padded, make_ordered_layout(product_shape, order))
 
 
+@names_caller
 def layout_ceil_div(target, tiler: Layout):
     """The "rest" shape of dividing ``target`` by a layout tiler: ``shape(complement(tiler, shape(target)))``.
 

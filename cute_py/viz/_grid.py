@@ -490,6 +490,8 @@ def tile_shape(tile):
         tile = shape if isinstance(shape, tuple) else (shape,)
     if it.is_int(tile):
         return int(tile), 1
+    if not isinstance(tile, (tuple, list)):
+        raise TypeError(f"tile: expected an int, an (M, N) pair or a Layout, got {type(tile).__name__}")
     tile = tuple(tile_extent(x) for x in tile)
     if len(tile) == 1:
         return tile[0], 1

@@ -23,6 +23,7 @@ from ..layouts import ComposedLayout, Layout, Swizzle, composition, int_tuple as
 from ..layouts.errors import LayoutError, layout_error
 from . import _requests as rq
 from .text import TEXT_EDGE, TEXT_MAX_AXIS
+from ..layouts.errors import names_caller
 
 __all__ = ["BankMap", "BankEntry", "BankConflictReport", "BankConflict", "RequestBanks", "SwizzleComparison",
            "SwizzleSuggestion", "bank_map", "bank_conflicts", "compare_swizzle", "suggest_swizzle",
@@ -69,7 +70,11 @@ class BankMap(rq.TextReport):
     def __init__(self, layout, dtype, entries):
         self.layout = layout
         self.dtype = dtype
-        self.entries = tuple(entries)
+        try:
+            self.entries = tuple(entries)
+        except TypeError:
+            raise TypeError(f"BankMap: entries must be an iterable of bank entries, got {type(entries).__name__}"
+                            ) from None
 
     @property
     def banks(self):
@@ -131,6 +136,7 @@ class BankMap(rq.TextReport):
         return f"<BankMap of {self.layout} ({self.dtype.name}): {len(self.entries)} elements>"
 
 
+@names_caller
 def bank_map(smem_layout, dtype) -> BankMap:
     """The byte address, 4-byte bank and 16-byte chunk of every element, in domain order.
 

@@ -101,6 +101,8 @@ def save(obj, path, format=None, **options) -> pathlib.Path:  # noqa: A002 - the
     ...     print(p.read_text().splitlines()[0])
     (2,2):(1,2)
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"save: path must be a str or os.PathLike, got {type(path).__name__}")
     p = pathlib.Path(os.fspath(path))
     if format is None:
         fmt = FORMATS.get(p.suffix.lower())

@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..layouts import Layout  # noqa: F401 - used by the doctests
 from .svg import _esc, _kind, to_svg
 from .text import to_text
+from ..layouts.errors import names_caller
 
 __all__ = ["to_html"]
 
@@ -44,6 +45,7 @@ def _caption(obj) -> str:
             f'<pre style="margin:0.3em 0;font-size:12px;line-height:1.15">{table}</pre></details>')
 
 
+@names_caller
 def to_html(obj, **svg_options) -> str:
     """An HTML snippet: ``to_svg(obj, **svg_options)`` in a figure captioned with the object's text.
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 from ..layouts import Layout
 from ..layouts import append as _append
 from ._grid import check_cells, copy_parts, layout_grid, mma_parts, tile_shape, tv_owner
+from ..layouts.errors import names_caller
 
 __all__ = ["to_latex", "BW8", "TV8"]
 
@@ -139,6 +140,7 @@ def _copy_latex(obj) -> str:
     return "\n".join(out) + "\n" + _FOOTER
 
 
+@names_caller
 def to_latex(obj, tile=None) -> str:
     """A standalone TikZ document picturing ``obj`` in the format of CuTe's ``print_latex`` family.
 

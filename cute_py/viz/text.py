@@ -45,6 +45,7 @@ import sys
 
 from ..layouts import Layout  # noqa: F401 - used by the doctests
 from ._grid import CELL_LIMIT, Grid, cell_values, check_cells, layout_grid, num_digits
+from ..layouts.errors import names_caller
 
 __all__ = ["print_layout", "print_tensor", "to_text", "layout_table", "TEXT_MAX_AXIS", "TEXT_EDGE",
            "TEXT_FULL_LIMIT"]
@@ -180,6 +181,14 @@ def to_text(obj, full: bool = False) -> str:
     return layout_table(layout_grid(obj, "to_text"), full)
 
 
+def _writable(file, fn):
+    """Refuse a ``file=`` argument that is neither None nor has a ``write`` method, naming ``fn``."""
+    if file is not None and not callable(getattr(file, "write", None)):
+        raise TypeError(f"{fn}: file must be a text stream with .write (or None for stdout), "
+                        f"got {type(file).__name__}")
+
+
+@names_caller
 def print_layout(obj, file=None, full: bool = False) -> None:
     """Print ``to_text(obj, full)``: CuTe's ``print_layout`` table for a layout (to ``file``, default stdout).
 
@@ -194,6 +203,7 @@ def print_layout(obj, file=None, full: bool = False) -> None:
      1  | 1 | 3 | 5 | 7 |
         +---+---+---+---+
     """
+    _writable(file, "print_layout")
     (file if file is not None else sys.stdout).write(to_text(obj, full))
 
 
@@ -207,6 +217,7 @@ def _print_tensor(t, file):
     _pt(t, file=file)
 
 
+@names_caller
 def print_tensor(t, file=None) -> None:
     """Print a tensor's header and elements, as CuTe's ``print_tensor`` (delegates to
     :func:`cute_py.layouts.tensor.print_tensor`).
@@ -218,4 +229,5 @@ def print_tensor(t, file=None) -> None:
         0    2
         1    3
     """
+    _writable(file, "print_tensor")
     _print_tensor(t, file if file is not None else sys.stdout)
