@@ -9,12 +9,13 @@ IndexError, ZeroDivisionError, RecursionError, MemoryError, AttributeError, a ti
 
 from __future__ import annotations
 
+import io
 import re
 import resource
 import signal
 import sys
 from collections import Counter
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 
 import numpy as np
 import sympy
@@ -99,7 +100,7 @@ def guarded(fn, name, args=(), kwargs=None):
     kwargs = kwargs or {}
     old_depth = sys.getrecursionlimit()
     try:
-        with limits():
+        with limits(), redirect_stdout(io.StringIO()):  # print_layout & co. print to stdout
             result = fn(*args, **kwargs)
             if isinstance(result, (Layout, ComposedLayout, Swizzle)):
                 str(result)  # a returned layout must print
@@ -174,7 +175,22 @@ host_arrays = st.one_of(
                      np.zeros((4, 4), np.complex64), np.array(["a", "b"])]),
 )
 
+def _atoms():
+    """A few atoms and tilings (built once): an MMA atom, a TiledMMA, a copy atom, a TiledCopy."""
+    from cute_py import atoms
+    mma = atoms.get("SM80_16x8x16_F16F16F16F16_TN")
+    copy = cute_py.make_copy_atom("UniversalCopy<uint32_t>", "f32")
+    tiled = cute_py.make_tiled_mma(mma, (2, 2, 1))
+    return [mma, tiled, copy, cute_py.make_tiled_copy(copy, Layout((32, 4), (4, 1))),
+            "SM80_16x8x16_F16F16F16F16_TN", "SM90_64x128x16_F32BF16BF16_SS", "UniversalCopy<uint32_t>"]
+
+
+atom_values = st.sampled_from(_atoms())
+dtype_names = st.sampled_from(["f16", "bf16", "f32", "s8", "u4", "b1", "e4m3", "f64", np.float16, np.int8])
+
 valid = st.one_of(
+    atom_values,
+    dtype_names,
     layouts(allow_negative=True, max_size=64),
     compact_layouts(max_size=64),
     swizzles(),

@@ -35,7 +35,7 @@ from cute_py.emit import GemmSpec
 
 from fuzz_support import COUNTS, describe, guarded, host_arrays, junk, junk_leaf, values
 
-FUZZ = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 
 # Functions handled by their own tests below (they need a GPU past argument validation).
 GPU_ONLY = {"cute_py.gemm", "cute_py.autotune"}
@@ -68,6 +68,10 @@ FOUND: list = []  # FUZZ_COLLECT=1: every undocumented outcome, printed at the e
 # Layout"). This table only shrinks: test_known_failures_still_fail, run after the fuzz tests, fails for an
 # entry the (derandomized, so always identical) inputs no longer hit -- delete the entry then.
 KNOWN_FAILURES: dict = {
+    # bank_conflicts(smem_layout=<a tuple with a non-int leaf>, ...): the TypeError is clear but led by
+    # "Layout: shape leaves must be integers" (the constructor it delegates to). Fix: @names_caller on
+    # cute_py/arch/sm90/banks.py:bank_conflicts (that file was being edited by others when this was found).
+    "cute_py.viz.bank_conflicts": {"delegate": "smem_layout a tuple with non-int leaves"},
 }
 KNOWN_HITS: set = set()
 TESTED: set = set()  # the functions test_public_function ran on this session
@@ -167,7 +171,7 @@ def _from_fields(**fields):
     return emit.emit_gemm(spec)
 
 
-@settings(FUZZ, max_examples=120)
+@settings(FUZZ, max_examples=300)
 @given(fields=spec_fields)
 def test_gemm_spec_fields(fields):
     outcome, exc = guarded(_from_fields, "GemmSpec", (), fields)
@@ -179,7 +183,7 @@ def _from_dict(data):
     return emit.emit_gemm(spec)
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=200)
 @given(data=st.one_of(spec_fields, spec_fields.map(lambda d: {"gemm": d}), junk,
                       st.dictionaries(st.text(max_size=5), junk_leaf, max_size=3)))
 def test_gemm_spec_from_dict(data):
@@ -212,7 +216,7 @@ def _from_file(path):
     return emit.emit_gemm(GemmSpec.from_file(path))
 
 
-@settings(FUZZ, max_examples=80)
+@settings(FUZZ, max_examples=200)
 @given(fields=spec_fields, kind=st.sampled_from(["toml", "json"]),
        garble=st.one_of(st.just(""), st.just(""), st.sampled_from(["[[", "=", "\x00", "}", "\"", "\udcff"])))
 def test_gemm_spec_from_file(fields, kind, garble):
@@ -230,7 +234,7 @@ def test_gemm_spec_from_file(fields, kind, garble):
 _bad_operand = st.one_of(host_arrays, junk_leaf, st.lists(st.integers(0, 3), max_size=4))
 
 
-@settings(FUZZ, max_examples=60)
+@settings(FUZZ, max_examples=100)
 @given(fn=st.sampled_from(["gemm", "autotune"]), a=_bad_operand, b=_bad_operand,
        kwargs=st.fixed_dictionaries({}, optional={"alpha": junk_leaf, "beta": junk_leaf, "activation": junk_leaf,
                                                   "bias": st.one_of(host_arrays, junk_leaf)}))
@@ -259,7 +263,7 @@ CLI_COMMANDS = ["show", "mma", "explain", "gemm", "autotune", "tour", "bogus", "
 CLI_GPU_EXITS = {"gemm": {3, 4}, "autotune": {3, 4}}
 
 
-@settings(FUZZ, max_examples=40)
+@settings(FUZZ, max_examples=50)
 @given(cmd=st.sampled_from(CLI_COMMANDS), rest=st.lists(st.sampled_from(CLI_TOKENS), max_size=4),
        toml=st.sampled_from(["tile = true\n", "tile = [128,128,64]\n", "[[x\n", "consumers = \"2\"\n", ""]))
 def test_cli(cmd, rest, toml):
@@ -294,6 +298,18 @@ def test_known_failures_still_fail():
     stale = sorted((name, kind) for name, kinds in KNOWN_FAILURES.items() for kind in kinds
                    if (name, kind) not in KNOWN_HITS)
     assert not stale, f"these no longer fail, delete them from KNOWN_FAILURES: {stale}"
+
+
+def test_limits_catch_slow_and_hungry_calls():
+    """The harness's own limits work: a call past the time limit, or allocating past the memory headroom, is an
+    undocumented outcome (not a hang, not a dead test process)."""
+    import time
+    t0 = time.monotonic()
+    outcome, exc = guarded(time.sleep, "sleep", (30,))
+    assert outcome == "undocumented" and type(exc).__name__ == "CallTimeout" and time.monotonic() - t0 < 10
+    outcome, exc = guarded(bytearray, "bytearray", (8 << 30,))
+    assert outcome == "undocumented" and isinstance(exc, MemoryError)
+    assert guarded(cute_py.size, "size", ((2, 3),)) == ("ok", None)
 
 
 def test_harness_covers_every_public_function():

@@ -68,6 +68,8 @@ class TiledMMA:
     def __init__(self, atom: MMAAtom, atom_layout: Layout, permutation=(_, _, _)):
         if not isinstance(atom, MMAAtom):
             raise TypeError(f"TiledMMA (make_tiled_mma): atom must be an MMAAtom, got {type(atom).__name__}")
+        if not isinstance(atom_layout, Layout):
+            raise TypeError(f"TiledMMA (make_tiled_mma): atom_layout must be a Layout, got {type(atom_layout).__name__}")
         self.atom = atom
         self.atom_layout = atom_layout
         self.permutation = permutation

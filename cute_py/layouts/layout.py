@@ -466,6 +466,7 @@ def size(x, *modes) -> int:
         raise TypeError(f"size: expected a Layout or an IntTuple of ints, got {type(x).__name__}: {_r(x)}") from None
 
 
+@names_caller
 def rank(x, *modes) -> int:
     """Number of top-level modes of a layout (or IntTuple).
 

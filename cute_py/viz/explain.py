@@ -45,7 +45,10 @@ class Explanation(str):
         obj = super().__new__(cls, text)
         obj.op = op
         obj.result = result
-        obj.steps = tuple(steps)
+        try:
+            obj.steps = tuple(steps)
+        except TypeError:
+            raise TypeError(f"Explanation: steps must be an iterable of steps, got {type(steps).__name__}") from None
         return obj
 
     def __repr__(self):
