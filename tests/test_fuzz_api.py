@@ -300,6 +300,45 @@ def test_known_failures_still_fail():
     assert not stale, f"these no longer fail, delete them from KNOWN_FAILURES: {stale}"
 
 
+def _L(*a):
+    return cute_py.Layout(*a)
+
+
+# Inputs the harness found failing before the fixes in this commit series (the bare error they raised, in the
+# comment); each must now be a documented outcome.
+FIXED = [
+    ("cute_py.emit.emit_gemm", (_L(1),)),                              # AttributeError: no attribute 'validate'
+    ("cute_py.emit.kernel_params", (_L(1),)),                          # AttributeError: no attribute 'out_dtype'
+    ("cute_py.emit.gemm_plan", ({},)),                                 # TypeError: unhashable type (lru_cache)
+    ("cute_py.emit.operand_plan", (GemmSpec(), {})),                   # TypeError: unhashable type (lru_cache)
+    ("cute_py.make_tiled_copy_A", (_L(1), _L(1))),                     # AttributeError: get_layoutA_TV
+    ("cute_py.make_tiled_copy_C", (_L(1), _L(1))),                     # AttributeError: get_layoutC_TV
+    ("cute_py.tile_unzip", (cute_py.Swizzle(0, 0, -1), _L(1))),        # AttributeError: no attribute 'shape'
+    ("cute_py.viz.print_layout", (_L(8, 62), cute_py.Swizzle(1, 4, -3))),  # AttributeError: no attribute 'write'
+    ("cute_py.viz.save", (_L(1), _L(1))),                              # TypeError: expected str, bytes or PathLike
+    ("cute_py.make_swizzle", (_L(1), _L(1))),                          # TypeError: cannot be interpreted as an int
+    ("cute_py.append", (_L(1), _L(1), _L(1))),                         # TypeError: '<=' not supported
+    ("cute_py.take", (_L(1), _L(1), _L(1))),                           # TypeError: '<=' not supported
+    ("cute_py.crd2idx", (_L(1), _L(1))),                               # TypeError: unsupported operand for *
+    ("cute_py.ArithmeticTuple", (5,)),                                 # TypeError: 'int' object is not iterable
+    ("cute_py.ScaledBasis", ([], 13)),                                 # TypeError: 'int' object is not iterable
+    ("cute_py.E", (_L(1), _L(1))),                                     # returned a basis with Layout modes
+    ("cute_py.size", (({"shape": True},),)),                           # TypeError: unsupported operand for *=
+    ("cute_py.make_tensor", (((), {}),)),                              # ValueError: numpy inhomogeneous shape
+    ("cute_py.zipped_divide", ([], [])),                               # TypeError: unhashable type: 'list'
+    ("cute_py.viz.to_latex", ((8, 2), cute_py.Swizzle(1, 3, 4))),      # TypeError: 'Swizzle' is not iterable
+    ("cute_py.flat_divide", (1, _L(1))),                               # TypeError led by "logical_divide:"
+    ("cute_py.composition", (cute_py.Swizzle(2, 4, -2), "x")),         # TypeError led by "ComposedLayout:"
+    ("cute_py.TiledMMA", (_L(1), _L(1))),                              # TypeError led by "make_tiled_mma:"
+]
+
+
+@pytest.mark.parametrize("name,args", FIXED, ids=[f"{n}-{i}" for i, (n, _a) in enumerate(FIXED)])
+def test_fixed_inputs_stay_fixed(name, args):
+    outcome, exc = guarded(PUBLIC[name], name, args)
+    assert outcome in ("ok", "documented"), f"{name}{describe(args)}: {type(exc).__name__}: {exc}"
+
+
 def test_limits_catch_slow_and_hungry_calls():
     """The harness's own limits work: a call past the time limit, or allocating past the memory headroom, is an
     undocumented outcome (not a hang, not a dead test process)."""

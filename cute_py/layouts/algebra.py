@@ -112,6 +112,7 @@ def _coalesce_x(layout: Layout, profile=0) -> Layout:
     return _bw_coalesce(fs, fd, 2 if fs[-1] == 1 else fs[-1], fd[-1])
 
 
+@names_caller
 def coalesce(layout, profile=None):
     """Merge modes without changing the layout as a function on its domain.
 
@@ -179,6 +180,7 @@ def filter(layout, profile=None):  # noqa: A001 - CuTe's name
 # composition
 
 
+@names_caller
 def composition(a, b):
     """Functional composition ``R = A o B``: ``R(c) == A(B(c))`` for every ``c`` in B's domain.
 
@@ -341,6 +343,7 @@ def _coalesce_shape(shape):
     return it.product(shape)
 
 
+@names_caller
 def complement(layout, cotarget=None):
     """The layout of the offsets ``layout`` does not reach, ordered, up to ``cotarget``.
 
@@ -425,6 +428,7 @@ def _complement(layout: Layout, cotarget):
 # inverses
 
 
+@names_caller
 def right_inverse(layout):
     """A layout ``R`` with ``layout(R(i)) == i`` for all ``i < size(R)``, as large as CuTe finds.
 
@@ -477,6 +481,7 @@ def _right_inverse(layout: Layout) -> Layout:
     return _unwrap([fs[k] for k in seq], [it.signum(fd[k]) * rstride[k] for k in seq])
 
 
+@names_caller
 def left_inverse(layout):
     """A layout ``R`` with ``R(layout(i)) == i`` for all ``i < size(layout)``.
 

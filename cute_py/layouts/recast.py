@@ -65,6 +65,7 @@ def _map_leaves(shape, stride, f):
     return f(shape, stride)
 
 
+@names_caller
 def upcast(layout, n: int):
     """View ``layout`` in units of ``n`` elements: strides ``ceil(|d|/n)``, a stride-1 extent ``/ n``.
 
@@ -88,6 +89,7 @@ def upcast(layout, n: int):
     return Layout._make(s, d)
 
 
+@names_caller
 def downcast(layout, n: int):
     """View ``layout`` in units of ``1/n`` element: a stride-±1 extent ``* n``, other strides ``* n``.
 

@@ -43,6 +43,7 @@ def _check_tiler_rank(op, layout, tiler):
                            layout=layout, tiler=tiler)
 
 
+@names_caller
 def logical_divide(layout, tiler):
     """``composition(A, make_layout(T, complement(T, shape(coalesce(A)))))``: ((tile), (rest)).
 
@@ -182,6 +183,7 @@ def flat_divide(layout, tiler):
     return _flat(zipped_divide(layout, tiler))
 
 
+@names_caller
 def logical_product(block, tiler):
     """``make_layout(A, composition(complement(A, size(A)*cosize(B)), B))``: A repeated as B lays it out.
 
@@ -287,6 +289,7 @@ def _rank(layout):
     return len(layout.shape) if isinstance(layout.shape, tuple) else 1
 
 
+@names_caller
 def blocked_product(block, tiler):
     """Per mode: the block first, then its repetitions (``zip(A, B')`` of the logical product).
 
@@ -305,6 +308,7 @@ def blocked_product(block, tiler):
     return _blocked_raked(block, _tiler_arg("blocked_product", tiler), True)
 
 
+@names_caller
 def raked_product(block, tiler):
     """Per mode: the repetitions first, then the block (interleaved, "raked").
 
@@ -330,6 +334,7 @@ def _blocked_raked(block, tiler, blocked):
     return zip(first, second)
 
 
+@names_caller
 def tile_to_shape(block, target_shape, order=LayoutLeft):
     """Repeat ``block`` to fill ``target_shape`` (blocked), the repetitions ordered by ``order``.
 
