@@ -68,10 +68,8 @@ FOUND: list = []  # FUZZ_COLLECT=1: every undocumented outcome, printed at the e
 # Layout"). This table only shrinks: test_known_failures_still_fail, run after the fuzz tests, fails for an
 # entry the (derandomized, so always identical) inputs no longer hit -- delete the entry then.
 KNOWN_FAILURES: dict = {
-    # bank_conflicts(smem_layout=<a tuple with a non-int leaf>, ...): the TypeError is clear but led by
-    # "Layout: shape leaves must be integers" (the constructor it delegates to). Fix: @names_caller on
-    # cute_py/arch/sm90/banks.py:bank_conflicts (that file was being edited by others when this was found).
-    "cute_py.viz.bank_conflicts": {"delegate": "smem_layout a tuple with non-int leaves"},
+    # (empty: the one entry, viz.bank_conflicts on a tuple smem_layout with non-int leaves -- a message led by
+    # "Layout:" -- is fixed by @names_caller on cute_py/arch/sm90/banks.py:bank_conflicts)
 }
 KNOWN_HITS: set = set()
 TESTED: set = set()  # the functions test_public_function ran on this session
@@ -330,6 +328,7 @@ FIXED = [
     ("cute_py.flat_divide", (1, _L(1))),                               # TypeError led by "logical_divide:"
     ("cute_py.composition", (cute_py.Swizzle(2, 4, -2), "x")),         # TypeError led by "ComposedLayout:"
     ("cute_py.TiledMMA", (_L(1), _L(1))),                              # TypeError led by "make_tiled_mma:"
+    ("cute_py.viz.bank_conflicts", (({},), 4, 15)),                    # TypeError led by "Layout:"
 ]
 
 

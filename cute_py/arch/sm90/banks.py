@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...layouts.errors import names_caller
 from .requests import Requests, as_dtype, as_layout, element_bits, lanes_per_phase, requests_of
 
 __all__ = ["BankConflict", "RequestBanks", "BankConflictReport", "bank_conflicts", "count_bank_conflicts",
@@ -235,6 +236,7 @@ def count_bank_conflicts(reqs: Requests, layout, t, access_desc=None) -> BankCon
                               tuple(conflicts))
 
 
+@names_caller
 def bank_conflicts(smem_layout, access, dtype, *, vector_bits=None, side=None) -> BankConflictReport:
     """Wavefronts and n-way bank conflicts of ``access`` over ``smem_layout`` (model: module docstring).
 
