@@ -75,6 +75,25 @@ KNOWN_HITS: set = set()
 TESTED: set = set()  # the functions test_public_function ran on this session
 
 
+def _keywords(fn):
+    """The names of ``fn``'s optional keyword arguments (fuzzed too, a few at a time)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in sig.parameters.values()
+            if p.default is not p.empty and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+            and not p.name.startswith("_")]
+
+
+def _positional_names(fn):
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
 def _arity(fn):
     try:
         sig = inspect.signature(fn)
@@ -128,8 +147,13 @@ def test_public_function(name, data):
     required, most = _arity(fn)
     n = data.draw(st.one_of(st.just(required), st.integers(0, max(most, required + 1))), label="arity")
     args = tuple(data.draw(values, label=f"arg{i}") for i in range(n))
-    outcome, exc = guarded(fn, name, args)
-    _check(name, outcome, exc, args)
+    kwargs = {}
+    keywords = [k for k in _keywords(fn) if k not in _positional_names(fn)[:n]]
+    if keywords and data.draw(st.booleans(), label="use keywords"):
+        for k in data.draw(st.lists(st.sampled_from(keywords), max_size=2, unique=True), label="keywords"):
+            kwargs[k] = data.draw(st.one_of(values, junk_leaf), label=k)
+    outcome, exc = guarded(fn, name, args, kwargs)
+    _check(name, outcome, exc, args, kwargs)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -329,13 +353,22 @@ FIXED = [
     ("cute_py.composition", (cute_py.Swizzle(2, 4, -2), "x")),         # TypeError led by "ComposedLayout:"
     ("cute_py.TiledMMA", (_L(1), _L(1))),                              # TypeError led by "make_tiled_mma:"
     ("cute_py.viz.bank_conflicts", (({},), 4, 15)),                    # TypeError led by "Layout:"
+    # found once keyword arguments were fuzzed too:
+    ("cute_py.emit.to_c", ({"m": {"m": 0, "shape": 0}},)),            # AttributeError inside sympy
+    ("cute_py.emit.to_c", (_L(1),), {"names": _L(4)}),                  # AttributeError: no attribute 'items'
+    ("cute_py.tile_to_shape", (_L(4), ((8, 4),))),                     # TypeError: 'int' object is not iterable
+    ("cute_py.print_tensor", (cute_py.make_identity_tensor(3), cute_py.Swizzle(0, 5, -1))),  # no 'write'
+    ("cute_py.make_basis_like", (4, (((6, 2), 2),))),                  # returned a basis with tuple modes
+    ("cute_py.viz.to_svg", (_L(3),), {"tile": cute_py.Swizzle(0, 8, 1)}),  # TypeError led by "tile:"
+    ("cute_py.viz.compare_swizzle", ((float("nan"), 4), (8, 1), _L(3, 2), cute_py.Swizzle(2, 3, 3))),  # "Layout:"
 ]
 
 
-@pytest.mark.parametrize("name,args", FIXED, ids=[f"{n}-{i}" for i, (n, _a) in enumerate(FIXED)])
-def test_fixed_inputs_stay_fixed(name, args):
-    outcome, exc = guarded(PUBLIC[name], name, args)
-    assert outcome in ("ok", "documented"), f"{name}{describe(args)}: {type(exc).__name__}: {exc}"
+@pytest.mark.parametrize("case", FIXED, ids=[f"{c[0]}-{i}" for i, c in enumerate(FIXED)])
+def test_fixed_inputs_stay_fixed(case):
+    name, args, kwargs = (*case, {})[:3]
+    outcome, exc = guarded(PUBLIC[name], name, args, kwargs)
+    assert outcome in ("ok", "documented"), f"{name}{describe(args, kwargs)}: {type(exc).__name__}: {exc}"
 
 
 def test_limits_catch_slow_and_hungry_calls():

@@ -50,6 +50,8 @@ sympy is imported when the first expression is printed, not with this module
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import re
 
 __all__ = ["to_c", "CPrintError", "commented"]
@@ -142,6 +144,8 @@ class _Printer:
             return ("1" if e else "0"), _ATOM
         if isinstance(e, int):
             return self.integer(e)
+        if not isinstance(e, self.sp.Basic):               # e.g. a sympy function object inside a Dict
+            raise self.fail(f"has {type(e).__name__} {e!r:.40}, which is not an integer expression")
         if e.is_Integer:
             return self.integer(int(e))
         if e.is_Symbol:
@@ -270,15 +274,21 @@ def to_c(expr, *, int64: bool = False, names=None) -> str:
     """
     if isinstance(expr, bool):
         raise TypeError("to_c: expected an integer or a sympy expression, got a bool")
+    if names is not None and not isinstance(names, Mapping):
+        raise TypeError(f"to_c: names must be a mapping of symbols to C names, got {type(names).__name__}")
     printer = _Printer(int64, names)
     if isinstance(expr, int):
         return printer.integer(expr)[0]
     sp = printer.sp
     if not isinstance(expr, sp.Basic):
+        if isinstance(expr, (Mapping, list, tuple, set, frozenset)):
+            raise TypeError(f"to_c: expected an integer or a sympy expression, got {type(expr).__name__}")
         try:
             expr = sp.sympify(expr, strict=True)
         except (sp.SympifyError, TypeError):
             raise TypeError(f"to_c: expected an integer or a sympy expression, got {type(expr).__name__}") from None
+        if not isinstance(expr, sp.Basic):                  # sympify keeps containers (dict, list) as they are
+            raise TypeError(f"to_c: expected an integer or a sympy expression, got {type(expr).__name__}")
     printer.root = expr
     return printer.p(expr)[0]
 

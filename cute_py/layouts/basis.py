@@ -161,8 +161,8 @@ def make_basis_like(shape, _path=()):
     >>> make_basis_like((4, (2, 3)))
     (E(0), (E(1, 0), E(1, 1)))
     """
-    if not isinstance(_path, tuple):
-        raise TypeError(f"make_basis_like: _path must be a tuple of mode indices, got {type(_path).__name__}")
+    if not isinstance(_path, tuple) or not all(is_int(m) and m >= 0 for m in _path):
+        raise TypeError(f"make_basis_like: _path must be a tuple of mode indices, got {_path!r:.60}")
     if isinstance(shape, tuple):
         return tuple(make_basis_like(s, _path + (i,)) for i, s in enumerate(shape))
     return ScaledBasis(1, _path) if _path else 1

@@ -720,6 +720,8 @@ def print_tensor(t, file=None):
       (0,0)  (0,1)
       (1,0)  (1,1)
     """
+    if file is not None and not callable(getattr(file, "write", None)):
+        raise TypeError(f"print_tensor: file must be a text stream with .write (or None), got {type(file).__name__}")
     _require_tensor("print_tensor", t)
     arr = t.to_numpy()
     if t.dtype is not None and not t.is_identity:

@@ -375,7 +375,9 @@ def _tile_to_shape(block, target_shape, order):
     block_shape = it.product_each(padded.shape)
     trg = it.product_each(target_shape)
     if not isinstance(trg, tuple):
-        trg, block_shape = (trg,), (block_shape if isinstance(block_shape, tuple) else (block_shape,))
+        trg = (trg,)
+    if not isinstance(block_shape, tuple):  # an int-shaped block against a rank-1 (tuple) target, too
+        block_shape = (block_shape,)
     for i, (t, b) in enumerate(builtins.zip(trg, block_shape)):
         if (type(t) is not int or type(b) is not int) and (is_sym(t) or is_sym(b)):
             _sym().require_divides("tile_to_shape", b, t, "block shape does not divide the target shape",

@@ -201,6 +201,7 @@ class SwizzleComparison(rq.TextReport):
             f"max {b.max_ways}-way -> {a.max_ways}-way"])
 
 
+@names_caller
 def compare_swizzle(layout, swizzle, access, dtype, *, vector_bits=None) -> SwizzleComparison:
     """Bank conflicts of ``access`` over ``layout`` without and with ``swizzle``.
 

@@ -42,6 +42,7 @@ import colorsys
 
 from ..layouts import Layout  # noqa: F401 - used by the doctests
 from ..layouts import int_tuple as it
+from ..layouts.errors import names_caller
 from ._grid import (
     axis_window, boundary_level, check_cells, copy_parts, layout_grid, limits, mma_parts, prefix_boundaries,
     rest_layout, tile_shape, tv_owner,
@@ -404,6 +405,7 @@ def _kind(obj) -> str:
     return "grid"
 
 
+@names_caller
 def to_svg(obj, color=None, collapse=None, dtype=None, tile=None) -> str:
     """A standalone SVG document (a string) picturing ``obj``; nothing is printed or written.
 
