@@ -238,8 +238,12 @@ def make_tiled_mma(atom, atom_layout=(1, 1, 1), permutation=(_, _, _)) -> TiledM
     """
     if isinstance(atom, str):
         atom = get_atom(atom)
+    if not isinstance(atom, MMAAtom):
+        raise TypeError(f"make_tiled_mma: atom must be an MMAAtom, got {type(atom).__name__}")
     if not isinstance(atom_layout, Layout):
         atom_layout = make_layout(atom_layout)
+    if not isinstance(atom_layout, Layout):
+        raise TypeError(f"make_tiled_mma: atom_layout must be a Layout or a shape, got {type(atom_layout).__name__}")
     if it.rank(atom_layout.shape) > 3:
         raise layout_error(LayoutError, "make_tiled_mma", "atom layout must have rank <= 3", layout=atom_layout)
     atom_layout = append(atom_layout, n=3) if isinstance(atom_layout.shape, tuple) else append(
@@ -415,6 +419,7 @@ class ThrCopy:
         return self.tiled.retile(t)
 
 
+@names_caller
 def make_tiled_copy(atom, thr_layout, val_layout=None) -> TiledCopy:
     """Tile a copy atom: ``thr_layout`` maps (m, n) -> thread, ``val_layout`` (m, n) -> value.
 

@@ -474,7 +474,7 @@ class GemmSpec:
                              f"got {type(data).__name__} {data!r:.80}"], op="GemmSpec.from_dict")
         data = dict(data)
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(data) - known, key=str)
         if unknown:
             raise SpecError([f"unknown spec key(s) {unknown}; known: {sorted(known)}"])
         return cls(**data)

@@ -646,6 +646,8 @@ def domain_distribute(a, n: int) -> Layout:
     if not is_int(n):
         raise TypeError(f"domain_distribute: n must be an int, got {_r(n)}")
     flat = it.flatten_to_tuple(a)
+    if not all(is_int(s) and s >= 1 or is_sym(s) for s in flat):
+        raise TypeError(f"domain_distribute: a must be a shape (positive int leaves) or a layout, got {_r(a)}")
     if any(is_sym(s) for s in flat):
         raise _sym().fail("domain_distribute", "static extents", "gcd of each extent with n", a=a, n=n)
     res = []

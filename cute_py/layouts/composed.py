@@ -168,7 +168,7 @@ def compose_layout_swizzle(layout: Layout, sw: Swizzle):
         for b in range(mask.bit_length()):
             if mask >> b & 1:
                 v = layout(1 << b)
-                if v <= 0 or v & (v - 1):
+                if not it.is_int(v) or v <= 0 or v & (v - 1):
                     raise layout_error(LayoutError, "composition", "layout o swizzle needs each swizzle bit "
                                        "to map to a single bit", f"bit {b} maps to {v}", A=layout, B=sw)
                 out |= v

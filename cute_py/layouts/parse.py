@@ -373,7 +373,11 @@ def _symbol_table(symbols):
     if isinstance(symbols, dict) or hasattr(symbols, "items"):
         table = dict(symbols.items())
     else:
-        table = {getattr(s, "name", None): s for s in symbols}
+        try:
+            table = {getattr(s, "name", None): s for s in symbols}
+        except TypeError:
+            raise TypeError(f"parse: symbols must be a mapping or an iterable of sympy symbols, "
+                            f"got {type(symbols).__name__}") from None
     for k, v in table.items():
         if not isinstance(k, str):
             raise TypeError(f"parse: symbols must map names to symbols or ints, got key {_r(k)}")

@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass
 
 from . import _requests as rq
+from ..layouts.errors import names_caller
 
 __all__ = ["coalescing", "CoalescingReport", "RequestCoalescing", "SECTOR_BYTES", "LINE_BYTES"]
 
@@ -116,6 +117,7 @@ class CoalescingReport(rq.TextReport):
         return "\n".join(lines)
 
 
+@names_caller
 def coalescing(tv_layout, gmem_layout, dtype, *, vector_bits=None, base: int = 0) -> CoalescingReport:
     """Sectors, lines and efficiency of each warp request of ``tv_layout`` over ``gmem_layout``.
 
