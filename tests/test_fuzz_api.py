@@ -370,6 +370,8 @@ FIXED = [
     ("cute_py.viz.coalescing", (_L(4), ({0: None},), "f16")),           # TypeError led by "Layout:"
     ("cute_py.emit.GemmSpec.from_dict", ({"shape": 1, 0: 2},)),        # TypeError: '<' between int and str
     ("cute_py.composition", (cute_py.make_identity_tensor((1, 8)), cute_py.Swizzle(1, 1, 1))),  # '<=' on tuples
+    ("cute_py.TiledCopy", (cute_py.make_copy_atom("UniversalCopy<uint32_t>", "f32"), "u4", "x")),  # % formatting
+    ("cute_py.make_tensor_like", (cute_py.make_tensor(np.arange(6), (2, 3)), "u4")),  # message named no function
 ]
 
 

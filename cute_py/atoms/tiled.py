@@ -310,6 +310,8 @@ class TiledCopy:
     def __init__(self, atom: CopyAtom, layout_tv: Layout, tiler_mn: tuple):
         if not isinstance(atom, CopyAtom):
             raise TypeError(f"TiledCopy: expected a CopyAtom, got {type(atom).__name__}")
+        if not isinstance(layout_tv, Layout):
+            raise TypeError(f"TiledCopy: layout_tv must be a (thread, value) Layout, got {type(layout_tv).__name__}")
         self.atom = atom
         self.layout_tv = layout_tv
         self.tiler_mn = tuple(tiler_mn) if isinstance(tiler_mn, (tuple, list)) else (tiler_mn,)

@@ -416,7 +416,7 @@ class Tensor:
         if dt is None:
             raise TypeError(f"{make.__name__}: give dtype= for a tensor without a DType ({self})")
         # coordinates have no stride order: an identity tensor is taken as column-major
-        return _new_tensor(make(Layout(self.shape) if self.is_identity else self.layout), dt)
+        return _new_tensor(make(Layout(self.shape) if self.is_identity else self.layout), dt, make.__name__)
 
     def compose(self, *tilers):
         """``composition(self, tilers)`` (one tiler, or one per mode).
@@ -466,10 +466,10 @@ class Tensor:
 # Builders
 
 
-def _new_tensor(layout, dt):
+def _new_tensor(layout, dt, op="make_tensor_like"):
     dt = _dtype(dt)
     if dt.storage is None:
-        raise TypeError(f"a tensor of {dt} needs a numpy storage type; {dt} has none")
+        raise TypeError(f"{op}: a tensor of {dt} needs a numpy storage type; {dt} has none")
     from .layout import cosize
 
     return Tensor(_np().zeros(cosize(layout), dtype=dt.storage), layout, 0, dtype=dt)
@@ -583,6 +583,7 @@ def make_tensor_like(x, dtype=None):
     """
     def like(layout):
         return make_layout_like(layout.inner if getattr(layout, "_is_composed_layout", False) else layout)
+    like.__name__ = "make_tensor_like"  # _make_like's messages name the public function
 
     if getattr(x, "_is_tensor", False):
         return x._make_like(like, _dtype(dtype) if dtype is not None else None)
