@@ -372,6 +372,8 @@ FIXED = [
     ("cute_py.composition", (cute_py.make_identity_tensor((1, 8)), cute_py.Swizzle(1, 1, 1))),  # '<=' on tuples
     ("cute_py.TiledCopy", (cute_py.make_copy_atom("UniversalCopy<uint32_t>", "f32"), "u4", "x")),  # % formatting
     ("cute_py.make_tensor_like", (cute_py.make_tensor(np.arange(6), (2, 3)), "u4")),  # message named no function
+    ("cute_py.slice_and_offset", ([], cute_py.ComposedLayout(cute_py.Swizzle(0, 4, -1), 0, _L(1, 54)))),  # int + list
+    ("cute_py.make_copy_atom", ("UniversalCopy<uint32_t>", "UniversalCopy<uint32_t>")),  # led by "dtype:"
 ]
 
 
@@ -381,6 +383,14 @@ def test_fixed_inputs_stay_fixed(case):
     fn = PUBLIC.get(name) or GemmSpec.from_dict
     outcome, exc = guarded(fn, name, args, kwargs)
     assert outcome in ("ok", "documented"), f"{name}{describe(args, kwargs)}: {type(exc).__name__}: {exc}"
+
+
+def test_list_coordinates_are_tuples():
+    """Found with slice_and_offset([], ...): crd2idx took a list coordinate as a sequence to multiply, so
+    crd2idx([0], 1:54) returned a list of 54 zeros; lists now read as tuples, as everywhere else."""
+    assert cute_py.crd2idx([1, [1, 0]], cute_py.Layout((4, (2, 3)))) == 5
+    with pytest.raises(cute_py.CoordinateError):
+        cute_py.crd2idx([0], cute_py.Layout(1, 54))
 
 
 def test_limits_catch_slow_and_hungry_calls():

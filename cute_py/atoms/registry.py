@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ..layouts import int_tuple as it, upcast
 from ..layouts.dtypes import dtype
-from ..layouts.errors import LayoutError, layout_error
+from ..layouts.errors import LayoutError, layout_error, names_caller
 from .copy import CopyAtom, CopyOp, cp_async, ldmatrix, stmatrix, tma, universal_copy
 from .mma import (
     GMMA_N_VALUES, AtomError, _GMMA_INT_N, gmma, sm70_mma, sm75_mma, sm80_mma, sm89_mma,
@@ -177,6 +177,7 @@ def find(arch=None, d=None, a=None, b=None, shape_mnk=None, a_source=None) -> li
     return out
 
 
+@names_caller
 def make_copy_atom(op, value_type) -> CopyAtom:
     """``Copy_Atom<Op, T>``: an op (or its name) for elements of ``value_type``.
 

@@ -585,17 +585,20 @@ def crd2idx(coord, layout):
     9
     """
     _require_layout("crd2idx", layout)
-    _require_coord("crd2idx", coord)
-    return it.crd2idx(coord, layout.shape, layout.stride)
+    it.check_depth("crd2idx", coord)
+    return it.crd2idx(_coord("crd2idx", coord), layout.shape, layout.stride)
 
 
-def _require_coord(op, coord):
-    """A TypeError naming ``op`` unless every leaf of ``coord`` is an int, a symbol or ``_``."""
+def _coord(op, coord, depth=0):
+    """``coord`` with lists made tuples (lists are accepted wherever tuples are); a TypeError naming ``op``
+    unless every leaf is an int, a symbol or ``_`` (a LayoutError past ``int_tuple.MAX_DEPTH`` levels)."""
     if isinstance(coord, (tuple, list)):
-        for c in coord:
-            _require_coord(op, c)
-    elif not (coord is _ or it.is_int(coord) or it.is_sym(coord)):
+        if depth > it.MAX_DEPTH:
+            raise layout_error(LayoutError, op, f"operand nests deeper than {it.MAX_DEPTH} levels")
+        return tuple(_coord(op, c, depth + 1) for c in coord)
+    if not (coord is _ or it.is_int(coord) or it.is_sym(coord)):
         raise TypeError(f"{op}: coord leaves must be ints or _, got {type(coord).__name__}: {_r(coord)}")
+    return coord
 
 
 # ---------------------------------------------------------------------------
@@ -863,6 +866,7 @@ def slice_(coord, layout):
         return layout(coord)
     _require_layout("slice", layout)
     it.check_depth("slice", coord)
+    coord = _coord("slice", coord)
     return Layout._make(_slice_tuple(coord, layout.shape, "slice"),
                         _slice_tuple(coord, layout.stride, "slice"))
 
