@@ -32,8 +32,17 @@ __all__ += ["explain"]
 # The GEMM product. cute_py.gemm and cute_py.autotune are the modules, made callable (cute_py._callable):
 # cute_py.gemm(a, b, ...) runs the GEMM and cute_py.gemm.pick_spec, cute_py.autotune.clear_cache ... resolve.
 from .problem import GemmInputError  # noqa: E402
-from . import gemm, autotune  # noqa: E402
-from .autotune import AutotuneError  # noqa: E402
+from . import gemm  # noqa: E402
+
+
+def __getattr__(name):
+    """``cute_py.autotune`` and ``cute_py.AutotuneError`` load the autotuner on first use (it is not needed to
+    run a GEMM, and ``import cute_py`` stays fast)."""
+    if name in ("autotune", "AutotuneError"):
+        import importlib
+        module = importlib.import_module(".autotune", __name__)
+        return module if name == "autotune" else module.AutotuneError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # Every error class, importable from cute_py itself (the layout errors come with the algebra above).
 from .emit import SpecError  # noqa: E402
