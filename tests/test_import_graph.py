@@ -19,15 +19,16 @@ the importer's own layer or one listed under it::
     arch      Hopper facts (arch/sm90)           imports: layouts, atoms, arch
     emit      GemmSpec -> CUDA C++ text          imports: layouts, atoms, arch, emit
     viz       pictures and reports, on the side  imports: layouts, atoms, arch, viz
-    runtime   NVRTC, driver, arrays, tensor maps imports: runtime, and the leaf cute_py.layouts.dtypes
+    runtime   NVRTC, driver, arrays, tensor maps imports: runtime
+    (every layer may also import the base leaves cute_py.dtypes and cute_py._version)
     product   cute_py/__init__ and cute_py/*.py  imports: everything
               (gemm, autotune, cli*, interop, problem, ...; cute_py/torch/ when it appears)
 
 So nothing in layouts/atoms/arch/emit/runtime imports viz (viz is drawn
 on top of the layers it reads, and ``import cute_py`` attaches its
-``_repr_*`` hooks); runtime takes ints and buffers, not Layouts (its one
-exception is the element-type table ``DType``, a leaf module that the
-arrays it describes share with the rest of the package); and product
+``_repr_*`` hooks); runtime takes ints and buffers, not Layouts (it shares
+only the element-type table ``DType``, a leaf at the package's base, with
+the rest of the package); and product
 modules may import anything below them, but not each other in a circle.
 
 Known violations that someone is removing right now are listed in
@@ -53,27 +54,30 @@ PACKAGE = Path(__file__).resolve().parent.parent / "cute_py"
 # ---------------------------------------------------------------------------
 # The layer map
 
+BASE = {"dtypes", "_version"}
+"""Leaf modules at the package's base (they import nothing of cute_py): every layer may import them. The
+element-type table is one: runtime's ``DeviceArray.dtype`` is the same :class:`~cute_py.dtypes.DType` value
+that TmaParams and GemmSpec carry, without runtime importing the algebra."""
+
 LAYER_IMPORTS = {
-    "layouts": {"layouts"},
-    "atoms": {"layouts", "atoms"},
-    "arch": {"layouts", "atoms", "arch"},
-    "emit": {"layouts", "atoms", "arch", "emit"},
-    "viz": {"layouts", "atoms", "arch", "viz"},
-    "runtime": {"runtime"},
-    "product": {"layouts", "atoms", "arch", "emit", "viz", "runtime", "product"},
+    "base": {"base"},
+    "layouts": {"base", "layouts"},
+    "atoms": {"base", "layouts", "atoms"},
+    "arch": {"base", "layouts", "atoms", "arch"},
+    "emit": {"base", "layouts", "atoms", "arch", "emit"},
+    "viz": {"base", "layouts", "atoms", "arch", "viz"},
+    "runtime": {"base", "runtime"},
+    "product": {"base", "layouts", "atoms", "arch", "emit", "viz", "runtime", "product"},
 }
 """layer -> the layers its modules may import (see the module docstring)."""
-
-EXTRA_IMPORTS = {"runtime": {"layouts.dtypes"}}
-"""layer -> single modules (relative to the root package) it may import outside its layers: runtime's
-``DeviceArray.dtype`` is the same :class:`~cute_py.dtypes.DType` value that TmaParams and GemmSpec
-carry, so runtime imports that leaf table rather than keeping a second one that would not compare equal."""
 
 
 def layer_of(name: str) -> str:
     """The layer of a module, by its name relative to the root package ('' for the root itself)."""
+    if name in BASE:
+        return "base"
     head = name.split(".")[0]
-    return head if head in LAYER_IMPORTS and head != "product" else "product"
+    return head if head in LAYER_IMPORTS and head not in ("product", "base") else "product"
 
 
 # ---------------------------------------------------------------------------
@@ -252,7 +256,7 @@ def upward_imports(graph: dict, root: str = "cute_py") -> dict:
         layer = layer_of(src)
         for e in edges:
             dst = short(e.target, root) if e.target != root else ""
-            if layer_of(dst) in LAYER_IMPORTS[layer] or dst in EXTRA_IMPORTS.get(layer, ()):
+            if layer_of(dst) in LAYER_IMPORTS[layer]:
                 continue
             out.setdefault(f"{short(m, root)} -> {short(e.target, root)}", []).append(e)
     return out
@@ -305,8 +309,8 @@ def _fake_package(tmp_path: Path) -> Path:
         "layouts/b.py": "def g():\n    from .a import f\n    from ..viz import draw\n    import pkg.runtime\n",
         "viz/__init__.py": "def draw():\n    pass\n",
         "runtime/__init__.py": "",
-        "runtime/arrays.py": "from ..layouts.dtypes import T\nfrom ..layouts import f\nimport sympy\n",
-        "layouts/dtypes.py": "T = 1\n",
+        "runtime/arrays.py": "from ..dtypes import T\nfrom ..layouts import f\nimport sympy\n",
+        "dtypes.py": "T = 1\n",
     }
     for rel, text in files.items():
         p = tmp_path / "pkg" / rel
@@ -317,7 +321,7 @@ def _fake_package(tmp_path: Path) -> Path:
 
 def test_reader_finds_circles_and_upward_imports(tmp_path):
     """The checks can fail: a synthetic package with one circle (through a function-level import), one upward
-    import to viz, one to runtime, and runtime reaching into layouts beyond the dtype table."""
+    import to viz, one to runtime, and runtime reaching into layouts (the base dtype table is allowed)."""
     graph = import_graph(_fake_package(tmp_path))
     assert strongly_connected(graph) == [{"pkg.layouts.a", "pkg.layouts.b"}]
     cyc = cycle_edges(graph)
@@ -331,7 +335,7 @@ def test_reader_finds_circles_and_upward_imports(tmp_path):
     assert [e.line for e in up["layouts.b -> viz"]] == [3]
     external = [e.target for e in imports_of("pkg.runtime.arrays", tmp_path / "pkg/runtime/arrays.py",
                                              modules(tmp_path / "pkg"))]
-    assert external == ["pkg.layouts.dtypes", "pkg.layouts", "sympy"]
+    assert external == ["pkg.dtypes", "pkg.layouts", "sympy"]
 
 
 def _unlisted(found: dict, known: dict) -> dict:
@@ -389,6 +393,7 @@ def test_no_module_shadows_a_reexported_name(tmp_path):
     (fake / "layouts" / "__init__.py").write_text('__all__ = ["f", "select", "dtypes"]\n')
     (fake / "select.py").write_text("")
     (fake / "dtypes.py").write_text("")
+    (fake / "layouts" / "dtypes.py").write_text("")
     assert shadowed_names(fake) == ["select"]                    # dtypes is layouts' own module, re-exported
     new = [n for n in shadowed_names() if n not in KNOWN_SHADOWS]
     stale = [n for n in KNOWN_SHADOWS if n not in shadowed_names()]

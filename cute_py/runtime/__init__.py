@@ -5,9 +5,10 @@ importing it imports no ``cuda`` module. Compiling needs NVRTC (the
 ``nvidia-cuda-nvrtc`` wheel) but no GPU; loading, encoding tensor maps and
 launching need a driver and a GPU. Install with ``pip install "cute-py[cuda]"``.
 
-Runtime takes ints and buffers, not Layouts: of the layers below it, it
-imports only the element-type table :mod:`cute_py.layouts.dtypes` (the
-layer rules are checked by ``tests/test_import_graph.py``).
+Runtime takes ints and buffers, not Layouts: it imports nothing of the
+algebra, only the element-type table at the package's base,
+:mod:`cute_py.dtypes` (the layer rules are checked by
+``tests/test_import_graph.py``).
 
 - :func:`compile` -> :class:`Program` (cubin, log, per-kernel registers /
   spills / smem, warnings); :meth:`Program.kernel` -> :class:`Kernel`.

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 # The one import from below runtime's own package: the element-type table, a leaf module (standard library only).
 # DeviceArray.dtype is the same DType value that TmaParams and GemmSpec carry, so they compare equal.
-from ..layouts.dtypes import DType, dtype as _dtype
+from ..dtypes import DType, dtype as _dtype
 from .errors import ArrayError
 
 __all__ = ["DeviceArray", "as_device_array"]
