@@ -28,7 +28,8 @@ from dataclasses import dataclass, field, replace
 from typing import NoReturn
 
 from .emit.spec import ACTIVATIONS, DTYPES, OUT_DTYPES
-from .layouts.dtypes import dtype as _dtype
+from .dtypes import dtype as _dtype
+from .layouts.int_tuple import round_up
 from .runtime.arrays import as_device_array
 
 __all__ = ["Problem", "Operands", "GemmInputError", "TMA_ALIGN", "MAX_EXTENT"]
@@ -209,11 +210,11 @@ class _Reader:
         """``(major, ld)`` of a 2-D matrix operand: which dimension is contiguous and the other's stride."""
         (r, c), (sr, sc) = x.shape, x.strides
         if r == 0 or c == 0:                    # empty: no element is read, any layout will do
-            return inner_name, _round_up(max(c, 1), 8)
+            return inner_name, round_up(max(c, 1), 8)
         if c > 1 and sc == 1:
-            return inner_name, (sr if r > 1 else _round_up(c, 8))
+            return inner_name, (sr if r > 1 else round_up(c, 8))
         if r > 1 and sr == 1:
-            return outer_name, (sc if c > 1 else _round_up(r, 8))
+            return outer_name, (sc if c > 1 else round_up(r, 8))
         if r <= 1 and c <= 1:
             return inner_name, 8
         self.fail(f"{what} with shape {x.shape} and element strides {x.strides} is not contiguous along either "
@@ -312,7 +313,3 @@ class _Reader:
         if self.dtype(V, "bias", OUT_DTYPES) != out_t:
             self.fail(f"bias is {V.dtype.name}, out is {out_t}")
         return V, ("col" if n == N else "row")
-
-
-def _round_up(x: int, m: int) -> int:
-    return -(-x // m) * m

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 from dataclasses import dataclass
 
+from ..layouts.int_tuple import ceil_div
 from .params import kernel_params
 
 __all__ = ["Binding", "bind", "PACK"]
@@ -87,7 +88,7 @@ def bind(plan, problem) -> Binding:
     bm, bn, _ = plan.spec.tile
     cm, cn = plan.spec.cluster
     split = plan.spec.split_k
-    m_units, n_units = -(-M // (bm * cm)), -(-N // (bn * cn))
+    m_units, n_units = ceil_div(M, bm * cm), ceil_div(N, bn * cn)
     tiles = m_units * cm * n_units * cn if split > 1 else 0
     scalars = {"M": M, "N": N, "K": K, "ld_d": problem.ldd, "ld_c": problem.ldc}
     return Binding(plan, M, N, K, tma, m_units * n_units * split, tiles * bm * bn * split, tiles, scalars,
