@@ -61,7 +61,14 @@ def _module(x, op: str, what: str):
 
 def allocator(like, op: str = "gemm"):
     """``new(shape, dtype_name)``: empty device arrays from the library (and device) of ``like``, without
-    keeping ``like`` alive. Raises :class:`ArrayLibraryError` when it is called for an unknown library."""
+    keeping ``like`` alive. Raises :class:`ArrayLibraryError` when it is called for an unknown library.
+
+    >>> import numpy as np
+    >>> allocator(np.zeros(2))((4, 4), "bf16")                                # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
+    """
     lib = library(like)
     if lib not in LIBRARIES:
         def refuse(shape, dtype_name):
@@ -78,7 +85,14 @@ def allocator(like, op: str = "gemm"):
 
 
 def zeros(like, n: int, dtype_name: str, op: str = "gemm"):
-    """A zeroed 1-D device array of ``n`` elements made by the library ``like`` comes from."""
+    """A zeroed 1-D device array of ``n`` elements made by the library ``like`` comes from.
+
+    >>> import numpy as np
+    >>> zeros(np.zeros(2), 8, "f32")                                # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
+    """
     lib, mod = _module(like, op, "a workspace")
     if lib == "torch":
         return like.new_zeros((n,), dtype=library_dtype(mod, dtype_name))
@@ -87,7 +101,14 @@ def zeros(like, n: int, dtype_name: str, op: str = "gemm"):
 
 
 def f32_copy(x):
-    """A new float32 array with ``x``'s values (cupy bf16 arrives as raw uint16 words)."""
+    """A new float32 array with ``x``'s values (cupy bf16 arrives as raw uint16 words).
+
+    >>> import numpy as np
+    >>> f32_copy(np.zeros(2))                                # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
+    """
     lib, mod = _module(x, "f32_copy", "a float32 copy")
     if lib == "torch":
         return x.to(dtype=mod.float32, copy=True)
@@ -97,7 +118,14 @@ def f32_copy(x):
 
 
 def fill_nan(x) -> None:
-    """Fill ``x`` with NaN (a bf16 NaN's bits for cupy's raw uint16 words)."""
+    """Fill ``x`` with NaN (a bf16 NaN's bits for cupy's raw uint16 words).
+
+    >>> import numpy as np
+    >>> fill_nan(np.zeros(2))                                # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
+    """
     lib, mod = _module(x, "fill_nan", "NaNs")
     if lib == "torch":
         x.fill_(float("nan"))
@@ -106,7 +134,14 @@ def fill_nan(x) -> None:
 
 
 def rel_err(x, ref) -> float:
-    """``||x - ref||_F / ||ref||_F`` (``||x - ref||_F`` when ref is all zeros), computed on the GPU."""
+    """``||x - ref||_F / ||ref||_F`` (``||x - ref||_F`` when ref is all zeros), computed on the GPU.
+
+    >>> import numpy as np
+    >>> rel_err(np.zeros(2), np.zeros(2))                                # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
+    """
     diff = f32_copy(x) - ref
     lib, mod = _module(x, "rel_err", "a difference")
     norm = (lambda v: float(v.norm())) if lib == "torch" else (lambda v: float(mod.linalg.norm(v)))

@@ -30,7 +30,12 @@ LAUNCHES = Launches()
 
 
 def compiled(spec: GemmSpec):
-    """``(Program, Kernel)`` for ``spec``: emitted, compiled with NVRTC (disk-cached) and loaded once per process."""
+    """``(Program, Kernel)`` for ``spec``: emitted, compiled with NVRTC (disk-cached) and loaded once per process.
+
+    >>> prog, kernel = compiled(GemmSpec())                             # doctest: +SKIP
+    >>> prog.registers[kernel.name], prog.spills[kernel.name]          # doctest: +SKIP
+    (168, 0)
+    """
     return LAUNCHES.compiled(spec)
 
 

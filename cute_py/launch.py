@@ -25,7 +25,16 @@ __all__ = ["Launches", "GemmLaunch", "LRU", "stream_key"]
 
 
 class LRU:
-    """A dict of at most ``maxsize`` entries; :meth:`get` refreshes an entry, :meth:`put` evicts the oldest."""
+    """A dict of at most ``maxsize`` entries; :meth:`get` refreshes an entry, :meth:`put` evicts the oldest.
+
+    >>> c = LRU(2); c.put("a", 1); c.put("b", 2); c.get("a"); c.put("c", 3)
+    1
+    2
+    1
+    3
+    >>> "b" in c, len(c)                     # "b" was the least recently used
+    (False, 2)
+    """
 
     def __init__(self, maxsize: int):
         self.maxsize = maxsize
@@ -61,6 +70,9 @@ class GemmLaunch:
 
     Only D's address may change between runs (a new ``out`` per call is the common case): its pointer
     argument, and for the TMA-store epilogue its tensor map, are swapped in place.
+
+    >>> call = LAUNCHES.get(key, tuned.generation())                   # doctest: +SKIP
+    >>> d2 = call.run(None)                                              # doctest: +SKIP
     """
 
     def __init__(self, launch, binding, new, out_dtype, tensor_map, keep, d_ptr):
@@ -87,7 +99,13 @@ class Launches:
     """Compiled kernels, resident-cluster counts, bindings, tensor maps, split-K workspaces and prepared launches.
 
     Bindings are kept per (spec, problem), so a problem seen before reuses its concrete TMA parameters, and the
-    tensor maps of those parameters are found by identity."""
+    tensor maps of those parameters are found by identity.
+
+    >>> launches = Launches()
+    >>> problem = Problem.from_arrays(a, b, out=d)                      # doctest: +SKIP
+    >>> launches.put(key, launches.prepare(problem, select(problem)))   # doctest: +SKIP
+    >>> launches.get(key, tuned.generation()).run(d)                   # doctest: +SKIP
+    """
 
     def __init__(self, launches: int = 256, kernels: int = 1024, tensor_maps: int = 64, workspaces: int = 16):
         self.kernels, self.waves = LRU(kernels), LRU(kernels)
@@ -173,7 +191,11 @@ class Launches:
 
 
 def stream_key(stream):
-    """The stream's handle as an int (0: the legacy default stream), or None when it has no cheap handle."""
+    """The stream's handle as an int (0: the legacy default stream), or None when it has no cheap handle.
+
+    >>> stream_key(None), stream_key(7), stream_key(object())
+    (0, 7, None)
+    """
     if stream is None:
         return 0
     if isinstance(stream, int):

@@ -54,7 +54,13 @@ class GemmInputError(ValueError):
 class Operands:
     """The inspected arrays of one call (``runtime.DeviceArray`` records; ``c`` and ``bias`` None when unused,
     ``out`` None when the GEMM allocates D) with the epilogue scalars and ``like``, the array ``a`` as given
-    (D is allocated by its library)."""
+    (D is allocated by its library).
+
+    >>> from cute_py.runtime import as_device_array
+    >>> a = as_device_array(1 << 40, shape=(64, 32), dtype="bf16")
+    >>> Operands(a, a, alpha=2.0).device is None                   # a raw pointer: the current device
+    True
+    """
 
     a: object
     b: object
@@ -85,6 +91,12 @@ class Problem:
     - ``operands``: the inspected arrays (:class:`Operands`), or None for a problem described by its sizes.
 
     Equality and hashing cover the sizes, majors, types, epilogue and leading dimensions, not the arrays.
+
+    >>> p = Problem(1000, 100, 64, "MN", "K", "bf16", "f32")
+    >>> (p.lda, p.ldb, p.ldd), p.d_tma, p.empty          # compact; D rows of 100 f32 = 400 B: TMA can store
+    ((1000, 64, 100), True, False)
+    >>> Problem(1000, 100, 64, "MN", "K", "bf16", "bf16").d_tma   # 100 x 2 B = 200 B: not a 16 B multiple
+    False
     """
 
     M: int

@@ -21,7 +21,12 @@ __all__ = ["select", "heuristic", "pick_spec"]
 
 def select(problem, sm_count: int | None = None) -> GemmSpec:
     """The spec for ``problem``: the one :func:`~cute_py.autotune.autotune` recorded for it on this GPU (when it fits the
-    problem), else :func:`heuristic`'s. ``sm_count`` defaults to the current GPU's."""
+    problem), else :func:`heuristic`'s. ``sm_count`` defaults to the current GPU's.
+
+    >>> from cute_py.problem import Problem
+    >>> select(Problem(4096, 4096, 4096, "K", "K", "bf16", "bf16"), sm_count=132).tile   # nothing tuned here
+    (128, 256, 64)
+    """
     spec = tuned.lookup(problem)
     if spec is not None:
         return spec
@@ -29,7 +34,12 @@ def select(problem, sm_count: int | None = None) -> GemmSpec:
 
 
 def heuristic(problem, sm_count: int = 132) -> GemmSpec:
-    """:func:`pick_spec` for ``problem`` (a :class:`~cute_py.problem.Problem`) on a GPU of ``sm_count`` SMs."""
+    """:func:`pick_spec` for ``problem`` (a :class:`~cute_py.problem.Problem`) on a GPU of ``sm_count`` SMs.
+
+    >>> from cute_py.problem import Problem
+    >>> heuristic(Problem(128, 4096, 4096, "K", "K", "bf16", "bf16")).tile      # few tiles: 64-row tiles
+    (64, 64, 64)
+    """
     p = problem
     return pick_spec(p.M, p.N, p.K, p.a_major, p.b_major, p.dtype, p.out_dtype, beta=p.beta, bias=p.bias,
                      activation=p.activation, c_row_major=p.c_row_major, d_tma=p.d_tma, sm_count=sm_count)

@@ -85,7 +85,15 @@ class _State:
 def generation() -> int:
     """A number that changes whenever :func:`record` or :func:`clear_cache` changes the table (or a lookup reads
     it from another cache folder): a choice made from the table is current while this is unchanged. One
-    attribute read, so a hot path can ask it on every call."""
+    attribute read, so a hot path can ask it on every call.
+
+    >>> import os, tempfile
+    >>> os.environ["CUTE_PY_CACHE_DIR"] = tempfile.mkdtemp()
+    >>> before = generation(); clear_cache(); generation() != before
+    False
+    True
+    >>> del os.environ["CUTE_PY_CACHE_DIR"]
+    """
     return _State.generation
 
 

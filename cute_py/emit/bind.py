@@ -40,6 +40,12 @@ class Binding:
     cluster tile per K split); ``workspace_floats`` / ``workspace_tiles``: the split-K f32 partial tiles and
     per-tile counters (0 without split-K); ``scalars``: the extents and leading dimensions by parameter name;
     ``params``: the kernel's parameter table.
+
+    >>> from cute_py.emit import GemmSpec, gemm_plan
+    >>> from cute_py.problem import Problem
+    >>> b = gemm_plan(GemmSpec(split_k=2)).bind(Problem(256, 256, 4096, "K", "K", "bf16", "bf16"))
+    >>> b.units, b.workspace_tiles, b.workspace_floats == 2 * 4 * 128 * 128, b.index("ws")
+    (8, 4, True, 6)
     """
 
     plan: object
@@ -79,6 +85,12 @@ def bind(plan, problem) -> Binding:
     Preconditions (checked by :meth:`~cute_py.problem.Problem.mismatches`): the problem's majors, types and
     epilogue are the spec's. Raises :class:`~cute_py.arch.sm90.TmaError` when a concrete extent or stride
     breaks a TMA rule.
+
+    >>> from cute_py.emit import GemmSpec, gemm_plan
+    >>> from cute_py.problem import Problem
+    >>> b = bind(gemm_plan(GemmSpec()), Problem(100, 200, 64, "K", "K", "bf16", "bf16", lda=72))
+    >>> b.tma["tma_a"].global_strides, b.scalars["ld_d"], b.units
+    ((144,), 200, 2)
     """
     M, N, K = problem.M, problem.N, problem.K
     tma = {"tma_a": plan.a.tma.bind((M, K), _strides(plan.a.major, problem.lda)),

@@ -58,7 +58,12 @@ class KernelParam:
 def kernel_params(spec) -> tuple:
     """The parameters of ``spec``'s kernel, in order: A's and B's tensor maps, D's for the TMA-store epilogue,
     the D, C and bias pointers (in D's element type), the split-K workspace and counters when K is split,
-    then the problem extents, D's and C's leading dimensions and the epilogue scalars."""
+    then the problem extents, D's and C's leading dimensions and the epilogue scalars.
+
+    >>> from cute_py.emit import GemmSpec
+    >>> [p.decl for p in kernel_params(GemmSpec(out_dtype="f32", epilogue="direct"))][2:4]
+    ['float* __restrict__ d', 'const float* __restrict__ c']
+    """
     require_spec(spec, "kernel_params")
     store_t = "float" if spec.out_dtype == "f32" else "u16"
     params = [KernelParam("tma_a", "tensormap"), KernelParam("tma_b", "tensormap")]

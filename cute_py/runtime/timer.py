@@ -19,7 +19,12 @@ __all__ = ["EventTimer"]
 
 class EventTimer:
     """Two CUDA events on ``stream`` (default: the legacy default stream, where ``cute_py.gemm`` launches
-    without ``stream=``; a ``CUstream``, an int handle, or an object with ``cuda_stream``/``ptr``)."""
+    without ``stream=``; a ``CUstream``, an int handle, or an object with ``cuda_stream``/``ptr``).
+
+    >>> with EventTimer() as t:                                         # doctest: +SKIP
+    ...     t.per_call(lambda i: cute_py.gemm(a, b, out=d), 10) * 1e3     # milliseconds per call
+    0.199
+    """
 
     def __init__(self, stream=None):
         device()                                       # the primary context, as the launches use it
