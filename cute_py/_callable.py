@@ -33,7 +33,7 @@ class CallableModule(types.ModuleType):
 
     def __call__(self, *args, **kwargs):
         """Run this module's function of the same name (``cute_py.gemm(...)`` is ``cute_py.gemm.gemm(...)``)."""
-        return getattr(self, self.__name__.rpartition(".")[2])(*args, **kwargs)
+        return getattr(self, self._call_name)(*args, **kwargs)
 
 
 def make_callable(module: types.ModuleType) -> None:
@@ -52,5 +52,6 @@ def make_callable(module: types.ModuleType) -> None:
     name = module.__name__.rpartition(".")[2]
     if not callable(getattr(module, name, None)):
         raise TypeError(f"make_callable: module {module.__name__} has no function {name}")
+    module._call_name = name                                           # looked up per call (monkeypatching works)
     module.__class__ = CallableModule
     module.__signature__ = inspect.signature(getattr(module, name))    # help / Jupyter show the call's arguments

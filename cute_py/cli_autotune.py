@@ -13,6 +13,7 @@ import sys
 from .arraylib import library_dtype
 from .cli_errors import extent
 from .emit.spec import DTYPES
+from .problem import MAX_EXTENT
 
 __all__ = ["add_parser", "run"]
 
@@ -21,7 +22,7 @@ def add_parser(sub):
     from .cli_gemm import LAYOUT_MAJORS
     p = sub.add_parser("autotune", help="time candidate GEMM kernels for one shape on this GPU; remember the best")
     for dim in ("m", "n", "k"):
-        p.add_argument(f"--{dim}", type=extent, default=4096, help=f"{dim.upper()}, 1 to 2147483647 (default 4096)")
+        p.add_argument(f"--{dim}", type=extent, default=4096, help=f"{dim.upper()}, 1 to {MAX_EXTENT} (default 4096)")
     p.add_argument("--dtype", default="bf16", choices=DTYPES)
     p.add_argument("--layout", default="tn", choices=tuple(LAYOUT_MAJORS),
                    help="BLAS naming: first letter A, second B; t = A K-major / B N-major (default tn: both K-major)")

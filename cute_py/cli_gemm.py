@@ -20,6 +20,7 @@ import numpy as np
 from .arch.sm90 import SMEM_ALIGN
 from .arraylib import library_dtype
 from .cli_errors import EXIT_NO_GPU, CliError, extent
+from .problem import MAX_EXTENT
 from .emit.spec import DTYPES, OUT_DTYPES
 from .runtime.timer import EventTimer
 
@@ -31,7 +32,7 @@ LAYOUT_MAJORS = {"tn": ("K", "K"), "nn": ("MN", "K"), "nt": ("MN", "MN"), "tt": 
 def add_parser(sub):
     g = sub.add_parser("gemm", help="generate a warp-specialized sm_90a GEMM from a layout spec; compile, run, time")
     for dim in ("m", "n", "k"):
-        g.add_argument(f"--{dim}", type=extent, default=4096, help=f"{dim.upper()}, 1 to 2147483647 (default 4096)")
+        g.add_argument(f"--{dim}", type=extent, default=4096, help=f"{dim.upper()}, 1 to {MAX_EXTENT} (default 4096)")
     g.add_argument("--dtype", default="bf16", choices=DTYPES)
     g.add_argument("--layout", default="tn", choices=tuple(LAYOUT_MAJORS),
                    help="BLAS naming: first letter A, second B; t = A K-major / B N-major (default tn: both K-major)")

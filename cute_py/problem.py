@@ -265,7 +265,7 @@ class _Reader:
         b_major, ldb = self.major(B, "b", "MN", "K")          # b (K, N): N contiguous -> N-major (B = b^T is (N, K))
         self.aligned((("a", A, lda), ("b", B, ldb)))
         out_t, row, ldd, D = self.output(out, M, N, t, out_dtype, devices)
-        d_tma = row and (D is None or D.ptr % TMA_ALIGN == 0) and ldd * (_dtype(out_t).bits // 8) % TMA_ALIGN == 0
+        d_tma = D is None or D.ptr % TMA_ALIGN == 0          # the layout's part of the rule: Problem.__post_init__
         C, ldc = self.c(c, beta, M, N, row, ldd, out_t)
         V, bias_mode = self.bias(bias, M, N, out_t)
         operands = Operands(A, B, C, V, D, alpha, beta, like=a)
