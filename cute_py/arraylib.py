@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import sys
 
+from .dtypes import dtype
 from .problem import GemmInputError
 
 __all__ = ["library", "library_dtype", "allocator", "zeros", "f32_copy", "fill_nan", "rel_err", "LIBRARIES", "ArrayLibraryError"]
 
 LIBRARIES = ("torch", "cupy")
 _TORCH = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "s32": "int32"}
-_CUPY = {"bf16": "uint16", "f16": "float16", "f32": "float32", "s32": "int32"}      # raw uint16 for bf16
 
 
 class ArrayLibraryError(GemmInputError):
@@ -48,7 +48,9 @@ def library_dtype(mod, t: str):
     >>> library_dtype(numpy, "f16")          # numpy names its types as cupy does
     <class 'numpy.float16'>
     """
-    return getattr(mod, (_TORCH if mod.__name__ == "torch" else _CUPY)[t])
+    if mod.__name__ == "torch":
+        return getattr(mod, _TORCH[t])
+    return getattr(mod, dtype(t).storage.name)        # numpy's naming: cupy keeps bf16 as its uint16 storage
 
 
 def _module(x, op: str, what: str):

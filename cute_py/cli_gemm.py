@@ -20,8 +20,9 @@ import numpy as np
 from .arch.sm90 import SMEM_ALIGN
 from .arraylib import library_dtype
 from .cli_errors import EXIT_NO_GPU, CliError, extent
-from .problem import MAX_EXTENT
+from .dtypes import dtype as dtype_of
 from .emit.spec import DTYPES, OUT_DTYPES
+from .problem import MAX_EXTENT
 from .runtime.timer import EventTimer
 
 __all__ = ["add_parser", "run"]
@@ -143,7 +144,6 @@ def _run_on_gpu(args, spec) -> int:
 # Device arrays for the GPU run: torch when importable, else cuMemAlloc buffers described by
 # __cuda_array_interface__ (which is all cute_py.gemm needs). Host data is numpy float64.
 
-_OUT_NP = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32}
 
 
 def _bf16_bits(x) -> np.ndarray:
@@ -160,7 +160,7 @@ def _round_to(x64: np.ndarray, dtype: str) -> np.ndarray:
     """float64 values rounded once to ``dtype`` and back (what a kernel writing ``dtype`` must produce)."""
     if dtype == "bf16":
         return _from_bf16_bits(_bf16_bits(x64))
-    return x64.astype(_OUT_NP[dtype]).astype(np.float64)
+    return x64.astype(dtype_of(dtype).storage).astype(np.float64)
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
@@ -218,7 +218,7 @@ class _DriverArrays:
         self.device_name = device().name
 
     def _host(self, x64, dtype):
-        return _bf16_bits(x64) if dtype == "bf16" else np.ascontiguousarray(x64, dtype=_OUT_NP[dtype])
+        return _bf16_bits(x64) if dtype == "bf16" else np.ascontiguousarray(x64, dtype=dtype_of(dtype).storage)
 
     def upload(self, x64: np.ndarray, dtype: str, contiguous_dim: int):
         """(R, C) float64 host array -> device array of ``dtype`` whose dimension ``contiguous_dim`` has stride 1."""
@@ -245,7 +245,7 @@ class _DriverArrays:
 
     def to_host(self, x) -> np.ndarray:
         base = x.base or x
-        host = np.empty(base.shape, dtype=_OUT_NP[x.kind])
+        host = np.empty(base.shape, dtype=dtype_of(x.kind).storage)
         self.check(self.d.cuMemcpyDtoH(host.ctypes.data, base.ptr, base.nbytes), "cuMemcpyDtoH")
         host = _from_bf16_bits(host) if x.kind == "bf16" else host.astype(np.float64)
         return host if x.base is None else host.T
