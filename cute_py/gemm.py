@@ -74,9 +74,7 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
                                   out_dtype=spec.out_dtype if isinstance(spec, GemmSpec) else None)
     if out is None:                          # D from a's library, read like a given out (its alignment counts)
         out = allocator(a)((problem.M, problem.N), problem.out_dtype)
-        if problem.empty:
-            return out
-        problem = problem.with_out(out)
+        problem = problem if problem.empty else problem.with_out(out)
     if problem.empty:
         return out
     call = LAUNCHES.prepare(problem, _spec_for(problem, spec), stream)
