@@ -15,7 +15,7 @@ import sys
 from .dtypes import dtype
 from .problem import GemmInputError
 
-__all__ = ["library", "library_dtype", "allocator", "zeros", "f32_copy", "fill_nan", "rel_err", "LIBRARIES", "ArrayLibraryError"]
+__all__ = ["library", "library_dtype", "current_stream", "allocator", "zeros", "f32_copy", "fill_nan", "rel_err", "LIBRARIES", "ArrayLibraryError"]
 
 LIBRARIES = ("torch", "cupy")
 _TORCH = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "s32": "int32"}
@@ -51,6 +51,36 @@ def library_dtype(mod, t: str):
     if mod.__name__ == "torch":
         return getattr(mod, _TORCH[t])
     return getattr(mod, dtype(t).storage.name)        # numpy's naming: cupy keeps bf16 as its uint16 storage
+
+
+def current_stream(x) -> int:
+    """The stream the library of ``x`` launches its own work on for ``x``'s device, as a ``CUstream`` handle:
+    torch's current stream, cupy's current stream, the ``stream`` of a version-3 CUDA array interface; 0 (the
+    legacy default stream) when the array says nothing. Launching there orders a kernel with the library's own
+    work on ``x`` and, while that stream is being captured, puts it in the CUDA graph.
+
+    >>> import numpy as np
+    >>> current_stream(np.zeros(2))
+    0
+    >>> class Producer:               # a CUDA array interface v3 producer working on stream 0x5000
+    ...     __cuda_array_interface__ = {"version": 3, "data": (1 << 40, False), "shape": (2,), "typestr": "<f2",
+    ...                                 "stream": 0x5000}
+    >>> hex(current_stream(Producer()))
+    '0x5000'
+    """
+    lib = library(x)
+    if lib == "torch":
+        dev = x.device
+        if dev.type != "cuda":
+            return 0
+        torch = sys.modules["torch"]
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)      # the handle without a Stream object
+        return raw(dev.index) if raw is not None else torch.cuda.current_stream(dev).cuda_stream
+    if lib == "cupy":
+        return sys.modules["cupy"].cuda.get_current_stream().ptr
+    cai = getattr(x, "__cuda_array_interface__", None)
+    s = cai.get("stream") if isinstance(cai, dict) else None
+    return s if isinstance(s, int) and not isinstance(s, bool) else 0
 
 
 def _module(x, op: str, what: str):

@@ -16,11 +16,12 @@ from __future__ import annotations
 import sys
 
 from ._callable import make_callable
-from .arraylib import allocator
+from .arraylib import allocator, current_stream
 from .emit import GemmSpec
 from . import tuned
 from .launch import Launches, stream_key
 from .problem import GemmInputError, Problem
+from .runtime import stream_capturing
 from .selection import pick_spec, select
 
 __all__ = ["gemm", "pick_spec", "compiled", "GemmInputError", "LAUNCHES"]
@@ -52,11 +53,16 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
     - ``out``: (M, N), row- or column-major; default a new row-major array of
       a's type from a's library. ``spec`` overrides the kernel choice (its
       majors and types must match the arrays).
+    - ``stream``: where to launch (a handle or a torch / cupy / cuda.core stream). Default: the stream a's
+      library has current (torch's or cupy's current stream, the ``stream`` of a CUDA array interface v3, else
+      the legacy default stream), so the GEMM is ordered with that library's work and, while that stream is
+      being captured into a CUDA graph, is captured with it.
 
     Raises :class:`GemmInputError` before launching for mismatched shapes,
     unsupported types, misaligned or non-contiguous operands, different devices,
     or a ``spec`` that does not fit the arrays (:class:`~cute_py.emit.SpecError`
-    for a ``spec`` no kernel can implement).
+    for a ``spec`` no kernel can implement), and for a ``stream`` other than the arrays' while theirs is being
+    captured (the launch would run outside the graph).
 
     >>> d = gemm(a, b, bias=bias, activation="relu")          # doctest: +SKIP
     >>> import numpy as np
@@ -65,22 +71,38 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
     ...
     cute_py.problem.GemmInputError: gemm: a: as_device_array: the array lives on the CPU device, not a CUDA GPU; ...
     """
-    key = _launch_key(a, b, c, bias, out, alpha, beta, activation, spec, stream)
+    current = current_stream(a)
+    launch_on = current if stream is None else stream
+    foreign = stream is not None and stream_key(stream) != current
+    key = _launch_key(a, b, c, bias, out, alpha, beta, activation, spec, launch_on)
     if key is not None:
         call = LAUNCHES.get(key, tuned.generation())
         if call is not None:                 # the same arrays, scalars and spec as a checked call before
+            if foreign:
+                _refuse_outside_capture(stream, current)
             return call.run(out)
     problem = Problem.from_arrays(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=out,
                                   out_dtype=spec.out_dtype if isinstance(spec, GemmSpec) else None)
+    if foreign:
+        _refuse_outside_capture(stream, current)
     if out is None:                          # D from a's library, read like a given out (its alignment counts)
         out = allocator(a)((problem.M, problem.N), problem.out_dtype)
         problem = problem if problem.empty else problem.with_out(out)
     if problem.empty:
         return out
-    call = LAUNCHES.prepare(problem, _spec_for(problem, spec), stream)
+    call = LAUNCHES.prepare(problem, _spec_for(problem, spec), launch_on)
     if key is not None:
         LAUNCHES.put(key, call)
     return call.run(out)
+
+
+def _refuse_outside_capture(stream, current: int) -> None:
+    """Raise when the arrays' stream is being captured into a CUDA graph and ``stream`` is another one: the launch
+    would run now, outside the graph, and a replay would not repeat it."""
+    if stream_capturing(current):
+        raise GemmInputError(f"gemm: the arrays' stream {current:#x} is being captured into a CUDA graph, but "
+                             f"stream={stream!r} is another stream: the GEMM would run outside the graph; pass "
+                             f"the capturing stream (or no stream=, which launches on the arrays' current stream)")
 
 
 def _spec_for(problem: Problem, spec) -> GemmSpec:

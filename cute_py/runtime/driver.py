@@ -522,6 +522,17 @@ def max_active_clusters(kernel: Kernel, block, smem: int, cluster) -> int:
                       hint=f"kernel {kernel.name!r}, cluster {cluster}, smem {smem}"))
 
 
+def stream_capturing(stream) -> bool:
+    """Whether ``stream`` (see :func:`launch`) is being captured into a CUDA graph (``cuStreamIsCapturing``).
+
+    >>> stream_capturing(None)                                    # doctest: +SKIP
+    False
+    """
+    d = _driver()
+    status = _check(d.cuStreamIsCapturing(_stream_handle(stream)), "cuStreamIsCapturing")
+    return status != d.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE
+
+
 def prepare_launch(kernel: Kernel, grid, block, smem: int = 0, cluster=None, stream=None, args=()) -> PreparedLaunch:
     """Everything :func:`launch` does except the launch itself: call the result to launch (needs a GPU).
 

@@ -1,0 +1,144 @@
+"""``cute_py.torch.Linear`` (a drop-in for ``torch.nn.Linear``) and ``swap_linear`` (put it into a model)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from ..emit.spec import ACTIVATIONS
+from ..problem import TMA_ALIGN, GemmInputError
+from .functional import matmul
+
+__all__ = ["Linear", "swap_linear", "SwapReport", "why_not_swapped"]
+
+_GEMM_TYPES = (torch.bfloat16, torch.float16)
+
+
+class Linear(torch.nn.Linear):
+    """``y = act(x @ weight.T + bias)`` with cute_py's GEMMs (bias and activation fused into the epilogue).
+
+    A subclass of ``torch.nn.Linear`` with the same parameters (``weight`` (out_features, in_features),
+    ``bias`` (out_features)), initialisation and ``state_dict`` keys, so weights load both ways and
+    ``isinstance(m, nn.Linear)`` holds. The weight is read as ``weight.t()``, a K-major operand, without a copy;
+    under autograd the backward pass runs cute_py GEMMs too (see :data:`cute_py.torch.ops.gemm`). On CUDA the
+    types are bfloat16 or float16 and ``in_features``/``out_features`` multiples of 8 (16-byte rows); on the CPU
+    the same arithmetic runs in torch.
+
+    >>> m = Linear(64, 32, activation="relu", dtype=torch.bfloat16)
+    >>> m
+    Linear(in_features=64, out_features=32, bias=True, activation='relu')
+    >>> m(torch.randn(5, 64, dtype=torch.bfloat16)).shape
+    torch.Size([5, 32])
+    >>> sorted(m.state_dict()) == sorted(torch.nn.Linear(64, 32).state_dict())
+    True
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, activation: str | None = None,
+                 device=None, dtype=None):
+        if activation not in ACTIVATIONS:
+            raise GemmInputError(f"Linear: activation {activation!r} not in {ACTIVATIONS}")
+        super().__init__(in_features, out_features, bias, device=device, dtype=dtype)
+        self.activation = activation
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return matmul(x, self.weight.t(), bias=self.bias, activation=self.activation)
+
+    def extra_repr(self) -> str:
+        act = f", activation={self.activation!r}" if self.activation is not None else ""
+        return super().extra_repr() + act
+
+    @classmethod
+    def from_linear(cls, m: torch.nn.Linear, activation: str | None = None) -> "Linear":
+        """A :class:`Linear` sharing ``m``'s parameter tensors (no copy), training mode and forward hooks.
+
+        >>> base = torch.nn.Linear(16, 8)
+        >>> Linear.from_linear(base).weight is base.weight
+        True
+        """
+        new = cls(m.in_features, m.out_features, bias=m.bias is not None, activation=activation, device="meta")
+        new.weight = m.weight
+        new.bias = m.bias
+        new.train(m.training)
+        new._forward_pre_hooks.update(m._forward_pre_hooks)
+        new._forward_hooks.update(m._forward_hooks)
+        return new
+
+
+def why_not_swapped(m: torch.nn.Module) -> str | None:
+    """Why :func:`swap_linear` leaves ``m`` as it is (None: it would swap it).
+
+    >>> why_not_swapped(torch.nn.Linear(64, 64, dtype=torch.bfloat16)) is None
+    True
+    >>> why_not_swapped(torch.nn.Linear(64, 50, dtype=torch.bfloat16))
+    'out_features 50 is not a multiple of 8: rows of the output (and of its gradient) must be 16-byte aligned'
+    >>> why_not_swapped(torch.nn.Linear(64, 64))
+    "weight is torch.float32; cute_py's GEMMs take torch.bfloat16 and torch.float16 (convert the model first)"
+    """
+    if isinstance(m, Linear):
+        return "already a cute_py.torch.Linear"
+    if type(m) is not torch.nn.Linear:
+        return f"a subclass of nn.Linear ({type(m).__name__}), whose forward may differ"
+    if m.weight.dtype not in _GEMM_TYPES:
+        return f"weight is {m.weight.dtype}; cute_py's GEMMs take torch.bfloat16 and torch.float16 (convert the " \
+               f"model first)"
+    per_row = TMA_ALIGN // m.weight.element_size()
+    if m.in_features % per_row:
+        return f"in_features {m.in_features} is not a multiple of {per_row}: rows of the input and of the weight " \
+               f"must be {TMA_ALIGN}-byte aligned"
+    if m.out_features % per_row:
+        return f"out_features {m.out_features} is not a multiple of {per_row}: rows of the output (and of its " \
+               f"gradient) must be {TMA_ALIGN}-byte aligned"
+    return None
+
+
+@dataclass
+class SwapReport:
+    """What :func:`swap_linear` did: the qualified names it swapped, and ``(name, reason)`` for each nn.Linear it
+    skipped.
+
+    >>> print(SwapReport(["fc1"], [("head", "out_features 50 is not a multiple of 8")]))
+    swapped 1 nn.Linear module for cute_py.torch.Linear; skipped 1:
+      head: out_features 50 is not a multiple of 8
+    """
+
+    swapped: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
+
+    def __str__(self) -> str:
+        n = len(self.swapped)
+        head = f"swapped {n} nn.Linear module{'s' if n != 1 else ''} for cute_py.torch.Linear"
+        if not self.skipped:
+            return head
+        return "\n".join([f"{head}; skipped {len(self.skipped)}:"] +
+                         [f"  {name or '(the model itself)'}: {why}" for name, why in self.skipped])
+
+
+def swap_linear(model: torch.nn.Module) -> SwapReport:
+    """Replace, in place, every eligible ``nn.Linear`` inside ``model`` by a :class:`Linear` sharing its
+    parameters (:meth:`Linear.from_linear`); return a :class:`SwapReport` naming what was swapped and, with the
+    reason (:func:`why_not_swapped`), what was not.
+
+    >>> model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
+    >>> print(swap_linear(model.to(torch.bfloat16)))
+    swapped 1 nn.Linear module for cute_py.torch.Linear; skipped 1:
+      2: out_features 10 is not a multiple of 8: rows of the output (and of its gradient) must be 16-byte aligned
+    >>> type(model[0]).__module__
+    'cute_py.torch.nn'
+    """
+    report = SwapReport()
+    if isinstance(model, torch.nn.Linear):
+        report.skipped.append(("", "the model itself is an nn.Linear; use cute_py.torch.Linear.from_linear(model)"))
+        return report
+    for parent_name, parent in list(model.named_modules()):
+        for name, child in list(parent.named_children()):
+            if not isinstance(child, torch.nn.Linear) or isinstance(child, Linear):
+                continue
+            qualified = f"{parent_name}.{name}" if parent_name else name
+            why = why_not_swapped(child)
+            if why is None:
+                setattr(parent, name, Linear.from_linear(child))
+                report.swapped.append(qualified)
+            else:
+                report.skipped.append((qualified, why))
+    return report

@@ -1,0 +1,253 @@
+"""``torch.ops.cute_py``: cute_py's GEMM as PyTorch custom operators.
+
+An operator is one :func:`define` call, which registers with ``torch.library``:
+
+- the schema, read from the CUDA kernel's Python signature;
+- the CUDA kernel: :func:`cute_py.gemm`, launched on torch's current stream (so the op is ordered with
+  torch's work, runs on ``torch.cuda.stream(s)`` and is captured by ``torch.cuda.graph``);
+- the CPU kernel: the same arithmetic in torch (float32 accumulation), a reference for tests and CPU models;
+- the fake kernel: the result's shape, dtype and strides, which ``torch.compile`` and ``FakeTensorMode``
+  propagate without running anything;
+- for functional operators, the autograd formula (whose GEMMs are this operator again, with the majorness of
+  each operand given by the strides of a transposed view, never by a transposing copy).
+
+The fake and CPU kernels check their arguments with :meth:`cute_py.problem.Problem.from_arrays`, the one reader
+of the product path, on records of the tensors' shapes and strides (:func:`problem_of`); the CUDA kernel reads the
+real tensors through the same reader inside :func:`cute_py.gemm`. So all three refuse the same inputs with a
+:class:`~cute_py.problem.GemmInputError`, before anything is launched.
+
+    torch.ops.cute_py.gemm(a, b, c=None, bias=None, alpha=1., beta=0., activation=None, out_dtype=None) -> Tensor
+    torch.ops.cute_py.gemm_out(a, b, out, c=None, bias=None, alpha=1., beta=0., activation=None) -> ()
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import torch
+from torch import Tensor
+
+from ..gemm import gemm as _cute_gemm
+from ..problem import GemmInputError, Problem
+from ..runtime import as_device_array
+
+__all__ = ["define", "gemm", "gemm_out", "problem_of", "usable", "describe", "mm_like", "NAMESPACE", "TYPE_NAMES", "COLLECTORS"]
+
+NAMESPACE = "cute_py"
+TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
+"""torch dtype -> cute_py element type, for the types cute_py's GEMMs read or write."""
+_FAKE_ADDRESS = 1 << 40
+"""A stand-in base address for tensors without one (fake, CPU): aligned like every CUDA allocation, so a record's
+alignment is its storage offset's."""
+COLLECTORS: list = []
+"""Lists that the CUDA kernels append each launched problem to, as a :func:`describe` record (see
+:func:`cute_py.torch.autotune`)."""
+
+
+def define(name: str, cuda, *, cpu, fake, mutates_args=(), backward=None, setup_context=None):
+    """Register ``torch.ops.cute_py.<name>``: schema and CUDA kernel from ``cuda``, plus its CPU and fake kernels
+    and (optionally) its autograd formula; return the operator (callable like the function).
+
+    >>> torch.ops.cute_py.gemm.default._schema.name
+    'cute_py::gemm'
+    """
+    op = torch.library.custom_op(f"{NAMESPACE}::{name}", mutates_args=mutates_args, device_types="cuda")(cuda)
+    op.register_kernel("cpu")(cpu)
+    op.register_fake(fake)
+    if backward is not None:
+        op.register_autograd(backward, setup_context=setup_context)
+    return op
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Reading tensors
+
+
+def _concrete(*tensors) -> bool:
+    return all(isinstance(v, int) for t in tensors if t is not None
+               for v in (*t.shape, *t.stride(), t.storage_offset()))
+
+
+def _record(t: Tensor | None, what: str, op: str):
+    """A :class:`~cute_py.runtime.DeviceArray` record of ``t``'s shape, strides and type at a stand-in address."""
+    if t is None:
+        return None
+    name = TYPE_NAMES.get(t.dtype)
+    if name is None:
+        raise GemmInputError(f"{op}: {what} has dtype {t.dtype}; supported: torch.bfloat16, torch.float16 "
+                             f"(and torch.float32 for out, c and bias)")
+    address = _FAKE_ADDRESS + t.storage_offset() * t.element_size()
+    return as_device_array(address, shape=tuple(t.shape), strides=tuple(t.stride()), dtype=name)
+
+
+def problem_of(op: str, a, b, c=None, bias=None, alpha=1.0, beta=0.0, activation=None, out=None,
+               out_dtype=None) -> Problem | None:
+    """The :class:`~cute_py.problem.Problem` of a GEMM op's tensors (any device, fake ones included), read by
+    :meth:`~cute_py.problem.Problem.from_arrays`; None when a size is symbolic (the CUDA kernel checks then).
+    Raises :class:`~cute_py.problem.GemmInputError` naming ``op``, also for tensors on different devices.
+
+    >>> a, w = torch.ones(64, 32, dtype=torch.bfloat16), torch.ones(48, 32, dtype=torch.bfloat16)
+    >>> problem_of("gemm", a, w.t()).shape, problem_of("gemm", a, w.t()).b_major
+    ('64x48x32', 'K')
+    >>> problem_of("gemm", a, w)
+    Traceback (most recent call last):
+    ...
+    cute_py.problem.GemmInputError: gemm: inner dimensions differ: a is (64, 32), b is (48, 32) (K 32 vs 48)
+    """
+    tensors = (a, b, c, bias, out)
+    devices = sorted({str(t.device) for t in tensors if t is not None})
+    if len(devices) > 1:
+        raise GemmInputError(f"{op}: the tensors are on different devices {devices}")
+    if not _concrete(*tensors):
+        return None
+    records = [_record(t, w, op) for t, w in zip(tensors, ("a", "b", "c", "bias", "out"))]
+    ra, rb, rc, rbias, rout = records
+    return Problem.from_arrays(ra, rb, rc, alpha=alpha, beta=beta, bias=rbias, activation=activation, out=rout,
+                               out_dtype=TYPE_NAMES.get(out_dtype) if out_dtype is not None else None, op=op)
+
+
+def usable(t: Tensor) -> Tensor:
+    """``t`` when a GEMM can read it in place (one dimension contiguous, the other's stride and the start
+    16-byte aligned), else a contiguous copy of it. Every kernel of the operators applies it to ``a`` and ``b``
+    (an expanded gradient, a slice starting mid-row), so they take any strides.
+
+    >>> x = torch.ones(16, 16, dtype=torch.bfloat16)
+    >>> usable(x.t()).stride()              # column-major: read in place
+    (1, 16)
+    >>> usable(x[:, 1:]).stride()           # rows start 2 bytes in: copied
+    (15, 1)
+    """
+    if t.dim() != 2:
+        return t
+    (sr, sc), e = t.stride(), t.element_size()
+    if t.storage_offset() * e % 16 == 0 and ((sc == 1 and sr * e % 16 == 0) or (sr == 1 and sc * e % 16 == 0)):
+        return t
+    return t.contiguous()
+
+
+def describe(a, b, c, bias, out, **scalars) -> dict:
+    """A GEMM call's tensors as ``(shape, strides, dtype, device)`` (None where absent) plus its scalars: what
+    is needed to make arrays of the same problem, without keeping the call's tensors alive.
+
+    >>> describe(torch.ones(4, 8), torch.ones(8, 2), None, None, torch.ones(4, 2), alpha=1.0)["b"]
+    ((8, 2), (2, 1), torch.float32, device(type='cpu'))
+    """
+    meta = {k: None if t is None else (tuple(t.shape), tuple(t.stride()), t.dtype, t.device)
+            for k, t in (("a", a), ("b", b), ("c", c), ("bias", bias), ("out", out))}
+    return {**meta, **scalars}
+
+
+def _reference(a, b, c, bias, alpha, beta, activation, out_dtype):
+    """``act(alpha * a @ b + beta * c + bias)`` in float32, as the kernel's epilogue computes it."""
+    z = alpha * (a.float() @ b.float())
+    if c is not None and beta != 0:
+        z = z + beta * c.float()
+    if bias is not None:
+        z = z + (bias.float() if bias.shape[0] == b.shape[1] else bias.float()[:, None])
+    if activation == "relu":
+        z = torch.relu(z)
+    elif activation == "gelu":
+        z = torch.nn.functional.gelu(z)
+    return z.to(out_dtype)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# gemm
+
+
+def _gemm_cuda(a: Tensor, b: Tensor, c: Optional[Tensor] = None, bias: Optional[Tensor] = None, alpha: float = 1.0,
+               beta: float = 0.0, activation: Optional[str] = None, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    a, b, out = usable(a), usable(b), None
+    if out_dtype is not None and out_dtype != a.dtype:
+        out = a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
+    d = _cute_gemm(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=out)
+    if COLLECTORS:
+        COLLECTORS[-1].append(describe(a, b, c, bias, d, alpha=alpha, beta=beta, activation=activation))
+    return d
+
+
+def _gemm_cpu(a, b, c=None, bias=None, alpha=1.0, beta=0.0, activation=None, out_dtype=None):
+    a, b = usable(a), usable(b)
+    problem_of("torch.ops.cute_py.gemm", a, b, c, bias, alpha, beta, activation, out_dtype=out_dtype)
+    return _reference(a, b, c, bias, alpha, beta, activation, out_dtype or a.dtype)
+
+
+def _gemm_fake(a, b, c=None, bias=None, alpha=1.0, beta=0.0, activation=None, out_dtype=None):
+    a, b = usable(a), usable(b)
+    problem_of("torch.ops.cute_py.gemm", a, b, c, bias, alpha, beta, activation, out_dtype=out_dtype)
+    return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype or a.dtype)
+
+
+def _setup_gemm(ctx, inputs, output):
+    a, b, c, bias, alpha, beta, activation, out_dtype = inputs
+    kept = {"c": c, "bias": bias, "out": output if activation == "relu" else None}   # relu' from the output
+    ctx.kept = [k for k, t in kept.items() if t is not None]
+    ctx.save_for_backward(a, b, *(kept[k] for k in ctx.kept))
+    ctx.alpha, ctx.beta, ctx.activation = alpha, beta, activation
+    ctx.bias_per_row = bias is not None and bias.shape[0] != b.shape[1]
+
+
+def mm_like(x: Tensor, y: Tensor, like: Tensor, alpha: float = 1.0) -> Tensor:
+    """``alpha * x @ y`` in ``like``'s type and majorness: a column-major ``like`` gets ``(y^T @ x^T)^T``, so
+    gradients land in their tensor's layout without a transposing copy.
+
+    >>> w = torch.ones(8, 16, dtype=torch.bfloat16)
+    >>> mm_like(torch.ones(16, 4, dtype=torch.bfloat16), torch.ones(4, 8, dtype=torch.bfloat16), w.t()).stride()
+    (1, 16)
+    """
+    if like.stride(0) == 1 and like.stride(1) != 1:
+        return gemm(y.t(), x.t(), alpha=alpha, out_dtype=like.dtype).t()
+    return gemm(x, y, alpha=alpha, out_dtype=like.dtype)
+
+
+def _gemm_backward(ctx, grad):
+    a, b, *rest = ctx.saved_tensors
+    kept = dict(zip(ctx.kept, rest))
+    c, bias, out = kept.get("c"), kept.get("bias"), kept.get("out")
+    g = grad
+    if ctx.activation == "relu":
+        g = g.masked_fill(out <= 0, 0)                  # relu(z) > 0 exactly where z > 0
+    elif ctx.activation == "gelu":                      # recompute the pre-activation z: one more GEMM
+        z = gemm(a, b, c, bias, ctx.alpha, ctx.beta, None, grad.dtype)
+        g = torch.ops.aten.gelu_backward(g, z)
+    need_a, need_b, need_c, need_bias = (*ctx.needs_input_grad, False, False)[:4]   # shorter when c, bias omitted
+    ga = g.to(a.dtype)
+    da = mm_like(ga, b.t(), a, ctx.alpha) if need_a else None
+    db = mm_like(a.t(), ga, b, ctx.alpha) if need_b else None
+    dc = (g * ctx.beta).to(c.dtype) if need_c and c is not None else None
+    dbias = (g.sum(1) if ctx.bias_per_row else g.sum(0)).to(bias.dtype) if need_bias and bias is not None else None
+    return da, db, dc, dbias, None, None, None, None
+
+
+gemm = define("gemm", _gemm_cuda, cpu=_gemm_cpu, fake=_gemm_fake, backward=_gemm_backward,
+              setup_context=_setup_gemm)
+"""``torch.ops.cute_py.gemm``: ``act(alpha * a @ b + beta * c + bias)`` as a new row-major tensor of type
+``out_dtype`` (default a's), with autograd."""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# gemm_out
+
+
+def _gemm_out_cuda(a: Tensor, b: Tensor, out: Tensor, c: Optional[Tensor] = None, bias: Optional[Tensor] = None,
+                   alpha: float = 1.0, beta: float = 0.0, activation: Optional[str] = None) -> None:
+    a, b = usable(a), usable(b)
+    _cute_gemm(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=out)
+    if COLLECTORS:
+        COLLECTORS[-1].append(describe(a, b, c, bias, out, alpha=alpha, beta=beta, activation=activation))
+
+
+def _gemm_out_cpu(a, b, out, c=None, bias=None, alpha=1.0, beta=0.0, activation=None):
+    a, b = usable(a), usable(b)
+    problem_of("torch.ops.cute_py.gemm_out", a, b, c, bias, alpha, beta, activation, out=out)
+    out.copy_(_reference(a, b, c, bias, alpha, beta, activation, out.dtype))
+
+
+def _gemm_out_fake(a, b, out, c=None, bias=None, alpha=1.0, beta=0.0, activation=None):
+    a, b = usable(a), usable(b)
+    problem_of("torch.ops.cute_py.gemm_out", a, b, c, bias, alpha, beta, activation, out=out)
+
+
+gemm_out = define("gemm_out", _gemm_out_cuda, cpu=_gemm_out_cpu, fake=_gemm_out_fake, mutates_args=("out",))
+"""``torch.ops.cute_py.gemm_out``: :data:`gemm` writing into ``out`` (row- or column-major, any type cute_py
+writes); no autograd (``out`` is mutated)."""

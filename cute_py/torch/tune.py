@@ -1,0 +1,79 @@
+"""``cute_py.torch.autotune(model, example_inputs)``: tune every GEMM a model makes, into the tuned table."""
+
+from __future__ import annotations
+
+import sys
+
+import torch
+
+from ..autotune import autotune as tune_arrays
+from ..tuned import problem_key
+from ..problem import Problem
+from .ops import COLLECTORS
+
+__all__ = ["autotune", "collect"]
+
+
+def collect(model, example_inputs, *, backward: bool = True) -> list:
+    """The GEMM calls (:func:`cute_py.torch.ops.describe` records) that one run of ``model(*example_inputs)``
+    makes through the cute_py operators, and, with ``backward`` and an output that requires grad, those of the
+    gradient of ``output.sum()`` (computed with ``torch.autograd.grad``: no ``.grad`` is touched).
+
+    >>> collect(torch.nn.Identity(), (torch.ones(2),))      # no cute_py GEMM in it
+    []
+    """
+    calls: list = []
+    COLLECTORS.append(calls)
+    try:
+        inputs = example_inputs if isinstance(example_inputs, (tuple, list)) else (example_inputs,)
+        out = model(*inputs)
+        if backward and isinstance(out, torch.Tensor) and out.requires_grad:
+            leaves = [p for p in model.parameters() if p.requires_grad] if isinstance(model, torch.nn.Module) else []
+            leaves += [x for x in inputs if isinstance(x, torch.Tensor) and x.requires_grad]
+            if leaves:
+                torch.autograd.grad(out.float().sum(), leaves, allow_unused=True)
+    finally:
+        COLLECTORS.remove(calls)
+    return calls
+
+
+def _fresh(meta, fill: bool):
+    """A new tensor with the shape, strides, type and device of a :func:`describe` entry (random when ``fill``)."""
+    if meta is None:
+        return None
+    shape, strides, dtype, device = meta
+    t = torch.empty_strided(shape, strides, dtype=dtype, device=device)
+    return t.normal_() if fill else t
+
+
+def autotune(model, example_inputs, *, backward: bool = True, progress: bool = True, **options) -> dict:
+    """Run ``model`` once on ``example_inputs`` (see :func:`collect`), then tune each distinct GEMM problem it
+    made with :func:`cute_py.autotune` on fresh random tensors of the same shapes, strides and types; the winners
+    go into the on-disk tuned table, where every later ``cute_py.gemm`` (and so every cute_py operator) finds
+    them. Returns ``{problem key: AutotuneResult}``. ``options`` go to :func:`cute_py.autotune` (``reps``,
+    ``candidates``, ``cache``, ...); ``progress`` prints a line per problem on stderr and shows each problem's
+    candidates as :func:`cute_py.autotune` does.
+
+    >>> results = cute_py.torch.autotune(model, (x,))                   # doctest: +SKIP
+    cute_py.torch.autotune: problem 1/3, 16384x14336x4096 (a K-major, b K-major, bf16 -> bf16, bias col, gelu)
+    ...
+    """
+    calls = collect(model, example_inputs, backward=backward)
+    distinct: dict = {}
+    for call in calls:
+        with torch.no_grad():
+            args = {k: _fresh(call[k], fill=k != "out") for k in ("a", "b", "c", "bias", "out")}
+        problem = Problem.from_arrays(args["a"], args["b"], args["c"], beta=call["beta"], bias=args["bias"],
+                                      activation=call["activation"], out=args["out"], op="cute_py.torch.autotune")
+        distinct.setdefault(problem_key(problem), (problem, call, args))
+    results = {}
+    for i, (key, (problem, call, args)) in enumerate(distinct.items(), 1):
+        if progress:
+            print(f"cute_py.torch.autotune: problem {i}/{len(distinct)}, {problem.shape} (a {problem.a_major}-major, "
+                  f"b {problem.b_major}-major, {problem.dtype} -> {problem.out_dtype}, bias {problem.bias}, "
+                  f"{problem.activation})", file=sys.stderr)
+        with torch.no_grad():
+            results[key] = tune_arrays(args["a"], args["b"], args["c"], alpha=call["alpha"], beta=call["beta"],
+                                       bias=args["bias"], activation=call["activation"], out=args["out"],
+                                       progress=progress, **options)
+    return results

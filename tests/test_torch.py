@@ -1,0 +1,234 @@
+"""cute_py.torch on the CPU: operator registration and schemas, fake-tensor propagation, ``opcheck``, the
+autograd formulas against float64 references, ``torch.compile(fullgraph=True)`` without graph breaks, Linear's
+state_dict both ways, swap_linear's report. The CUDA kernels are tested in tests/gpu/test_gpu_torch.py."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import cute_py.torch as ct  # noqa: E402
+from cute_py import GemmInputError  # noqa: E402
+from cute_py.torch.ops import problem_of  # noqa: E402
+from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: E402
+
+BF16, F16, F32 = torch.bfloat16, torch.float16, torch.float32
+
+
+def small_ints(*shape, dtype=BF16, lo=-3, hi=4, seed=0):
+    """Small integers: exact in bf16/f16, so a float32-accumulated GEMM equals the float64 reference."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(lo, hi, shape, generator=g).to(dtype)
+
+
+def reference(a, b, c=None, bias=None, alpha=1.0, beta=0.0, activation=None):
+    z = alpha * (a.double() @ b.double())
+    if c is not None:
+        z = z + beta * c.double()
+    if bias is not None:
+        z = z + (bias.double() if bias.shape[0] == b.shape[1] else bias.double()[:, None])
+    return {None: z, "relu": torch.relu(z), "gelu": torch.nn.functional.gelu(z)}[activation]
+
+
+def test_importing_cute_py_imports_no_torch():
+    code = "import sys, cute_py, cute_py.gemm, cute_py.autotune; print([m for m in sys.modules if m.startswith('torch')])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
+
+
+def test_schemas():
+    assert str(torch.ops.cute_py.gemm.default._schema) == (
+        "cute_py::gemm(Tensor a, Tensor b, Tensor? c=None, Tensor? bias=None, float alpha=1., float beta=0., "
+        "str? activation=None, ScalarType? out_dtype=None) -> Tensor")
+    written = re.sub(r"\(a\d+!\)", "(a!)", str(torch.ops.cute_py.gemm_out.default._schema))  # alias set's name
+    assert written == (
+        "cute_py::gemm_out(Tensor a, Tensor b, Tensor(a!) out, Tensor? c=None, Tensor? bias=None, float alpha=1., "
+        "float beta=0., str? activation=None) -> ()")
+
+
+# every major combination, both bias modes, each activation, f32 output, C with beta
+CASES = [
+    dict(a=(32, 16, "K"), b=(16, 24, "K")),
+    dict(a=(32, 16, "MN"), b=(16, 24, "K"), bias="col", activation="relu"),
+    dict(a=(32, 16, "K"), b=(16, 24, "MN"), bias="row", activation="gelu"),
+    dict(a=(32, 16, "MN"), b=(16, 24, "MN"), c=True, beta=0.5, alpha=2.0),
+    dict(a=(32, 16, "K"), b=(16, 24, "K"), out_dtype=F32, bias="col", c=True, beta=-1.0),
+    dict(a=(8, 16, "K"), b=(16, 8, "K"), dtype=F16, activation="relu"),
+]
+
+
+def operands(case, requires_grad=False):
+    dt = case.get("dtype", BF16)
+    out_t = case.get("out_dtype") or dt
+
+    def matrix(rows, cols, major, seed):
+        m = small_ints(rows, cols, dtype=dt, seed=seed) if major == "K" else small_ints(cols, rows, dtype=dt,
+                                                                                       seed=seed).t()
+        return m.requires_grad_(requires_grad)
+    (M, K, am), (_, N, bm) = case["a"], case["b"]
+    a = matrix(M, K, am, 1)
+    b = matrix(K, N, "MN" if bm == "K" else "K", 2)    # b (K, N): "K"-major b has K contiguous, i.e. column-major
+    bias = {"col": small_ints(N, dtype=out_t, seed=3), "row": small_ints(M, dtype=out_t, seed=3), None: None}[
+        case.get("bias")]
+    c = small_ints(M, N, dtype=out_t, seed=4) if case.get("c") else None
+    for t in (bias, c):
+        if t is not None:
+            t.requires_grad_(requires_grad)
+    return a, b, c, bias
+
+
+def kwargs(case):
+    return dict(alpha=case.get("alpha", 1.0), beta=case.get("beta", 0.0), activation=case.get("activation"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=range(len(CASES)))
+def test_cpu_kernel_matches_float64(case):
+    a, b, c, bias = operands(case)
+    d = torch.ops.cute_py.gemm(a, b, c, bias, out_dtype=case.get("out_dtype"), **kwargs(case))
+    ref = reference(a, b, c, bias, **kwargs(case))
+    assert d.dtype == (case.get("out_dtype") or a.dtype) and d.shape == ref.shape and d.stride() == (ref.shape[1], 1)
+    tol = 1e-6 if case.get("activation") == "gelu" else 0     # gelu in float32 vs float64: an ulp before rounding
+    torch.testing.assert_close(d.double(), ref.to(d.dtype).double(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("case", CASES, ids=range(len(CASES)))
+def test_opcheck(case):
+    a, b, c, bias = operands(case, requires_grad=True)
+    torch.library.opcheck(torch.ops.cute_py.gemm, (a, b, c, bias),
+                          dict(out_dtype=case.get("out_dtype"), **kwargs(case)))
+    a, b, c, bias = operands(case)
+    out = torch.empty(a.shape[0], b.shape[1], dtype=case.get("out_dtype") or a.dtype)
+    torch.library.opcheck(torch.ops.cute_py.gemm_out, (a, b, out, c, bias), kwargs(case))
+
+
+def test_fake_tensors_propagate_shape_dtype_and_strides():
+    with FakeTensorMode():
+        a, w = torch.empty(4096, 1024, dtype=BF16), torch.empty(512, 1024, dtype=BF16)
+        d = torch.ops.cute_py.gemm(a, w.t(), out_dtype=F32)
+        assert (d.shape, d.dtype, d.stride()) == ((4096, 512), F32, (512, 1))
+        with pytest.raises(GemmInputError, match="inner dimensions differ"):
+            torch.ops.cute_py.gemm(a, w)
+        with pytest.raises(GemmInputError, match="leading dimension"):
+            torch.ops.cute_py.gemm(torch.empty(64, 12, dtype=BF16), torch.empty(12, 64, dtype=BF16))
+
+
+@pytest.mark.parametrize("bad, match", [
+    (lambda: (small_ints(8, 16), small_ints(16, 8, dtype=F16)), "a is bf16 but b is f16"),
+    (lambda: (small_ints(8, 16, dtype=torch.float64), small_ints(16, 8)), "dtype torch.float64"),
+    (lambda: (small_ints(8, 12), small_ints(12, 8)), "multiple of 16 B"),
+])
+def test_bad_input_is_refused_by_every_kernel(bad, match):
+    a, b = bad()
+    with pytest.raises(GemmInputError, match=match):
+        torch.ops.cute_py.gemm(a, b)
+    with FakeTensorMode() as mode:
+        with pytest.raises(GemmInputError, match=match):
+            torch.ops.cute_py.gemm(mode.from_tensor(a), mode.from_tensor(b))
+
+
+def test_operands_in_any_strides_are_read():
+    x = small_ints(16, 33)[:, 1:]                        # starts 2 bytes into a row: copied inside the kernel
+    w = small_ints(8, 32)
+    torch.testing.assert_close(torch.ops.cute_py.gemm(x, w.t()).double(), reference(x, w.t()), rtol=0, atol=0)
+    ones = torch.ones(1, 1, dtype=BF16).expand(16, 32)   # an expanded gradient (strides 0)
+    torch.testing.assert_close(torch.ops.cute_py.gemm(ones, w.t()).double(), reference(ones, w.t()), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("case", CASES, ids=range(len(CASES)))
+def test_gradients_match_float64(case):
+    a, b, c, bias = operands(case, requires_grad=True)
+    d = torch.ops.cute_py.gemm(a, b, c, bias, out_dtype=case.get("out_dtype"), **kwargs(case))
+    grad = small_ints(*d.shape, dtype=d.dtype, seed=9)
+    leaves = [t for t in (a, b, c, bias) if t is not None]
+    got = torch.autograd.grad(d, leaves, grad)
+    ref_leaves = [t.detach().double().requires_grad_() for t in leaves]
+    it = iter(ref_leaves)
+    ra, rb = next(it), next(it)
+    rc = next(it) if c is not None else None
+    rbias = next(it) if bias is not None else None
+    want = torch.autograd.grad(reference(ra, rb, rc, rbias, **kwargs(case)), ref_leaves, grad.double())
+    for g, w, t in zip(got, want, leaves):
+        assert g.shape == t.shape and g.dtype == t.dtype
+        if case.get("activation") == "gelu":     # gelu'(z) * grad is rounded to bf16 before the GEMMs read it
+            assert float((g.double() - w).norm() / w.norm()) < 1e-2
+        else:                                    # small integers throughout: exact
+            torch.testing.assert_close(g.double(), w.to(g.dtype).double(), rtol=0, atol=0)
+
+
+def test_weight_gradient_keeps_the_weights_layout():
+    m = ct.Linear(32, 16, dtype=BF16)
+    m(small_ints(8, 32)).float().sum().backward()
+    assert m.weight.grad.stride() == m.weight.stride() == (32, 1)
+
+
+def test_matmul_shapes():
+    x, w = small_ints(2, 3, 32), small_ints(16, 32)
+    assert ct.matmul(x, w.t()).shape == (2, 3, 16)
+    torch.testing.assert_close(ct.matmul(x, w.t()).double(), x.double() @ w.t().double(), rtol=0, atol=0)
+    xb, wb = small_ints(4, 8, 32), small_ints(4, 32, 16)
+    torch.testing.assert_close(ct.matmul(xb, wb).double(), torch.bmm(xb.double(), wb.double()), rtol=0, atol=0)
+    out = torch.empty(2, 3, 16, dtype=BF16)
+    assert ct.matmul(x, w.t(), out=out) is out
+    torch.testing.assert_close(out.double(), x.double() @ w.t().double(), rtol=0, atol=0)
+    with pytest.raises(GemmInputError, match="b must be 2-D"):
+        ct.matmul(xb, small_ints(2, 32, 16))
+    with pytest.raises(GemmInputError, match="out= has no autograd"):
+        ct.matmul(x.requires_grad_(), w.t(), out=out)
+
+
+def test_linear_is_a_drop_in():
+    torch.manual_seed(0)
+    base = torch.nn.Linear(64, 32, dtype=BF16)
+    mine = ct.Linear(64, 32, dtype=BF16)
+    mine.load_state_dict(base.state_dict())
+    base.load_state_dict(mine.state_dict())
+    x = small_ints(5, 64)
+    torch.testing.assert_close(mine(x).double(), base(x).double(), rtol=1e-2, atol=1e-2)
+    assert isinstance(mine, torch.nn.Linear) and "activation" not in repr(mine)
+    with pytest.raises(GemmInputError, match="activation 'tanh'"):
+        ct.Linear(8, 8, activation="tanh")
+
+
+def test_swap_linear_reports_and_keeps_parameters():
+    model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.GELU(),
+                                torch.nn.Sequential(torch.nn.Linear(64, 48), torch.nn.Linear(48, 10))).to(BF16)
+    weight = model[0].weight
+    seen = []
+    model[0].register_forward_hook(lambda mod, inp, out: seen.append(out.shape))
+    report = ct.swap_linear(model)
+    assert report.swapped == ["0", "2.0"]
+    assert report.skipped == [("2.1", ct.why_not_swapped(torch.nn.Linear(48, 10, dtype=BF16)))]
+    assert isinstance(model[0], ct.Linear) and model[0].weight is weight
+    model(small_ints(3, 64))
+    assert seen == [(3, 64)]
+    assert ct.swap_linear(model).swapped == []
+    assert "float32" in ct.swap_linear(torch.nn.Sequential(torch.nn.Linear(8, 8))).skipped[0][1]
+
+
+def test_compile_fullgraph_has_no_graph_break_and_matches_eager():
+    torch.manual_seed(0)
+    mlp = torch.nn.Sequential(ct.Linear(64, 128, activation="gelu", dtype=BF16), ct.Linear(128, 64, dtype=BF16),
+                              ct.Linear(64, 64, activation="relu", dtype=BF16))
+    x = torch.randn(8, 64, dtype=BF16, requires_grad=True)
+    assert torch._dynamo.explain(mlp)(x).graph_break_count == 0
+    compiled = torch.compile(mlp, fullgraph=True, backend="aot_eager")
+    y = compiled(x)
+    gx, = torch.autograd.grad(y.float().sum(), x)
+    y_eager = mlp(x)
+    gx_eager, = torch.autograd.grad(y_eager.float().sum(), x)
+    torch.testing.assert_close(y, y_eager, rtol=0, atol=0)
+    torch.testing.assert_close(gx, gx_eager, rtol=0, atol=0)
+
+
+def test_problem_of_reads_alignment_from_the_storage_offset():
+    a = small_ints(16, 40)
+    assert problem_of("op", a[:, 8:], small_ints(32, 8)).lda == 40
+    with pytest.raises(GemmInputError, match="not 16-byte aligned"):
+        problem_of("op", a[:, 1:33], small_ints(32, 8))
+    with pytest.raises(GemmInputError, match="different devices"):
+        problem_of("op", a, torch.empty(40, 8, dtype=BF16, device="meta"))
