@@ -18,8 +18,9 @@ __all__ = ["EventTimer"]
 
 
 class EventTimer:
-    """Two CUDA events on ``stream`` (default: the legacy default stream, where ``cute_py.gemm`` launches
-    without ``stream=``; a ``CUstream``, an int handle, or an object with ``cuda_stream``/``ptr``).
+    """Two CUDA events on ``stream`` (default: the legacy default stream, which is torch's and cupy's default
+    current stream and so where ``cute_py.gemm`` launches without ``stream=`` unless another stream is made
+    current; a ``CUstream``, an int handle, or an object with ``cuda_stream``/``ptr``).
 
     >>> with EventTimer() as t:                                         # doctest: +SKIP
     ...     t.per_call(lambda i: cute_py.gemm(a, b, out=d), 10) * 1e3     # milliseconds per call

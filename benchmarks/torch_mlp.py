@@ -1,0 +1,121 @@
+"""A transformer MLP block, forward and backward, with ``cute_py.torch.Linear`` against ``torch.nn.Linear``.
+
+    python benchmarks/torch_mlp.py [--tokens 4096 16384] [--reps 7] [--json out.json]
+
+The block is ``Linear(4096 -> 14336) -> GELU -> Linear(14336 -> 4096)`` in bf16 with biases (the cute_py one is
+``Linear(..., activation="gelu")``, which under autograd applies gelu outside the GEMM, as nn.GELU does). A step
+is ``y = mlp(x)`` and ``torch.autograd.grad(y, (x, *params), dy)``: six GEMMs, 3 x 2 x 2 x T x 4096 x 14336 FLOPs.
+Eager and ``torch.compile`` (default mode) variants; the two libraries alternate in each round and each round
+times a batch of steps between CUDA events (cute_py's :class:`~cute_py.runtime.timer.EventTimer`); medians over
+rounds. Also the host time per forward call on a small shape (128 tokens, 4096 -> 4096, no grad): wall time of
+back-to-back calls over a synchronize.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import time
+
+import torch
+
+import cute_py.torch as ct
+from cute_py.runtime.timer import EventTimer
+
+HIDDEN, INTER = 4096, 14336
+
+
+def mlp():
+    return torch.nn.Sequential(torch.nn.Linear(HIDDEN, INTER), torch.nn.GELU(), torch.nn.Linear(INTER, HIDDEN))
+
+
+def cute_mlp(ref):
+    m = copy.deepcopy(ref)
+    m[0] = ct.Linear.from_linear(m[0], activation="gelu")
+    m[1] = torch.nn.Identity()
+    m[2] = ct.Linear.from_linear(m[2])
+    return m
+
+
+def step_fn(model, x, dy):
+    params = tuple(model.parameters())
+
+    def step(_i=0):
+        y = model(x)
+        torch.autograd.grad(y, (x, *params), dy)
+    return step
+
+
+def time_steps(steps: dict, reps: int, batch: int) -> dict:
+    times = {k: [] for k in steps}
+    with EventTimer() as timer:
+        for fn in steps.values():                 # warm-up (compiles)
+            for _ in range(3):
+                fn()
+        torch.cuda.synchronize()
+        for _ in range(reps):
+            for k, fn in steps.items():
+                times[k].append(timer.per_call(fn, batch))
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def overhead(calls: int, reps: int) -> dict:
+    ref = torch.nn.Linear(HIDDEN, HIDDEN).to("cuda", torch.bfloat16)
+    mine = ct.Linear.from_linear(copy.deepcopy(ref))
+    x = torch.randn(128, HIDDEN, device="cuda", dtype=torch.bfloat16)
+    fns = {"nn.Linear": ref, "cute_py.torch.Linear": mine}
+    us = {k: [] for k in fns}
+    with torch.no_grad():
+        for f in fns.values():
+            for _ in range(100):
+                f(x)
+        for _ in range(reps):
+            for k, f in fns.items():
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                for _ in range(calls):
+                    f(x)
+                torch.cuda.synchronize()
+                us[k].append((time.perf_counter() - t0) / calls * 1e6)
+    return {k: statistics.median(v) for k, v in us.items()}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tokens", type=int, nargs="+", default=[4096, 16384])
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--batch", type=int, default=5)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    torch.manual_seed(0)
+    res = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rows": []}
+    ref = mlp().to("cuda", torch.bfloat16)
+    mine = cute_mlp(ref)
+    ref_c, mine_c = torch.compile(ref), torch.compile(mine)
+    for T in args.tokens:
+        x = torch.randn(T, HIDDEN, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+        dy = torch.randn(T, HIDDEN, device="cuda", dtype=torch.bfloat16)
+        steps = {"nn eager": step_fn(ref, x, dy), "cute eager": step_fn(mine, x, dy),
+                 "nn compiled": step_fn(ref_c, x, dy), "cute compiled": step_fn(mine_c, x, dy)}
+        t = time_steps(steps, args.reps, args.batch)
+        flops = 3 * 2 * 2 * T * HIDDEN * INTER
+        row = {"tokens": T, **{f"{k} ms": v * 1e3 for k, v in t.items()},
+               **{f"{k} TFLOP/s": flops / v / 1e12 for k, v in t.items()},
+               "eager ratio": t["nn eager"] / t["cute eager"], "compiled ratio": t["nn compiled"] / t["cute compiled"]}
+        res["rows"].append(row)
+        print(f"T={T:6d}  " + "  ".join(f"{k} {flops / v / 1e12:6.1f}" for k, v in t.items()) +
+              f"  TFLOP/s; cute/nn eager {row['eager ratio']:.3f}, compiled {row['compiled ratio']:.3f}")
+    res["overhead_us"] = overhead(2000, args.reps)
+    o = res["overhead_us"]
+    print("host time per forward call, 128 tokens, 4096 -> 4096: " +
+          ", ".join(f"{k} {v:.1f} us" for k, v in o.items()) +
+          f" (cute/nn {o['cute_py.torch.Linear'] / o['nn.Linear']:.2f})")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(res, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
