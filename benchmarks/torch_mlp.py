@@ -21,6 +21,7 @@ import time
 
 import torch
 
+import cute_py
 import cute_py.torch as ct
 from cute_py.runtime.timer import EventTimer
 
@@ -65,7 +66,10 @@ def overhead(calls: int, reps: int) -> dict:
     ref = torch.nn.Linear(HIDDEN, HIDDEN).to("cuda", torch.bfloat16)
     mine = ct.Linear.from_linear(copy.deepcopy(ref))
     x = torch.randn(128, HIDDEN, device="cuda", dtype=torch.bfloat16)
-    fns = {"nn.Linear": ref, "cute_py.torch.Linear": mine}
+    w, bias = mine.weight.t(), mine.bias
+    fns = {"nn.Linear": ref, "cute_py.torch.Linear": mine,
+           "torch.ops.cute_py.gemm": lambda x: ct.gemm(x, w, None, bias),
+           "cute_py.gemm": lambda x: cute_py.gemm(x, w, bias=bias)}
     us = {k: [] for k in fns}
     with torch.no_grad():
         for f in fns.values():
@@ -82,12 +86,36 @@ def overhead(calls: int, reps: int) -> dict:
     return {k: statistics.median(v) for k, v in us.items()}
 
 
+def per_gemm(T: int, reps: int, batch: int) -> list:
+    """The step's six GEMMs one by one, each as cute_py.torch's autograd calls it (the operand views of
+    ``ops.gemm``/``ops.mm_like``), against ``torch.matmul`` on the same views."""
+    def r(*shape):
+        return torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
+    x, w1, w2, dy, h, dz = r(T, HIDDEN), r(INTER, HIDDEN), r(HIDDEN, INTER), r(T, HIDDEN), r(T, INTER), r(T, INTER)
+    gemms = {"fwd1 x@W1^T": (x, w1.t()), "fwd2 h@W2^T": (h, w2.t()),
+             "dh=dy@W2": (dy, w2), "dW2=(dy^T@h)": (dy.t(), h),
+             "dx=dz@W1": (dz, w1), "dW1=(dz^T@x)": (dz.t(), x)}
+    rows = []
+    for name, (a, b) in gemms.items():
+        out = torch.empty(a.shape[0], b.shape[1], device="cuda", dtype=torch.bfloat16)
+        t = time_steps({"cute": lambda _i=0: ct.gemm(a, b), "torch": lambda _i=0: torch.matmul(a, b, out=out)},
+                       reps, batch)
+        flops = 2 * a.shape[0] * b.shape[1] * a.shape[1]
+        rows.append({"gemm": name, "shape": f"{a.shape[0]}x{b.shape[1]}x{a.shape[1]}",
+                     "cute TFLOP/s": flops / t["cute"] / 1e12, "torch TFLOP/s": flops / t["torch"] / 1e12,
+                     "ratio": t["torch"] / t["cute"]})
+        print(f"  {name:<14} {rows[-1]['shape']:<18} cute {rows[-1]['cute TFLOP/s']:6.1f}  torch "
+              f"{rows[-1]['torch TFLOP/s']:6.1f} TFLOP/s  ratio {rows[-1]['ratio']:.3f}")
+    return rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tokens", type=int, nargs="+", default=[4096, 16384])
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--batch", type=int, default=5)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--per-gemm", action="store_true", help="also time the step's six GEMMs one by one")
     args = ap.parse_args(argv)
     torch.manual_seed(0)
     res = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rows": []}
@@ -104,6 +132,8 @@ def main(argv=None):
         row = {"tokens": T, **{f"{k} ms": v * 1e3 for k, v in t.items()},
                **{f"{k} TFLOP/s": flops / v / 1e12 for k, v in t.items()},
                "eager ratio": t["nn eager"] / t["cute eager"], "compiled ratio": t["nn compiled"] / t["cute compiled"]}
+        if args.per_gemm:
+            row["gemms"] = per_gemm(T, args.reps, 10)
         res["rows"].append(row)
         print(f"T={T:6d}  " + "  ".join(f"{k} {flops / v / 1e12:6.1f}" for k, v in t.items()) +
               f"  TFLOP/s; cute/nn eager {row['eager ratio']:.3f}, compiled {row['compiled ratio']:.3f}")

@@ -9,7 +9,9 @@ from __future__ import annotations
 import torch
 
 from ..problem import GemmInputError
-from .ops import gemm, gemm_out
+from torch.utils._python_dispatch import _get_current_dispatch_mode as _current_dispatch_mode
+
+from .ops import gemm, gemm_cuda, gemm_out
 
 __all__ = ["matmul"]
 
@@ -18,9 +20,19 @@ def _needs_grad(*tensors) -> bool:
     return torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
 
 
+def _eager(*tensors) -> bool:
+    """Whether a call can skip the dispatcher: plain CUDA tensors, no autograd, no tracing, no dispatch mode."""
+    return (not torch.compiler.is_compiling() and _current_dispatch_mode() is None
+            and all(t is None or (type(t) is torch.Tensor and t.is_cuda and not t.requires_grad) for t in tensors))
+
+
 def _mm(a, b, c, bias, alpha, beta, activation, out_dtype, out):
     """One 2-D GEMM through the operators; gelu under autograd is applied outside the GEMM (saving z for its
-    gradient, as ``nn.Linear`` + ``nn.GELU`` does) instead of recomputing z in the backward pass."""
+    gradient, as ``nn.Linear`` + ``nn.GELU`` does) instead of recomputing z in the backward pass. An eager call
+    that needs none of what the dispatcher adds (autograd, fake tensors, tracing) runs the operator's CUDA kernel
+    directly: the same function, without the dispatcher's per-call host time."""
+    if out is None and _eager(a, b, c, bias):
+        return gemm_cuda(a, b, c, bias, alpha, beta, activation, out_dtype)
     if out is not None:
         gemm_out(a, b, out, c, bias, alpha, beta, activation)
         return out

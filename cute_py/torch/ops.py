@@ -31,7 +31,8 @@ from ..gemm import gemm as _cute_gemm
 from ..problem import GemmInputError, Problem
 from ..runtime import as_device_array
 
-__all__ = ["define", "gemm", "gemm_out", "problem_of", "usable", "describe", "mm_like", "NAMESPACE", "TYPE_NAMES", "COLLECTORS"]
+__all__ = ["define", "gemm", "gemm_cuda", "gemm_out", "problem_of", "usable", "describe", "mm_like", "NAMESPACE",
+           "TYPE_NAMES", "COLLECTORS"]
 
 NAMESPACE = "cute_py"
 TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
@@ -155,8 +156,16 @@ def _reference(a, b, c, bias, alpha, beta, activation, out_dtype):
 # gemm
 
 
-def _gemm_cuda(a: Tensor, b: Tensor, c: Optional[Tensor] = None, bias: Optional[Tensor] = None, alpha: float = 1.0,
-               beta: float = 0.0, activation: Optional[str] = None, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+def gemm_cuda(a: Tensor, b: Tensor, c: Optional[Tensor] = None, bias: Optional[Tensor] = None, alpha: float = 1.0,
+              beta: float = 0.0, activation: Optional[str] = None, out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """:data:`gemm`'s CUDA kernel: :func:`cute_py.gemm` on torch's current stream, ``a`` and ``b`` made
+    :func:`usable` first.
+
+    >>> gemm_cuda(torch.ones(8, 8), torch.ones(8, 8))               # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    cute_py.problem.GemmInputError: gemm: a: as_device_array: the array lives on the CPU device, ...
+    """
     a, b, out = usable(a), usable(b), None
     if out_dtype is not None and out_dtype != a.dtype:
         out = a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
@@ -219,7 +228,7 @@ def _gemm_backward(ctx, grad):
     return da, db, dc, dbias, None, None, None, None
 
 
-gemm = define("gemm", _gemm_cuda, cpu=_gemm_cpu, fake=_gemm_fake, backward=_gemm_backward,
+gemm = define("gemm", gemm_cuda, cpu=_gemm_cpu, fake=_gemm_fake, backward=_gemm_backward,
               setup_context=_setup_gemm)
 """``torch.ops.cute_py.gemm``: ``act(alpha * a @ b + beta * c + bias)`` as a new row-major tensor of type
 ``out_dtype`` (default a's), with autograd."""
