@@ -109,6 +109,20 @@ def per_gemm(T: int, reps: int, batch: int) -> list:
     return rows
 
 
+def profile(steps: dict, path: str) -> None:
+    """One step of each variant under torch.profiler: the kernels by total GPU time, written to ``path``."""
+    from torch.profiler import ProfilerActivity, profile as torch_profile
+    with open(path, "w") as f:
+        for name, fn in steps.items():
+            for _ in range(3):
+                fn()
+            torch.cuda.synchronize()
+            with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
+                fn()
+                torch.cuda.synchronize()
+            f.write(f"== {name}\n{prof.key_averages().table(sort_by='cuda_time_total', row_limit=15)}\n")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tokens", type=int, nargs="+", default=[4096, 16384])
@@ -116,6 +130,8 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=5)
     ap.add_argument("--json", default=None)
     ap.add_argument("--per-gemm", action="store_true", help="also time the step's six GEMMs one by one")
+    ap.add_argument("--autotune", action="store_true", help="then tune the step's GEMMs and time again")
+    ap.add_argument("--profile", default=None, help="write a torch.profiler kernel table of one step per variant")
     args = ap.parse_args(argv)
     torch.manual_seed(0)
     res = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rows": []}
@@ -127,11 +143,25 @@ def main(argv=None):
         dy = torch.randn(T, HIDDEN, device="cuda", dtype=torch.bfloat16)
         steps = {"nn eager": step_fn(ref, x, dy), "cute eager": step_fn(mine, x, dy),
                  "nn compiled": step_fn(ref_c, x, dy), "cute compiled": step_fn(mine_c, x, dy)}
+        if args.profile:
+            profile(steps, f"{args.profile}-{T}.txt")
         t = time_steps(steps, args.reps, args.batch)
         flops = 3 * 2 * 2 * T * HIDDEN * INTER
         row = {"tokens": T, **{f"{k} ms": v * 1e3 for k, v in t.items()},
                **{f"{k} TFLOP/s": flops / v / 1e12 for k, v in t.items()},
                "eager ratio": t["nn eager"] / t["cute eager"], "compiled ratio": t["nn compiled"] / t["cute compiled"]}
+        if args.autotune:                          # tune the six GEMM problems of a step, then time again
+            t0 = time.perf_counter()
+            ct.autotune(mine, (x,), progress=False, reps=5, batch=5)
+            row["autotune s"] = time.perf_counter() - t0
+            tt = time_steps({"nn eager": steps["nn eager"], "cute eager": steps["cute eager"],
+                             "nn compiled": steps["nn compiled"], "cute compiled": steps["cute compiled"]},
+                            args.reps, args.batch)
+            row.update({f"tuned {k} TFLOP/s": flops / v / 1e12 for k, v in tt.items()},
+                       **{"tuned eager ratio": tt["nn eager"] / tt["cute eager"],
+                          "tuned compiled ratio": tt["nn compiled"] / tt["cute compiled"]})
+            print(f"T={T:6d}  after cute_py.torch.autotune ({row['autotune s']:.0f} s): cute/nn eager "
+                  f"{row['tuned eager ratio']:.3f}, compiled {row['tuned compiled ratio']:.3f}")
         if args.per_gemm:
             row["gemms"] = per_gemm(T, args.reps, 10)
         res["rows"].append(row)

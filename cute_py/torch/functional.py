@@ -22,8 +22,8 @@ def _needs_grad(*tensors) -> bool:
 
 def _eager(*tensors) -> bool:
     """Whether a call can skip the dispatcher: plain CUDA tensors, no autograd, no tracing, no dispatch mode."""
-    return (not torch.compiler.is_compiling() and _current_dispatch_mode() is None
-            and all(t is None or (type(t) is torch.Tensor and t.is_cuda and not t.requires_grad) for t in tensors))
+    return (not torch.compiler.is_compiling() and _current_dispatch_mode() is None and not _needs_grad(*tensors)
+            and all(t is None or (type(t) is torch.Tensor and t.is_cuda) for t in tensors))
 
 
 def _mm(a, b, c, bias, alpha, beta, activation, out_dtype, out):
