@@ -91,6 +91,22 @@ EXPECTED = {
         # without an sm_90 GPU (CI) the GPU cells must say they stop; on one, the launch must check exactly
         "one_of": [("no GPU: stopping after the compile step", ", exact: True")],
     },
+    "05_cute_py_in_pytorch.ipynb": {
+        "svg": 0,
+        "text": [
+            "cute_py::gemm(Tensor a, Tensor b, Tensor? c=None, Tensor? bias=None, float alpha=1., float beta=0., "
+            "str? activation=None, ScalarType? out_dtype=None) -> Tensor",
+            "y = relu(x @ w.T + 1): shape (4, 32), y[0, 0] = 65.0",
+            "swapped 2 nn.Linear modules for cute_py.torch.Linear; skipped 1:",
+            "(0): cute_py.torch.Linear(in_features=64, out_features=256, bias=True)",
+            "state_dict keys equal: True",
+            "graph breaks: 0",
+            "compiled == eager: True",
+        ],
+        # without a GPU (CI) the training and graph cells say they skip; on an H100 they must train and replay
+        "one_of": [("no GPU: skipped (training)", "loss went down: True"),
+                   ("no GPU: skipped (CUDA graph)", "graph replay matches eager: True")],
+    },
 }
 
 _MISSING = [m for m in ("nbclient", "nbformat", "ipykernel") if importlib.util.find_spec(m) is None]

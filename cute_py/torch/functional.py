@@ -15,6 +15,9 @@ from .ops import gemm, gemm_cuda, gemm_out
 
 __all__ = ["matmul"]
 
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
+"""Tensor types the direct path takes (a subclass such as FakeTensor or DTensor goes through the dispatcher)."""
+
 
 def _needs_grad(*tensors) -> bool:
     return torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
@@ -23,7 +26,7 @@ def _needs_grad(*tensors) -> bool:
 def _eager(*tensors) -> bool:
     """Whether a call can skip the dispatcher: plain CUDA tensors, no autograd, no tracing, no dispatch mode."""
     return (not torch.compiler.is_compiling() and _current_dispatch_mode() is None and not _needs_grad(*tensors)
-            and all(t is None or (type(t) is torch.Tensor and t.is_cuda) for t in tensors))
+            and all(t is None or (type(t) in _PLAIN and t.is_cuda) for t in tensors))
 
 
 def _mm(a, b, c, bias, alpha, beta, activation, out_dtype, out):

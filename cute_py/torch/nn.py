@@ -27,7 +27,7 @@ class Linear(torch.nn.Linear):
 
     >>> m = Linear(64, 32, activation="relu", dtype=torch.bfloat16)
     >>> m
-    Linear(in_features=64, out_features=32, bias=True, activation='relu')
+    cute_py.torch.Linear(in_features=64, out_features=32, bias=True, activation='relu')
     >>> m(torch.randn(5, 64, dtype=torch.bfloat16)).shape
     torch.Size([5, 32])
     >>> sorted(m.state_dict()) == sorted(torch.nn.Linear(64, 32).state_dict())
@@ -43,6 +43,9 @@ class Linear(torch.nn.Linear):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return matmul(x, self.weight.t(), bias=self.bias, activation=self.activation)
+
+    def _get_name(self) -> str:                    # the name a model's repr shows: which layers were swapped
+        return "cute_py.torch.Linear"
 
     def extra_repr(self) -> str:
         act = f", activation={self.activation!r}" if self.activation is not None else ""
