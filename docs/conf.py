@@ -52,6 +52,8 @@ nitpick_ignore = [
     ("py:class", "typing.Any"),
 ]
 nitpick_ignore_regex = [
+    # torch's own names in cute_py.torch's signatures (torch.Tensor, torch.nn.Module, torch.dtype, ...)
+    (r"py:.*", r"(torch|Tensor|Optional)(\.\w+)*"),
     # Private helpers (``cute_py.viz._grid.Grid`` ...) are not part of the API
     # reference; signatures that mention them still render the name.
     (r"py:.*", r"cute_py(\.\w+)*\._[a-z]\w*(\.\w+)*"),
