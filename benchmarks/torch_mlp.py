@@ -56,9 +56,10 @@ def time_steps(steps: dict, reps: int, batch: int) -> dict:
             for _ in range(3):
                 fn()
         torch.cuda.synchronize()
-        for _ in range(reps):
-            for k, fn in steps.items():
-                times[k].append(timer.per_call(fn, batch))
+        names = list(steps)
+        for r in range(reps):                     # alternate, starting each round at the next variant
+            for k in names[r % len(names):] + names[:r % len(names)]:
+                times[k].append(timer.per_call(steps[k], batch))
     return {k: statistics.median(v) for k, v in times.items()}
 
 

@@ -386,13 +386,14 @@ class _Trial:
     candidate's checked call ``out`` is filled with NaN, so a kernel that writes nothing fails the check.
     """
 
-    def __init__(self, run, default: GemmSpec, out, *, check: bool, reps: int, warmup: int, batch: int):
+    def __init__(self, run, default: GemmSpec, out, *, check: bool, reps: int, warmup: int, batch: int,
+                 stream: int = 0):
         self._run, self._sync = run, synchronize
         self.out = run(default, out)
         synchronize()
         self._ref = arraylib.f32_copy(self.out) if check else None
         self.reps, self.warmup, self.batch = reps, warmup, batch
-        self._timer = EventTimer()
+        self._timer = EventTimer(stream)                 # where cute_py.gemm launches: the arrays' current stream
 
     def __call__(self, spec: GemmSpec):
         err = None
@@ -431,8 +432,9 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
 
     - ``candidates``: the specs to try (default :func:`candidate_specs` around the default spec, for
       this GPU's SM count); each must fit the arrays (majors, types, epilogue) and be valid.
-    - ``reps`` batches of ``batch`` back-to-back calls are timed between CUDA events (driver API, legacy
-      default stream) after ``warmup`` untimed calls; a candidate's time is the median per call.
+    - ``reps`` batches of ``batch`` back-to-back calls are timed between CUDA events (driver API, on the
+      stream the GEMMs launch on: the arrays' current stream) after ``warmup`` untimed calls; a candidate's
+      time is the median per call.
     - ``check``: each candidate's result must be within a relative Frobenius error of
       :data:`TOLERANCE` of the default spec's (computed on the GPU by torch or cupy).
     - ``progress``: a tqdm bar if tqdm is installed, else one :func:`progress_line` per candidate on
@@ -477,7 +479,8 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
     def run(spec, dst):
         return gemm(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=dst, spec=spec)
 
-    trial = _Trial(run, default, out, check=check, reps=reps, warmup=warmup, batch=batch)
+    trial = _Trial(run, default, out, check=check, reps=reps, warmup=warmup, batch=batch,
+                   stream=arraylib.current_stream(a))
     try:
         result = _tune(problem, default, specs, trial, progress=progress, device=dev.name)
     finally:
