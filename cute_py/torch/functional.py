@@ -71,6 +71,8 @@ def matmul(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out
                              f"{tuple(b.shape)}")
     if out is not None and _needs_grad(a, b, c, bias):
         raise GemmInputError("matmul: out= has no autograd, but an input requires grad; call without out=")
+    if a.dim() == 2 and b.dim() == 2:
+        return _mm(a, b, c, bias, alpha, beta, activation, out_dtype, out)
     if b.dim() == 2:
         lead, N = a.shape[:-1], b.shape[1]
         a2 = a.reshape(-1, a.shape[-1])
