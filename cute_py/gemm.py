@@ -19,9 +19,9 @@ from ._callable import make_callable
 from .arraylib import allocator, current_stream
 from .emit import GemmSpec
 from . import tuned
-from .launch import Launches, stream_key
+from .launch import Launches
 from .problem import GemmInputError, Problem
-from .runtime import stream_capturing
+from .runtime import DriverError, stream_capturing, stream_int
 from .selection import pick_spec, select
 
 __all__ = ["gemm", "pick_spec", "compiled", "GemmInputError", "LAUNCHES"]
@@ -73,7 +73,7 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
     """
     current = current_stream(a)
     launch_on = current if stream is None else stream
-    foreign = stream is not None and stream_key(stream) != current
+    foreign = stream is not None and stream_int(stream) != current
     key = _launch_key(a, b, c, bias, out, alpha, beta, activation, spec, launch_on)
     if key is not None:
         call = LAUNCHES.get(key, tuned.generation())
@@ -90,19 +90,41 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
         problem = problem if problem.empty else problem.with_out(out)
     if problem.empty:
         return out
-    call = LAUNCHES.prepare(problem, _spec_for(problem, spec), launch_on)
-    if key is not None:
+    capturing = _capturing(launch_on)
+    call = LAUNCHES.prepare(problem, _spec_for(problem, spec), launch_on, capturing)
+    if key is not None and not capturing:    # a launch prepared inside a capture owns its captured workspace
         LAUNCHES.put(key, call)
     return call.run(out)
 
 
+_LEGACY = (0, 1)
+"""Handles of the legacy default stream (0, and CU_STREAM_LEGACY as the CUDA array interface writes it): never
+captured."""
+
+
+def _capturing(stream) -> bool:
+    """Whether ``stream`` is being captured into a CUDA graph. The legacy default stream never is (asking about
+    it while another stream captures is an error in itself: the launch there would break that capture)."""
+    if stream_int(stream) in _LEGACY:
+        return False
+    return stream_capturing(stream)
+
+
 def _refuse_outside_capture(stream, current: int) -> None:
-    """Raise when the arrays' stream is being captured into a CUDA graph and ``stream`` is another one: the launch
-    would run now, outside the graph, and a replay would not repeat it."""
-    if stream_capturing(current):
+    """Raise when the arrays' stream is being captured into a CUDA graph and ``stream`` is not part of that
+    capture: the launch would run now, outside the graph, and a replay would not repeat it. (A stream that joined
+    the capture, by waiting on an event of the capturing stream, is being captured too and is accepted.)"""
+    if not _capturing(current):
+        return
+    try:
+        joined = _capturing(stream)
+    except DriverError:                      # asking broke nothing, but a launch there would break the capture
+        joined = False
+    if not joined:
         raise GemmInputError(f"gemm: the arrays' stream {current:#x} is being captured into a CUDA graph, but "
-                             f"stream={stream!r} is another stream: the GEMM would run outside the graph; pass "
-                             f"the capturing stream (or no stream=, which launches on the arrays' current stream)")
+                             f"stream={stream!r} is not part of that capture: the GEMM would run outside the "
+                             f"graph; pass the capturing stream (or no stream=, which launches on the arrays' "
+                             f"current stream)")
 
 
 def _spec_for(problem: Problem, spec) -> GemmSpec:
@@ -136,7 +158,7 @@ def _launch_key(a, b, c, bias, out, alpha, beta, activation, spec, stream):
         return None
     if out is None:
         keys += (type(a).__module__,)
-    s = stream_key(stream)
+    s = stream_int(stream)
     if s is None:
         return None
     return keys + (float(alpha), float(beta), activation, spec, s)

@@ -21,7 +21,7 @@ from .arraylib import allocator, library, zeros
 from .emit import emit_gemm, gemm_plan
 from .problem import GemmInputError
 
-__all__ = ["Launches", "GemmLaunch", "LRU", "stream_key"]
+__all__ = ["Launches", "GemmLaunch", "LRU"]
 
 
 class LRU:
@@ -156,19 +156,22 @@ class Launches:
             self.waves.put(spec, wave)
         return min(units, wave) * cs
 
-    def workspace(self, like, device, binding, stream_id):
+    def workspace(self, like, device, binding, stream_id, private: bool = False):
         """The split-K f32 workspace and per-tile counters (the counters return to zero after every launch, so
-        one pair serves every call on a stream: calls on one stream are ordered)."""
+        one pair serves every call on a stream: calls on one stream are ordered). ``private``: a new pair, not
+        shared (for a launch captured into a CUDA graph, whose zeroing is captured with it and runs at replay)."""
         key = (library(like), device, stream_id)
-        ws, cnt = self.workspaces.get(key) or (None, None)
+        ws, cnt = (None, None) if private else (self.workspaces.get(key) or (None, None))
         if ws is None or ws.shape[0] < binding.workspace_floats or cnt.shape[0] < binding.workspace_tiles:
             ws, cnt = zeros(like, binding.workspace_floats, "f32"), zeros(like, binding.workspace_tiles, "s32")
-            self.workspaces.put(key, (ws, cnt))
+            if not private:
+                self.workspaces.put(key, (ws, cnt))
         return ws, cnt
 
-    def prepare(self, problem, spec, stream=None) -> GemmLaunch:
+    def prepare(self, problem, spec, stream=None, capturing: bool = False) -> GemmLaunch:
         """Bind ``spec``'s plan to ``problem`` (whose arrays were read by
-        :meth:`~cute_py.problem.Problem.from_arrays`, ``out`` included) and prepare the launch on ``stream``."""
+        :meth:`~cute_py.problem.Problem.from_arrays`, ``out`` included) and prepare the launch on ``stream``
+        (``capturing``: that stream is being captured into a CUDA graph, so the launch gets its own workspace)."""
         ops = problem.operands
         plan = gemm_plan(spec)
         shape = replace(problem, operands=None)       # the key holds no arrays: they must not be kept alive
@@ -180,7 +183,7 @@ class Launches:
                       bias=ops.bias.ptr if ops.bias is not None else 0, alpha=ops.alpha, beta=ops.beta)
         keep = ()
         if binding.workspace_tiles:
-            ws, cnt = self.workspace(ops.like, ops.device, binding, stream_key(stream))
+            ws, cnt = self.workspace(ops.like, ops.device, binding, rt.stream_int(stream), private=capturing)
             values.update(ws=rt.as_device_array(ws).ptr, counters=rt.as_device_array(cnt).ptr)
             keep = (ws, cnt)
         cs = plan.cluster_size
@@ -188,17 +191,3 @@ class Launches:
                                    block=plan.threads, smem=plan.smem_bytes, cluster=(cs, 1, 1) if cs > 1 else None,
                                    stream=stream, args=binding.arguments(values))
         return GemmLaunch(launch, binding, allocator(ops.like), spec.out_dtype, self.tensor_map, keep, ops.out.ptr)
-
-
-def stream_key(stream):
-    """The stream's handle as an int (0: the legacy default stream), or None when it has no cheap handle.
-
-    >>> stream_key(None), stream_key(7), stream_key(object())
-    (0, 7, None)
-    """
-    if stream is None:
-        return 0
-    if isinstance(stream, int):
-        return stream
-    s = getattr(stream, "cuda_stream", None) or getattr(stream, "ptr", None)
-    return s if isinstance(s, int) else None

@@ -88,3 +88,37 @@ def test_empty_problems_are_read_whatever_their_strides(a_shape, a_strides, b_sh
     assert p.empty and (p.M, p.N, p.K) == (a_shape[0], b_shape[1], 64)
     out = FakeArray((a_shape[0], b_shape[1]), (1, 1), ptr=1 << 42)
     assert Problem.from_arrays(FakeArray(a_shape, a_strides), FakeArray(b_shape, b_strides), out=out).empty
+
+
+def test_stream_rule_asks_the_driver_only_off_the_legacy_stream(monkeypatch):
+    """``gemm``'s capture rule (the GPU tests capture for real): no driver call for the legacy default stream;
+    a foreign stream is refused while the arrays' stream captures, unless it joined the capture."""
+    import cute_py.gemm as g
+    from cute_py.runtime import DriverError
+
+    def never(stream):
+        raise AssertionError("asked the driver")
+    monkeypatch.setattr(g, "stream_capturing", never)
+    g._refuse_outside_capture(5, 0)                   # arrays on the legacy stream: never captured
+    g._refuse_outside_capture(5, 1)
+
+    state = {}
+
+    def capturing(stream):
+        value = state[stream]
+        if isinstance(value, Exception):
+            raise value
+        return value
+    monkeypatch.setattr(g, "stream_capturing", capturing)
+    state.update({7: True, 5: False})
+    with pytest.raises(GemmInputError, match="not part of that capture"):
+        g._refuse_outside_capture(5, 7)
+    state[5] = True                                   # the side stream joined the capture
+    g._refuse_outside_capture(5, 7)
+    state[5] = DriverError("cuStreamIsCapturing", "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT", "")
+    with pytest.raises(GemmInputError, match="not part of that capture"):
+        g._refuse_outside_capture(5, 7)
+    with pytest.raises(GemmInputError, match="not part of that capture"):
+        g._refuse_outside_capture(0, 7)               # the legacy stream is never part of a capture
+    state[7] = False
+    g._refuse_outside_capture(5, 7)

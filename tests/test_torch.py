@@ -232,3 +232,49 @@ def test_problem_of_reads_alignment_from_the_storage_offset():
         problem_of("op", a[:, 1:33], small_ints(32, 8))
     with pytest.raises(GemmInputError, match="different devices"):
         problem_of("op", a, torch.empty(40, 8, dtype=BF16, device="meta"))
+
+
+def test_out_dtype_outside_cute_pys_types_is_refused():
+    with pytest.raises(GemmInputError, match="out_dtype torch.float64"):
+        torch.ops.cute_py.gemm(small_ints(8, 16), small_ints(16, 8), out_dtype=torch.float64)
+
+
+def test_swap_linear_keeps_shared_modules_shared_and_hooks_removable():
+    lin = torch.nn.Linear(16, 16, dtype=BF16)
+    calls = []
+    handle = lin.register_forward_hook(lambda mod, args, kwargs, out: calls.append(1), with_kwargs=True)
+    model = torch.nn.Sequential(lin, torch.nn.ReLU(), lin)
+    assert ct.swap_linear(model).swapped == ["0", "2"]
+    assert model[0] is model[2] and isinstance(model[0], ct.Linear)
+    model(small_ints(2, 16))
+    assert calls == [1, 1]
+    handle.remove()                                   # a handle made before the swap still removes its hook
+    model(small_ints(2, 16))
+    assert calls == [1, 1]
+
+
+def test_swap_linear_skips_a_pruned_linear():
+    import torch.nn.utils.prune as prune
+    model = torch.nn.Sequential(torch.nn.Linear(16, 16, dtype=BF16))
+    prune.l1_unstructured(model[0], "weight", amount=0.5)
+    report = ct.swap_linear(model)
+    assert report.swapped == [] and "computed by a hook" in report.skipped[0][1]
+
+
+def test_vmap_over_matmul_goes_through_the_operator():
+    xs, w = small_ints(3, 8, 16), small_ints(16, 8)
+    got = torch.vmap(lambda x: ct.matmul(x, w))(xs)
+    torch.testing.assert_close(got.double(), xs.double() @ w.double(), rtol=0, atol=0)
+
+
+def test_collect_runs_inference_without_grad():
+    seen = []
+
+    class Probe(torch.nn.Module):
+        def forward(self, x):
+            seen.append(torch.is_grad_enabled())
+            return x
+
+    assert ct.collect(Probe(), (torch.ones(2),), backward=False) == [] and seen == [False]
+    from cute_py.torch.ops import COLLECTORS
+    assert COLLECTORS == []

@@ -27,7 +27,7 @@ algebra, only the element-type table at the package's base,
 from .arrays import DeviceArray, as_device_array
 from .driver import (
     Device, Kernel, Module, PreparedLaunch, device, launch, launch_dims, max_active_clusters, pack_args, prepare_launch,
-    stream_capturing, synchronize,
+    stream_capturing, stream_int, synchronize,
 )
 from .errors import (
     ArrayError, CompileError, CudaNotInstalledError, CudaRuntimeError, DriverError, KernelNotFoundError, LaunchError,
@@ -41,7 +41,7 @@ from .tensormap import TensorMap, encode_args, tensor_map
 __all__ = [
     "compile", "Program", "KernelReport", "Diagnostic", "nvrtc_version",
     "device", "Device", "Module", "Kernel", "launch", "launch_dims", "pack_args", "synchronize", "PreparedLaunch",
-    "prepare_launch", "max_active_clusters", "stream_capturing",
+    "prepare_launch", "max_active_clusters", "stream_capturing", "stream_int",
     "tensor_map", "TensorMap", "encode_args",
     "as_device_array", "DeviceArray",
     "CudaRuntimeError", "CompileError", "CudaNotInstalledError", "NvrtcNotFoundError", "NoDeviceError",

@@ -309,25 +309,42 @@ def launch_dims(grid, block, cluster=None, smem: int = 0) -> tuple:
     return g, b, c
 
 
-def _stream_handle(stream):
-    """The ``CUstream`` of ``stream``: None (legacy default stream), an int handle, a CUstream, or a stream
-    object of cuda.core (``__cuda_stream__``), torch (``cuda_stream``) or cupy (``ptr``)."""
-    d = _driver()
+def stream_int(stream) -> int | None:
+    """The ``CUstream`` handle of ``stream`` as an int, read without the driver: None (0, the legacy default
+    stream), an int handle, or a stream object of cuda.core (``__cuda_stream__``), torch (``cuda_stream``) or
+    cupy (``ptr``); None when it has no such handle.
+
+    >>> class TorchLike:
+    ...     cuda_stream = 0                       # torch's default stream: handle 0
+    >>> stream_int(None), stream_int(7), stream_int(TorchLike()), stream_int(object())
+    (0, 7, 0, None)
+    """
     if stream is None:
-        return d.CUstream(0)
-    if isinstance(stream, d.CUstream):
+        return 0
+    if isinstance(stream, bool):
+        return None
+    if isinstance(stream, int):
         return stream
-    if isinstance(stream, int) and not isinstance(stream, bool):
-        return d.CUstream(stream)
     proto = getattr(stream, "__cuda_stream__", None)
     if proto is not None:
         _version, handle = proto() if callable(proto) else proto
-        return d.CUstream(int(handle))
+        return int(handle)
     for attr in ("cuda_stream", "ptr", "handle"):
         h = getattr(stream, attr, None)
-        if isinstance(h, int):
-            return d.CUstream(h)
-    raise LaunchError(f"launch: cannot get a CUDA stream handle from {type(stream).__name__}")
+        if isinstance(h, int) and not isinstance(h, bool):
+            return h
+    return None
+
+
+def _stream_handle(stream):
+    """The ``CUstream`` of ``stream``: a CUstream, or anything :func:`stream_int` reads."""
+    d = _driver()
+    if isinstance(stream, d.CUstream):
+        return stream
+    h = stream_int(stream)
+    if h is None:
+        raise LaunchError(f"launch: cannot get a CUDA stream handle from {type(stream).__name__}")
+    return d.CUstream(h)
 
 
 # ---------------------------------------------------------------------------

@@ -24,8 +24,10 @@ def _needs_grad(*tensors) -> bool:
 
 
 def _eager(*tensors) -> bool:
-    """Whether a call can skip the dispatcher: plain CUDA tensors, no autograd, no tracing, no dispatch mode."""
+    """Whether a call can skip the dispatcher: plain CUDA tensors, no autograd, no tracing (torch.compile,
+    torch.jit.trace), no functorch transform (vmap, grad), no dispatch mode."""
     return (not torch.compiler.is_compiling() and _current_dispatch_mode() is None and not _needs_grad(*tensors)
+            and not torch._C._are_functorch_transforms_active() and not torch.jit.is_tracing()
             and all(t is None or (type(t) in _PLAIN and t.is_cuda) for t in tensors))
 
 
@@ -49,8 +51,8 @@ def matmul(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out
 
     - ``a`` (..., M, K) with ``b`` (K, N): the leading dimensions fold into M (a view when they can, as
       ``nn.Linear`` does), result (..., M, N). ``a`` (B, M, K) with ``b`` (B, K, N): one GEMM per batch entry.
-    - ``c`` in the result's shape, read when ``beta != 0``; ``bias`` of length N (added to every row) or, for 2-D
-      operands, of length M (M != N); ``activation`` None, "relu" or "gelu" (erf form).
+    - ``c`` in the result's shape, read when ``beta != 0``; ``bias`` of length N (added to every row) or of the
+      (folded) length M when M != N (added to every column); ``activation`` None, "relu" or "gelu" (erf form).
     - ``out_dtype``: torch.bfloat16 / float16 / float32 (default a's dtype); ``c`` and ``bias`` have this type.
     - ``out``: write into this tensor (row- or column-major); no autograd then.
 

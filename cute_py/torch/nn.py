@@ -13,6 +13,10 @@ from .functional import matmul
 __all__ = ["Linear", "swap_linear", "SwapReport", "why_not_swapped"]
 
 _GEMM_TYPES = (torch.bfloat16, torch.float16)
+_HOOKS = tuple(h for h in ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
+                           "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_backward_pre_hooks",
+                           "_backward_hooks") if hasattr(torch.nn.Module(), h))
+"""A module's hook tables, which :meth:`Linear.from_linear` shares with the module it replaces."""
 
 
 class Linear(torch.nn.Linear):
@@ -23,7 +27,7 @@ class Linear(torch.nn.Linear):
     ``isinstance(m, nn.Linear)`` holds. The weight is read as ``weight.t()``, a K-major operand, without a copy;
     under autograd the backward pass runs cute_py GEMMs too (see :data:`cute_py.torch.ops.gemm`). On CUDA the
     types are bfloat16 or float16 and ``in_features``/``out_features`` multiples of 8 (16-byte rows); on the CPU
-    the same arithmetic runs in torch.
+    the same arithmetic runs in torch, with the same types.
 
     >>> m = Linear(64, 32, activation="relu", dtype=torch.bfloat16)
     >>> m
@@ -63,8 +67,8 @@ class Linear(torch.nn.Linear):
         new.weight = m.weight
         new.bias = m.bias
         new.train(m.training)
-        new._forward_pre_hooks.update(m._forward_pre_hooks)
-        new._forward_hooks.update(m._forward_hooks)
+        for hooks in _HOOKS:                   # the same dicts: handles made before the swap still remove them
+            setattr(new, hooks, getattr(m, hooks))
         return new
 
 
@@ -82,6 +86,8 @@ def why_not_swapped(m: torch.nn.Module) -> str | None:
         return "already a cute_py.torch.Linear"
     if type(m) is not torch.nn.Linear:
         return f"a subclass of nn.Linear ({type(m).__name__}), whose forward may differ"
+    if not isinstance(m.weight, torch.nn.Parameter):
+        return "its weight is computed by a hook (pruning, weight norm, a parametrization), not a parameter"
     if m.weight.dtype not in _GEMM_TYPES:
         return f"weight is {m.weight.dtype}; cute_py's GEMMs take torch.bfloat16 and torch.float16 (convert the " \
                f"model first)"
@@ -133,15 +139,18 @@ def swap_linear(model: torch.nn.Module) -> SwapReport:
     if isinstance(model, torch.nn.Linear):
         report.skipped.append(("", "the model itself is an nn.Linear; use cute_py.torch.Linear.from_linear(model)"))
         return report
-    for parent_name, parent in list(model.named_modules()):
-        for name, child in list(parent.named_children()):
+    swapped: dict = {}                  # id(old module) -> its replacement: a module used twice stays one module
+    for parent_name, parent in list(model.named_modules(remove_duplicate=False)):
+        for name, child in list(parent._modules.items()):
             if not isinstance(child, torch.nn.Linear) or isinstance(child, Linear):
                 continue
             qualified = f"{parent_name}.{name}" if parent_name else name
             why = why_not_swapped(child)
-            if why is None:
-                setattr(parent, name, Linear.from_linear(child))
-                report.swapped.append(qualified)
-            else:
+            if why is not None:
                 report.skipped.append((qualified, why))
+                continue
+            if id(child) not in swapped:
+                swapped[id(child)] = Linear.from_linear(child)
+            setattr(parent, name, swapped[id(child)])
+            report.swapped.append(qualified)
     return report

@@ -99,6 +99,9 @@ def problem_of(op: str, a, b, c=None, bias=None, alpha=1.0, beta=0.0, activation
     devices = sorted({str(t.device) for t in tensors if t is not None})
     if len(devices) > 1:
         raise GemmInputError(f"{op}: the tensors are on different devices {devices}")
+    if out_dtype is not None and out_dtype not in TYPE_NAMES:
+        raise GemmInputError(f"{op}: out_dtype {out_dtype} is not one cute_py writes (torch.bfloat16, "
+                             f"torch.float16, torch.float32)")
     if not _concrete(*tensors):
         return None
     records = [_record(t, w, op) for t, w in zip(tensors, ("a", "b", "c", "bias", "out"))]

@@ -17,7 +17,9 @@ __all__ = ["autotune", "collect"]
 def collect(model, example_inputs, *, backward: bool = True) -> list:
     """The GEMM calls (:func:`cute_py.torch.ops.describe` records) that one run of ``model(*example_inputs)``
     makes through the cute_py operators, and, with ``backward`` and an output that requires grad, those of the
-    gradient of ``output.sum()`` (computed with ``torch.autograd.grad``: no ``.grad`` is touched).
+    gradient of ``output.sum()`` (computed with ``torch.autograd.grad``: no ``.grad`` is touched). Without
+    ``backward`` the model runs under ``torch.no_grad()``, so the problems are inference's (a gelu layer's GEMM
+    then carries the activation; under autograd gelu runs outside it: they are different problems).
 
     >>> collect(torch.nn.Identity(), (torch.ones(2),))      # no cute_py GEMM in it
     []
@@ -26,14 +28,16 @@ def collect(model, example_inputs, *, backward: bool = True) -> list:
     COLLECTORS.append(calls)
     try:
         inputs = example_inputs if isinstance(example_inputs, (tuple, list)) else (example_inputs,)
-        out = model(*inputs)
-        if backward and isinstance(out, torch.Tensor) and out.requires_grad:
-            leaves = [p for p in model.parameters() if p.requires_grad] if isinstance(model, torch.nn.Module) else []
-            leaves += [x for x in inputs if isinstance(x, torch.Tensor) and x.requires_grad]
-            if leaves:
-                torch.autograd.grad(out.float().sum(), leaves, allow_unused=True)
+        with torch.set_grad_enabled(backward and torch.is_grad_enabled()):
+            out = model(*inputs)
+            if backward and isinstance(out, torch.Tensor) and out.requires_grad:
+                leaves = [p for p in model.parameters() if p.requires_grad] if isinstance(model, torch.nn.Module) \
+                    else []
+                leaves += [x for x in inputs if isinstance(x, torch.Tensor) and x.requires_grad]
+                if leaves:
+                    torch.autograd.grad(out.float().sum(), leaves, allow_unused=True)
     finally:
-        COLLECTORS.remove(calls)
+        COLLECTORS.pop(next(i for i, c in enumerate(COLLECTORS) if c is calls))
     return calls
 
 

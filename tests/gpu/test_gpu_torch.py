@@ -65,6 +65,29 @@ def test_stream_outside_the_capture_is_refused():
             cute_py.gemm(a, b, stream=other)
 
 
+def test_side_stream_that_joined_the_capture_and_split_k_workspace():
+    from dataclasses import replace
+    from cute_py.problem import Problem
+    from cute_py.selection import heuristic
+    a, b = ints(384, 512, seed=15), ints(512, 256, seed=16)
+    d = torch.empty(384, 256, dtype=BF16, device="cuda")
+    split = replace(heuristic(Problem.from_arrays(a, b, out=d)), split_k=2, persistent=False)
+    side = torch.cuda.Stream()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        side.wait_stream(torch.cuda.current_stream())       # `side` joins the capture
+        cute_py.gemm(a, b, out=d, stream=side, spec=split)  # first call in a capture: its own workspace
+        torch.cuda.current_stream().wait_stream(side)
+    for seed in (17, 18):                                   # counters must be back to zero for the second replay
+        new_a = ints(384, 512, seed=seed)
+        a.copy_(new_a)
+        d.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        exact(d, new_a.double() @ b.double())
+    exact(cute_py.gemm(a, b, spec=split), a.double() @ b.double())    # eager: the launch was not cached
+
+
 def test_default_launch_is_on_torchs_current_stream():
     a, b = ints(512, 256, seed=4), ints(256, 512, seed=5)
     new_a = ints(512, 256, seed=6)
