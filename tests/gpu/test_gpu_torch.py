@@ -71,7 +71,7 @@ def test_side_stream_that_joined_the_capture_and_split_k_workspace():
     from cute_py.selection import heuristic
     a, b = ints(384, 512, seed=15), ints(512, 256, seed=16)
     d = torch.empty(384, 256, dtype=BF16, device="cuda")
-    split = replace(heuristic(Problem.from_arrays(a, b, out=d)), split_k=2, persistent=False)
+    split = replace(heuristic(Problem.from_arrays(a, b, out=d)), split_k=2)
     side = torch.cuda.Stream()
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
