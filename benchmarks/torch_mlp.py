@@ -155,9 +155,7 @@ def main(argv=None):
             t0 = time.perf_counter()
             ct.autotune(mine, (x,), progress=False, reps=5, batch=5)
             row["autotune s"] = time.perf_counter() - t0
-            tt = time_steps({"nn eager": steps["nn eager"], "cute eager": steps["cute eager"],
-                             "nn compiled": steps["nn compiled"], "cute compiled": steps["cute compiled"]},
-                            args.reps, args.batch)
+            tt = time_steps(steps, args.reps, args.batch)
             row.update({f"tuned {k} TFLOP/s": flops / v / 1e12 for k, v in tt.items()},
                        **{"tuned eager ratio": tt["nn eager"] / tt["cute eager"],
                           "tuned compiled ratio": tt["nn compiled"] / tt["cute compiled"]})

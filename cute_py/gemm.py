@@ -90,34 +90,21 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
         problem = problem if problem.empty else problem.with_out(out)
     if problem.empty:
         return out
-    capturing = _capturing(launch_on)
+    capturing = stream_capturing(launch_on)
     call = LAUNCHES.prepare(problem, _spec_for(problem, spec), launch_on, capturing)
     if key is not None and not capturing:    # a launch prepared inside a capture owns its captured workspace
         LAUNCHES.put(key, call)
     return call.run(out)
 
 
-_LEGACY = (0, 1)
-"""Handles of the legacy default stream (0, and CU_STREAM_LEGACY as the CUDA array interface writes it): never
-captured."""
-
-
-def _capturing(stream) -> bool:
-    """Whether ``stream`` is being captured into a CUDA graph. The legacy default stream never is (asking about
-    it while another stream captures is an error in itself: the launch there would break that capture)."""
-    if stream_int(stream) in _LEGACY:
-        return False
-    return stream_capturing(stream)
-
-
 def _refuse_outside_capture(stream, current: int) -> None:
     """Raise when the arrays' stream is being captured into a CUDA graph and ``stream`` is not part of that
     capture: the launch would run now, outside the graph, and a replay would not repeat it. (A stream that joined
     the capture, by waiting on an event of the capturing stream, is being captured too and is accepted.)"""
-    if not _capturing(current):
+    if not stream_capturing(current):
         return
     try:
-        joined = _capturing(stream)
+        joined = stream_capturing(stream)
     except DriverError:                      # asking broke nothing, but a launch there would break the capture
         joined = False
     if not joined:

@@ -539,12 +539,20 @@ def max_active_clusters(kernel: Kernel, block, smem: int, cluster) -> int:
                       hint=f"kernel {kernel.name!r}, cluster {cluster}, smem {smem}"))
 
 
+LEGACY_STREAMS = (0, 1)
+"""Handles of the legacy default stream (0, and ``CU_STREAM_LEGACY`` as the CUDA array interface writes it)."""
+
+
 def stream_capturing(stream) -> bool:
     """Whether ``stream`` (see :func:`launch`) is being captured into a CUDA graph (``cuStreamIsCapturing``).
+    The legacy default stream never is, and is answered without the driver (asking the driver about it while
+    another stream captures is itself an error: a launch there would break that capture).
 
-    >>> stream_capturing(None)                                    # doctest: +SKIP
-    False
+    >>> stream_capturing(None), stream_capturing(1)               # the legacy default stream: no driver needed
+    (False, False)
     """
+    if stream_int(stream) in LEGACY_STREAMS:
+        return False
     d = _driver()
     status = _check(d.cuStreamIsCapturing(_stream_handle(stream)), "cuStreamIsCapturing")
     return status != d.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE
