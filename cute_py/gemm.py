@@ -24,7 +24,7 @@ from .problem import GemmInputError, Problem
 from .runtime import DriverError, stream_capturing, stream_int
 from .selection import pick_spec, select
 
-__all__ = ["gemm", "pick_spec", "compiled", "GemmInputError", "LAUNCHES"]
+__all__ = ["gemm", "scaled_gemm", "pick_spec", "compiled", "GemmInputError", "LAUNCHES"]
 
 LAUNCHES = Launches()
 """The prepared launches, compiled kernels, tensor maps and workspaces of :func:`gemm` (bounded)."""
@@ -71,33 +71,65 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
     ...
     cute_py.problem.GemmInputError: gemm: a: as_device_array: the array lives on the CPU device, not a CUDA GPU; ...
     """
+    return _run("gemm", a, b, c, alpha, beta, bias, activation, out, spec, stream)
+
+
+def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype="bf16", bias=None, out=None, spec=None, stream=None):
+    """``D = (scale_a * a) @ (scale_b * b) (+ bias)`` for fp8 ``a`` and ``b``, f32 accumulation; returns D.
+
+    - ``a`` (M, K) and ``b`` (K, N): ``float8_e4m3fn`` or ``float8_e5m2`` (one type), both K-major (a
+      row-major, b the transpose of a row-major (N, K) array): Hopper's fp8 wgmma reads only K-major operands.
+      K * 1 byte is a multiple of 16 (TMA), the bases 16-byte aligned.
+    - ``scale_a``, ``scale_b``: f32 arrays whose shapes choose the mode, as ``torch._scaled_mm`` does:
+      one element each (per tensor); (M, 1) and (1, N) (row-wise: ``scale_a[m]``, ``scale_b[n]``);
+      (M, ceil(K/128)) and (ceil(K/128), ceil(N/128)) (blockwise, DeepSeek-V3's 1 x 128 blocks of a and
+      128 x 128 of b: each 128-wide K tile's partial sums are scaled before they join the f32 accumulators).
+      Any strides (PyTorch's blockwise kernels want scale_a M-major, strides (1, M); both work here).
+    - ``out_dtype``: bf16 (default), f16 or f32 (D's type when ``out`` is None); ``bias``: a vector of
+      length N (or M) in D's type, added after scaling; ``spec``, ``stream``: as :func:`gemm`.
+
+    Raises :class:`GemmInputError` before launching for wrong scale shapes or types, MN-major operands,
+    misaligned K, mixed devices, or a ``spec`` that does not fit.
+
+    >>> d = scaled_gemm(a8, w8.t(), sa, sb, out_dtype="bf16")          # doctest: +SKIP
+    """
+    if out is not None:
+        out_dtype = None                         # D's type is out's
+    return _run("scaled_gemm", a, b, None, 1.0, 0.0, bias, None, out, spec, stream, scale_a, scale_b, out_dtype)
+
+
+def _run(op, a, b, c, alpha, beta, bias, activation, out, spec, stream, scale_a=None, scale_b=None,
+         out_dtype=None):
+    """The product path of :func:`gemm` and :func:`scaled_gemm`, with the prepared launches of repeated calls."""
     current = current_stream(a)
     launch_on = current if stream is None else stream
     foreign = stream is not None and stream_int(stream) != current
-    key = _launch_key(a, b, c, bias, out, alpha, beta, activation, spec, launch_on)
+    key = _launch_key((a, b, c, bias, out, scale_a, scale_b), alpha, beta, activation, spec, launch_on, out_dtype)
     if key is not None:
         call = LAUNCHES.get(key, tuned.generation())
         if call is not None:                 # the same arrays, scalars and spec as a checked call before
             if foreign:
-                _refuse_outside_capture(stream, current)
+                _refuse_outside_capture(op, stream, current)
             return call.run(out)
+    if isinstance(spec, GemmSpec) and out_dtype is None:
+        out_dtype = spec.out_dtype
     problem = Problem.from_arrays(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=out,
-                                  out_dtype=spec.out_dtype if isinstance(spec, GemmSpec) else None)
+                                  out_dtype=out_dtype, scale_a=scale_a, scale_b=scale_b, op=op)
     if foreign:
-        _refuse_outside_capture(stream, current)
+        _refuse_outside_capture(op, stream, current)
     if out is None:                          # D from a's library, read like a given out (its alignment counts)
         out = allocator(a)((problem.M, problem.N), problem.out_dtype)
-        problem = problem if problem.empty else problem.with_out(out)
+        problem = problem if problem.empty else problem.with_out(out, op)
     if problem.empty:
         return out
     capturing = stream_capturing(launch_on)
-    call = LAUNCHES.prepare(problem, _spec_for(problem, spec), launch_on, capturing)
+    call = LAUNCHES.prepare(problem, _spec_for(op, problem, spec), launch_on, capturing)
     if key is not None and not capturing:    # a launch prepared inside a capture owns its captured workspace
         LAUNCHES.put(key, call)
     return call.run(out)
 
 
-def _refuse_outside_capture(stream, current: int) -> None:
+def _refuse_outside_capture(op: str, stream, current: int) -> None:
     """Raise when the arrays' stream is being captured into a CUDA graph and ``stream`` is not part of that
     capture: the launch would run now, outside the graph, and a replay would not repeat it. (A stream that joined
     the capture, by waiting on an event of the capturing stream, is being captured too and is accepted.)"""
@@ -108,22 +140,22 @@ def _refuse_outside_capture(stream, current: int) -> None:
     except DriverError:                      # asking broke nothing, but a launch there would break the capture
         joined = False
     if not joined:
-        raise GemmInputError(f"gemm: the arrays' stream {current:#x} is being captured into a CUDA graph, but "
+        raise GemmInputError(f"{op}: the arrays' stream {current:#x} is being captured into a CUDA graph, but "
                              f"stream={stream!r} is not part of that capture: the GEMM would run outside the "
                              f"graph; pass the capturing stream (or no stream=, which launches on the arrays' "
                              f"current stream)")
 
 
-def _spec_for(problem: Problem, spec) -> GemmSpec:
+def _spec_for(op: str, problem: Problem, spec) -> GemmSpec:
     """``spec`` checked against the problem, or :func:`~cute_py.selection.select`'s choice when it is None."""
     if spec is None:
         return select(problem)
     if not isinstance(spec, GemmSpec):
-        raise GemmInputError(f"gemm: spec must be a GemmSpec, got {type(spec).__name__}")
+        raise GemmInputError(f"{op}: spec must be a GemmSpec, got {type(spec).__name__}")
     spec.validate()                          # a SpecError listing every violated constraint
     bad = problem.mismatches(spec)
     if bad:
-        raise GemmInputError(f"gemm: the spec {spec.name} does not fit the arrays: " + "; ".join(bad))
+        raise GemmInputError(f"{op}: the spec {spec.name} does not fit the arrays: " + "; ".join(bad))
     return spec
 
 
@@ -139,12 +171,14 @@ def _array_key(x):
     return None
 
 
-def _launch_key(a, b, c, bias, out, alpha, beta, activation, spec, stream):
-    keys = (_array_key(a), _array_key(b), _array_key(c), _array_key(bias), _array_key(out))
+def _launch_key(arrays, alpha, beta, activation, spec, stream, out_dtype):
+    """The key of a prepared launch: the arrays' identities (a, b, c, bias, out, scale_a, scale_b), the scalars,
+    the spec and the stream; None when some array has no cheap identity."""
+    keys = tuple(_array_key(x) for x in arrays)
     if None in keys or not isinstance(alpha, (int, float)) or not isinstance(beta, (int, float)):
         return None
-    if out is None:
-        keys += (type(a).__module__,)
+    if arrays[4] is None:                    # out: D is allocated by a's library, in out_dtype
+        keys += (type(arrays[0]).__module__, out_dtype)
     s = stream_int(stream)
     if s is None:
         return None

@@ -180,7 +180,9 @@ class Launches:
         values = {name: self.tensor_map(x.ptr, binding.tma[name])
                   for name, x in (("tma_a", ops.a), ("tma_b", ops.b), ("tma_d", ops.out)) if name in binding.tma}
         values.update(d=ops.out.ptr, c=ops.c.ptr if ops.c is not None else 0,
-                      bias=ops.bias.ptr if ops.bias is not None else 0, alpha=ops.alpha, beta=ops.beta)
+                      bias=ops.bias.ptr if ops.bias is not None else 0, alpha=ops.alpha, beta=ops.beta,
+                      scale_a=ops.scale_a.ptr if ops.scale_a is not None else 0,
+                      scale_b=ops.scale_b.ptr if ops.scale_b is not None else 0)
         keep = ()
         if binding.workspace_tiles:
             ws, cnt = self.workspace(ops.like, ops.device, binding, rt.stream_int(stream), private=capturing)

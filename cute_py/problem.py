@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import NoReturn
 
-from .emit.spec import ACTIVATIONS, DTYPES, OUT_DTYPES
+from .emit.spec import ACTIVATIONS, DTYPES, FP8_DTYPES, OUT_DTYPES, SCALE_BLOCK
 from .dtypes import dtype as _dtype
 from .layouts.int_tuple import round_up
 from .runtime.arrays import as_device_array
@@ -70,6 +70,8 @@ class Operands:
     alpha: float = 1.0
     beta: float = 0.0
     like: object = None
+    scale_a: object = None
+    scale_b: object = None
 
     @property
     def device(self):
@@ -88,6 +90,8 @@ class Problem:
     - ``c_row_major``: D (and C) row-major; ``d_tma``: D can be stored by TMA (row-major, 16-byte aligned base
       and leading dimension; set False here when ``ldd`` rules it out).
     - ``lda``, ``ldb``, ``ldc``, ``ldd``: the leading dimensions (elements) the launch binds; None means compact.
+    - ``scale``: the fp8 scale mode (None, "tensor", "row", "block"; :data:`cute_py.emit.spec.SCALES`) and
+      ``scale_strides`` the scales' element strides ``(sa_m, sa_k, sb_k, sb_n)`` (0 along modes they lack).
     - ``operands``: the inspected arrays (:class:`Operands`), or None for a problem described by its sizes.
 
     Equality and hashing cover the sizes, majors, types, epilogue and leading dimensions, not the arrays.
@@ -115,6 +119,8 @@ class Problem:
     ldb: int | None = None
     ldc: int | None = None
     ldd: int | None = None
+    scale: str | None = None
+    scale_strides: tuple = (0, 0, 0, 0)
     operands: Operands | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
@@ -153,7 +159,8 @@ class Problem:
         "epilogue: spec 'tma' stores D with TMA, "
         """
         have = {"a_major": spec.a_major, "b_major": spec.b_major, "dtype": spec.dtype, "out_dtype": spec.out_dtype,
-                "beta": spec.beta, "bias": spec.bias, "activation": spec.activation, "c_row_major": spec.c_row_major}
+                "beta": spec.beta, "bias": spec.bias, "activation": spec.activation, "c_row_major": spec.c_row_major,
+                "scale": spec.scale}
         bad = [f"{k}: spec {v!r}, arrays {getattr(self, k)!r}" for k, v in have.items() if v != getattr(self, k)]
         if not bad and spec.epilogue == "tma" and not self.d_tma:
             bad.append(f"epilogue: spec 'tma' stores D with TMA, which needs a row-major out with a "
@@ -174,12 +181,14 @@ class Problem:
 
     @classmethod
     def from_arrays(cls, a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=None,
-                    out_dtype: str | None = None, op: str = "gemm") -> "Problem":
+                    out_dtype: str | None = None, scale_a=None, scale_b=None, op: str = "gemm") -> "Problem":
         """The problem of ``op(a, b, c, alpha=, beta=, bias=, activation=, out=)``, read from the arrays (no GPU
         needed: only their descriptions). ``out_dtype`` is D's type when ``out`` is None (default a's type),
         and says how to read a raw 16-bit ``out`` (cupy has no bf16: uint16 words are read as bf16 unless
-        ``out_dtype`` says f16; C's and the bias's are always read as bf16). Raises :class:`GemmInputError`
-        naming ``op``.
+        ``out_dtype`` says f16; C's and the bias's are always read as bf16). With ``scale_a`` and ``scale_b``
+        (f32 arrays) a and b are fp8 (e4m3 or e5m2, both K-major) and the scales' shapes choose the mode, as in
+        PyTorch: one element each ("tensor"); (M, 1) and (1, N) ("row"); (M, ceil(K/128)) and
+        (ceil(K/128), ceil(N/128)) ("block"); D defaults to bf16. Raises :class:`GemmInputError` naming ``op``.
 
         >>> class Fake:
         ...     def __init__(self, shape, strides, typestr="<f2"):
@@ -192,7 +201,14 @@ class Problem:
         ...
         cute_py.problem.GemmInputError: gemm: inner dimensions differ: a is (256, 64), b is (32, 128) (K 64 vs 32)
         """
-        return _Reader(op).problem(a, b, c, alpha, beta, bias, activation, out, out_dtype)
+        return _Reader(op).problem(a, b, c, alpha, beta, bias, activation, out, out_dtype, scale_a, scale_b)
+
+
+def _matrix(x) -> tuple:
+    """``(shape, element strides)`` of a scale as a 2-D array (a vector or scalar is a row of one)."""
+    if len(x.shape) == 2:
+        return tuple(x.shape), tuple(x.strides)
+    return (1, x.size) if x.shape else (1, 1), (0, x.strides[0] if x.shape else 0)
 
 
 class _Reader:
@@ -242,7 +258,7 @@ class _Reader:
         self.fail(f"{what} with shape {x.shape} and element strides {x.strides} is not contiguous along either "
                   f"dimension (one stride must be 1)")
 
-    def problem(self, a, b, c, alpha, beta, bias, activation, out, out_dtype) -> Problem:
+    def problem(self, a, b, c, alpha, beta, bias, activation, out, out_dtype, scale_a=None, scale_b=None) -> Problem:
         A, B = self.array(a, "a"), self.array(b, "b")
         if len(A.shape) != 2 or len(B.shape) != 2:
             self.fail(f"a and b must be 2-D, got shapes {A.shape} and {B.shape}")
@@ -253,7 +269,13 @@ class _Reader:
             self.fail("K = 0 (empty inner dimension) is not supported")
         if max(M, N, K) > MAX_EXTENT:
             self.fail(f"M, N and K must be at most {MAX_EXTENT} (the kernel's 32-bit extents), got {M}x{N}x{K}")
-        t, tb = self.dtype(A, "a", DTYPES), self.dtype(B, "b", DTYPES)
+        scaled = scale_a is not None or scale_b is not None
+        if scaled and (scale_a is None or scale_b is None):
+            self.fail(f"scale_{'b' if scale_b is None else 'a'} is missing: an fp8 GEMM takes both scales")
+        kinds = FP8_DTYPES if scaled else DTYPES
+        if not scaled and A.dtype.name in FP8_DTYPES:
+            self.fail(f"a is {A.dtype.name}: fp8 operands need scales; use cute_py.scaled_gemm(a, b, scale_a, scale_b)")
+        t, tb = self.dtype(A, "a", kinds), self.dtype(B, "b", kinds)
         if t != tb:
             self.fail(f"a is {t} but b is {tb}; both must have one type")
         if activation not in ACTIVATIONS:
@@ -263,14 +285,50 @@ class _Reader:
             self.fail(f"a and b are on different devices {sorted(devices)}")
         a_major, lda = self.major(A, "a", "K", "MN")          # a (M, K): K contiguous -> K-major
         b_major, ldb = self.major(B, "b", "MN", "K")          # b (K, N): N contiguous -> N-major (B = b^T is (N, K))
+        if scaled:
+            self.k_major(A, a_major, B, b_major)
         self.aligned((("a", A, lda), ("b", B, ldb)))
-        out_t, row, ldd, D = self.output(out, M, N, t, out_dtype, devices)
+        out_t, row, ldd, D = self.output(out, M, N, "bf16" if scaled else t, out_dtype, devices)
         d_tma = D is None or D.ptr % TMA_ALIGN == 0          # the layout's part of the rule: Problem.__post_init__
         C, ldc = self.c(c, beta, M, N, row, ldd, out_t)
         V, bias_mode = self.bias(bias, M, N, out_t)
-        operands = Operands(A, B, C, V, D, alpha, beta, like=a)
+        SA, SB, mode, strides = self.scales(scale_a, scale_b, M, N, K, devices) if scaled else (None, None, None,
+                                                                                                  (0, 0, 0, 0))
+        operands = Operands(A, B, C, V, D, alpha, beta, like=a, scale_a=SA, scale_b=SB)
         return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias_mode, activation, row, d_tma,
-                       lda, ldb, ldc, ldd, operands)
+                       lda, ldb, ldc, ldd, mode, strides, operands)
+
+    def k_major(self, A, a_major, B, b_major) -> None:
+        """fp8 wgmma reads both operands K-major: a (M, K) with K contiguous, b (K, N) with K contiguous."""
+        bad = []
+        if a_major != "K":
+            bad.append(f"a {A.shape} has strides {A.strides}: K is not contiguous (use a.contiguous())")
+        if b_major != "K":
+            bad.append(f"b {B.shape} has strides {B.strides}: K is not contiguous (pass w.t() of a row-major "
+                       f"w (N, K), or b.t().contiguous().t())")
+        if bad:
+            self.fail("fp8 operands must be K-major (Hopper's fp8 wgmma reads only K-major shared memory): "
+                      + "; ".join(bad))
+
+    def scales(self, scale_a, scale_b, M, N, K, devices) -> tuple:
+        """``(scale_a record, scale_b record, mode, (sa_m, sa_k, sb_k, sb_n))``: the scale mode the shapes say."""
+        SA, SB = self.array(scale_a, "scale_a"), self.array(scale_b, "scale_b")
+        for name, x in (("scale_a", SA), ("scale_b", SB)):
+            if x.dtype.name != "f32":
+                self.fail(f"{name} has element type {x.dtype.name}; scales are f32")
+            if x.device is not None and devices and x.device not in devices:
+                self.fail(f"{name} is on device {x.device}, the inputs on {sorted(devices)}")
+        kb, nb = -(-K // SCALE_BLOCK), -(-N // SCALE_BLOCK)
+        sa, sb = _matrix(SA), _matrix(SB)
+        if SA.size == 1 and SB.size == 1:
+            return SA, SB, "tensor", (0, 0, 0, 0)
+        if sa[0] == (M, 1) and sb[0] == (1, N):
+            return SA, SB, "row", (sa[1][0], 0, 0, sb[1][1])
+        if sa[0] == (M, kb) and sb[0] == (kb, nb):
+            return SA, SB, "block", sa[1] + sb[1]
+        self.fail(f"scale shapes {SA.shape} and {SB.shape} name no scale mode for M={M}, N={N}, K={K}: one element "
+                  f"each (per tensor), ({M}, 1) and (1, {N}) (row-wise), or ({M}, {kb}) and ({kb}, {nb}) (blockwise: "
+                  f"1 x {SCALE_BLOCK} blocks of a, {SCALE_BLOCK} x {SCALE_BLOCK} of b)")
 
     def aligned(self, operands) -> None:
         """TMA's rules for A and B: 16-byte aligned bases and leading dimensions (all problems in one message)."""

@@ -42,11 +42,12 @@ def heuristic(problem, sm_count: int = 132) -> GemmSpec:
     """
     p = problem
     return pick_spec(p.M, p.N, p.K, p.a_major, p.b_major, p.dtype, p.out_dtype, beta=p.beta, bias=p.bias,
-                     activation=p.activation, c_row_major=p.c_row_major, d_tma=p.d_tma, sm_count=sm_count)
+                     activation=p.activation, c_row_major=p.c_row_major, d_tma=p.d_tma, sm_count=sm_count,
+                     scale=p.scale)
 
 
 def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=None, activation=None,
-              c_row_major=True, d_tma=True, sm_count=132) -> GemmSpec:
+              c_row_major=True, d_tma=True, sm_count=132, scale=None) -> GemmSpec:
     """The heuristic's spec for a problem (:func:`~cute_py.autotune.autotune` can do better).
 
     Measured on the H100 (benchmarks/NOTES.md, versions 2 and 3):
@@ -77,6 +78,13 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     2
     >>> pick_spec(128, 4096, 4096, "K", "K", "bf16", "bf16").name
     'cute_gemm_sm90_bf16_tn_64x64x64_s13_c1_obf16_dr_g8'
+
+    fp8 (``scale`` set) uses the same rules with K tiles of 128 (one 128-byte swizzle row of fp8), a row-wise
+    scale counting as an epilogue step, and for blockwise scales no tile wider than the 128-column scale block
+    (the 128x256 branch falls back to 128x128):
+
+    >>> pick_spec(8192, 8192, 8192, "K", "K", "e4m3", "bf16", scale="block").tile
+    (128, 128, 128)
     """
     a = "(M,K):(K,1)" if a_major == "K" else "(M,K):(1,M)"
     b = "(N,K):(K,1)" if b_major == "K" else "(N,K):(1,N)"
@@ -85,23 +93,24 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     def tiles(bm, bn):
         return -(-M // bm) * -(-N // bn)
 
-    extras = int(bool(beta)) + (bias is not None) + (activation is not None)
+    extras = int(bool(beta)) + (bias is not None) + (activation is not None) + (scale == "row")
     light = extras == 0 or (a_major == "K" and extras == 1)
+    bk = 128 if scale else 64
     long_k = -(-K // 64) >= 128
     fill = 0.9 * sm_count
     split = 1
-    if tiles(128, 256) >= sm_count and light:
-        tile = (128, 256, 64)
-    elif tiles(128, 128) >= fill:
-        tile = (128, 128, 64)
+    if tiles(128, 256) >= sm_count and light and scale != "block":
+        tile = (128, 256, bk)
+    elif tiles(128, 128) >= fill or (scale == "block" and tiles(128, 256) >= sm_count):
+        tile = (128, 128, bk)
     elif tiles(64, 128) >= fill:
-        tile = (64, 128, 64)
+        tile = (64, 128, bk)
     else:
-        tile = (64, 64, 64)
+        tile = (64, 64, bk)
     n = tiles(tile[0], tile[1])
     if n * 2 <= sm_count and long_k:
         split = 2
     group = 32 if n >= 8 * sm_count else 16 if n >= 2 * sm_count else 8
     return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=tile[0] // 64, beta=beta,
                     bias=bias, activation=activation, split_k=split, group=group,
-                    epilogue="tma" if c_row_major and d_tma else "direct")
+                    epilogue="tma" if c_row_major and d_tma else "direct", scale=scale)

@@ -96,8 +96,8 @@ def test_stream_rule_asks_the_driver_only_off_the_legacy_stream(monkeypatch):
     import cute_py.gemm as g
     from cute_py.runtime import DriverError
 
-    g._refuse_outside_capture(5, 0)                   # arrays on the legacy stream: never captured, and
-    g._refuse_outside_capture(5, 1)                   # no driver is asked (there is none here)
+    g._refuse_outside_capture("gemm", 5, 0)                   # arrays on the legacy stream: never captured, and
+    g._refuse_outside_capture("gemm", 5, 1)                   # no driver is asked (there is none here)
 
     state = {0: False, 1: False}
 
@@ -109,13 +109,13 @@ def test_stream_rule_asks_the_driver_only_off_the_legacy_stream(monkeypatch):
     monkeypatch.setattr(g, "stream_capturing", capturing)
     state.update({7: True, 5: False})
     with pytest.raises(GemmInputError, match="not part of that capture"):
-        g._refuse_outside_capture(5, 7)
+        g._refuse_outside_capture("gemm", 5, 7)
     state[5] = True                                   # the side stream joined the capture
-    g._refuse_outside_capture(5, 7)
+    g._refuse_outside_capture("gemm", 5, 7)
     state[5] = DriverError("cuStreamIsCapturing", "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT", "")
     with pytest.raises(GemmInputError, match="not part of that capture"):
-        g._refuse_outside_capture(5, 7)
+        g._refuse_outside_capture("gemm", 5, 7)
     with pytest.raises(GemmInputError, match="not part of that capture"):
-        g._refuse_outside_capture(0, 7)               # the legacy stream is never part of a capture
+        g._refuse_outside_capture("gemm", 0, 7)               # the legacy stream is never part of a capture
     state[7] = False
-    g._refuse_outside_capture(5, 7)
+    g._refuse_outside_capture("gemm", 5, 7)

@@ -23,7 +23,7 @@ import ctypes
 from dataclasses import dataclass
 
 from ..layouts.int_tuple import ceil_div
-from .params import kernel_params
+from .params import SCALE_STRIDES, kernel_params
 
 __all__ = ["Binding", "bind", "PACK"]
 
@@ -102,7 +102,8 @@ def bind(plan, problem) -> Binding:
     split = plan.spec.split_k
     m_units, n_units = ceil_div(M, bm * cm), ceil_div(N, bn * cn)
     tiles = m_units * cm * n_units * cn if split > 1 else 0
-    scalars = {"M": M, "N": N, "K": K, "ld_d": problem.ldd, "ld_c": problem.ldc}
+    scalars = {"M": M, "N": N, "K": K, "ld_d": problem.ldd, "ld_c": problem.ldc,
+               **dict(zip(SCALE_STRIDES, problem.scale_strides))}
     return Binding(plan, M, N, K, tma, m_units * n_units * split, tiles * bm * bn * split, tiles, scalars,
                    kernel_params(plan.spec))
 

@@ -18,7 +18,7 @@ from .epilogue_plan import staging_swizzle, stsm_lane_index, thread_index
 from .plan import GemmPlan, split_part
 from .resources import STAGING_BUFFERS
 
-__all__ = ["epilogue", "splitk_reduce", "tv_expr"]
+__all__ = ["epilogue", "epi_init", "splitk_reduce", "tv_expr"]
 
 
 def _line70(code: str, comment: str) -> str:
@@ -40,13 +40,17 @@ def tv_expr(terms, var: str, part: int) -> str:
 
 
 def _epilogue_math(p: GemmPlan) -> str:
-    """``apply(x, m, n)``: alpha, beta * C, bias and the activation on one accumulator (m, n inside D)."""
+    """``apply(x, m, n)``: alpha (with per-tensor scales folded in), row-wise scales, beta * C, bias and the
+    activation on one accumulator (m, n inside D)."""
     o = p.out
     c_off = "(long long)m * ldc + n" if o.row_major else "m + (long long)n * ldc"
     from_out = {"f32": "{}", "bf16": "bf16_to_f32({})", "f16": "f16_to_f32({})"}[o.dtype]
     steps = []
-    if o.alpha:
-        steps.append("x *= ep.alpha;")
+    if o.alpha or o.scale == "tensor":
+        steps.append("x *= ep.alpha;" + ("   // alpha * scale_a * scale_b (Epi's initializer)" if o.scale else ""))
+    if o.scale == "row":
+        steps.append("x *= (m < ep.M && n < ep.N) ? ep.sa[m * ep.sa_m] * ep.sb[n * ep.sb_n] : 0.0f;"
+                     "   // scale_a[m] * scale_b[n]")
     if o.beta:
         steps.append(f"if (m < ep.M && n < ep.N) x += ep.beta * {from_out.format('ep.c[' + c_off.replace('ldc', 'ep.ldc') + ']')};")
     if o.bias:
@@ -58,16 +62,30 @@ def _epilogue_math(p: GemmPlan) -> str:
     elif o.activation == "gelu":
         steps.append("x = 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));   // GELU, erf form")
     body = "\n".join("  " + x for x in steps)
+    scales = ("\n  const float* __restrict__ sa; const float* __restrict__ sb; long long sa_m, sb_n;"
+              if o.scale == "row" else "")
     return f"""
 // ---- epilogue math: D = {o.formula} ----
 struct Epi {{
-  const {o.store_type}* __restrict__ c; const {o.store_type}* __restrict__ bias; long long ldc; float alpha, beta; int M, N;
+  const {o.store_type}* __restrict__ c; const {o.store_type}* __restrict__ bias; long long ldc; float alpha, beta; int M, N;{scales}
 }};
 __device__ __forceinline__ float apply(float x, int m, int n, const Epi& ep) {{
 {body}
   return x;
 }}
 """
+
+
+def epi_init(p: GemmPlan) -> str:
+    """The kernel's initializer of its :func:`_epilogue_math` ``Epi`` from its parameters.
+
+    >>> from cute_py.emit import GemmSpec, gemm_plan
+    >>> epi_init(gemm_plan(GemmSpec(dtype="e4m3", scale="tensor", tile=(128, 128, 128))))
+    '{c, bias, ld_c, alpha * scale_a[0] * scale_b[0], beta, M, N}'
+    """
+    alpha = "alpha * scale_a[0] * scale_b[0]" if p.out.scale == "tensor" else "alpha"
+    row = ", scale_a, scale_b, sa_m, sb_n" if p.out.scale == "row" else ""
+    return f"{{c, bias, ld_c, {alpha}, beta, M, N{row}}}"
 
 
 def _acc_placement(p: GemmPlan) -> str:

@@ -17,14 +17,15 @@ True
 from __future__ import annotations
 
 from . import ptx
+from .blockscale import block_mainloop, block_scales_init
 from .cprint import commented as _line
-from .epilogue import epilogue, splitk_reduce, tv_expr
+from .epilogue import epi_init, epilogue, splitk_reduce, tv_expr
 from ..arch.sm90 import SMEM_ALIGN
 from .plan import GemmPlan, gemm_plan
 from .resources import CONSUMER_REGS, MBARRIER_BYTES, PRODUCER_REGS, STAGING_BUFFERS, WARPGROUP_THREADS
 from .spec import GemmSpec, require_spec
 
-__all__ = ["emit_gemm", "header", "roles", "smem_ring", "scheduler", "producer", "consumer_mainloop",
+__all__ = ["emit_gemm", "header", "roles", "smem_ring", "scheduler", "producer", "consumer_mainloop", "wgmma_calls",
            "epilogue", "splitk_reduce", "entry_point", "tv_expr"]
 
 
@@ -190,9 +191,11 @@ __device__ __forceinline__ void produce(const TmaDesc& tma_a, const TmaDesc& tma
 """
 
 
-def consumer_mainloop(p: GemmPlan) -> str:
-    """Consumers: wait full, wgmma over the stage's k-slices with constant descriptor increments, release."""
+def wgmma_calls(p: GemmPlan, acc: str, first: str) -> str:
+    """The wgmma of one stage: every (k-slice, m-block) into accumulators ``acc``, the first k-slice with scale-d
+    ``first`` (0 overwrites, 1 accumulates), each with its descriptor increments."""
     bn = p.tile[1]
+    k = p.atom.shape_mnk[2]
     tw = p.tile_warpgroups
     a, b = p.a, p.b
     calls = []
@@ -201,24 +204,21 @@ def consumer_mainloop(p: GemmPlan) -> str:
             # tile warpgroup w (of C = tile_warpgroups), m-block mb covers rows mb * (64 C) + 64 w: A slice (mb * C + w)
             offs = [a.desc_offset(mb * tw + w, j) for w in range(tw)]
             a_off = f"{offs[0]}ull" if tw == 1 else f"(w == 0 ? {offs[0]}ull : {offs[1]}ull)"
-            scale = "kb != kb0" if j == 0 else "1"
-            calls.append(f"      wgmma_m64n{bn}k16(acc[{mb}], da + {a_off}, db + {b.desc_offset(0, j)}ull, {scale});"
+            scale = first if j == 0 else "1"
+            calls.append(f"      wgmma_m64n{bn}k{k}({acc}[{mb}], da + {a_off}, db + {b.desc_offset(0, j)}ull, {scale});"
                          f"   // k-slice {j}, m-block {mb}: A +({' '.join(map(str, offs))}), B +{b.desc_offset(0, j)}")
-    call_text = "\n".join(calls)
+    return "\n".join(calls)
+
+
+def consumer_mainloop(p: GemmPlan) -> str:
+    """Consumers: wait full, wgmma over the stage's k-slices with constant descriptor increments, release (with
+    blockwise scales, :func:`~cute_py.emit.blockscale.block_mainloop`'s loop instead)."""
+    a, b = p.a, p.b
     release_targets = ("mbar_arrive(bar)" if p.cluster_size == 1 else
                        "for (u32 r = 0; r < kClusterSize; ++r) mbar_arrive_cluster(bar, r)")
-    empty_fix = ""
-    if p.split_k > 1:
-        empty_fix = """
-  if (kb0 == kb1) {                                      // an empty K split contributes zeros
-#pragma unroll
-    for (int mb = 0; mb < kMBlocks; ++mb)
-#pragma unroll
-      for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
-  }"""
-    handoff_param = ", bool hand_off" if p.pingpong else ""
     handoff = ("\n  // ping-pong: the other warpgroup (barrier kBarPingPong + its w) issues its tile while ours drain"
                "\n  if (hand_off) named_bar_arrive(kBarPingPong + (1 - w), 2 * kWarpGroupThreads);" if p.pingpong else "")
+    loop = block_mainloop(p, wgmma_calls(p, "part", "0"), handoff) if p.scale == "block" else _mainloop(p, handoff)
     return f"""
 // ---- consumer warpgroups: wgmma from smem descriptors ----
 // A descriptor {_hex(a.desc.value)}: {a.desc}
@@ -242,7 +242,23 @@ __device__ __forceinline__ void release(u32 empty_bars, int s) {{
     {release_targets};
   }}
 }}
+{loop}"""
 
+
+def _mainloop(p: GemmPlan, handoff: str) -> str:
+    """The unscaled (or epilogue-scaled) mainloop: one accumulator set, a stage released once the wgmma of the
+    next has been issued."""
+    empty_fix = ""
+    if p.split_k > 1:
+        empty_fix = """
+  if (kb0 == kb1) {                                      // an empty K split contributes zeros
+#pragma unroll
+    for (int mb = 0; mb < kMBlocks; ++mb)
+#pragma unroll
+      for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
+  }"""
+    handoff_param = ", bool hand_off" if p.pingpong else ""
+    return f"""
 // k-blocks [kb0, kb1) of one tile; the first k-slice overwrites the accumulators (scale-d 0)
 __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], int w, u32 ring, u32 full_bars,
                                          u32 empty_bars, int& it, int kb0, int kb1{handoff_param}) {{{empty_fix}
@@ -253,7 +269,7 @@ __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], i
     const u64 da = kDescA + desc_start(stage + kOffA);
     const u64 db = kDescB + desc_start(stage + kOffB);
     wgmma_fence();
-{call_text}
+{wgmma_calls(p, "acc", "kb != kb0")}
     wgmma_commit();
     wgmma_wait<1>();                                    // the wgmma of the previous k-block has retired
     if (kb > kb0) release(empty_bars, (it - 1) % kStages);
@@ -305,6 +321,7 @@ def entry_point(p: GemmPlan) -> str:
     c = _consumer_parts(p)
     mt, turn, hand_off, split, store = c["mt"], c["turn"], c["hand_off"], c["split"], c["store"]
     flag_decl, epi_setup, finish = c["flag_decl"], c["epi_setup"], c["finish"]
+    scale_args = f", sc, wk.m_tile * {bm} + acc_m_thread(mt), wk.n_tile * {bn}" if p.scale == "block" else ""
     return f"""
 // ---- entry point: persistent grid of CTAs (clusters of {cs}) over the work units, {p.threads} threads,
 //      {p.smem_bytes} bytes of dynamic smem ----
@@ -341,14 +358,14 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     setmaxnreg_inc<kConsumerRegs>();
     const int w = wg - 1, t = threadIdx.x - kWarpGroupThreads;
     const int mt = {mt}
-    const Epi ep = {{c, bias, ld_c, alpha, beta, M, N}};
-{epi_setup}    float acc[kMBlocks][kAccPerBlock];
+    const Epi ep = {epi_init(p)};
+{block_scales_init(p)}{epi_setup}    float acc[kMBlocks][kAccPerBlock];
     int it = 0, i = 0;
     const int units = work_units(num_m, num_n);
     for (int unit = blockIdx.x / kClusterSize; unit < units; unit += gridDim.x / kClusterSize, ++i) {{
       const Work wk = work_of(unit, num_m, num_n, k_tiles, rank);
 {turn}      // ---- consumer::compute: the tile's k-blocks ----
-      mainloop(acc, w, ring, full_bars, empty_bars, it, wk.kb0, wk.kb1{hand_off});
+      mainloop(acc, w, ring, full_bars, empty_bars, it, wk.kb0, wk.kb1{scale_args}{hand_off});
       // ---- consumer::finish: {"the split-K reduction, then " if p.split_k > 1 else ""}the epilogue ----
 {split}      {store}
     }}

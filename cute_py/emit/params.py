@@ -18,11 +18,15 @@ from dataclasses import dataclass
 
 from .spec import require_spec
 
-__all__ = ["KernelParam", "kernel_params", "PARAM_KINDS", "C_SCALARS"]
+__all__ = ["KernelParam", "kernel_params", "PARAM_KINDS", "C_SCALARS", "SCALE_STRIDES"]
 
 PARAM_KINDS = ("tensormap", "pointer", "s32", "s64", "f32")
 """How the host packs a parameter (a 128-byte TMA descriptor by value, a device address, or a scalar)."""
 C_SCALARS = {"s32": "int", "s64": "long long", "f32": "float"}
+SCALE_STRIDES = ("sa_m", "sa_k", "sb_k", "sb_n")
+"""The element strides of the scales: scale_a ``(M, KB):(sa_m, sa_k)`` and scale_b ``(KB, NB):(sb_k, sb_n)``
+(KB = ceil(K / 128) blocks along K; per-tensor and row-wise scales have extent 1 in the modes they lack and
+stride 0 there)."""
 """The C type of each scalar kind; the host packs the same widths (:data:`cute_py.emit.bind.PACK`)."""
 
 
@@ -57,7 +61,8 @@ class KernelParam:
 
 def kernel_params(spec) -> tuple:
     """The parameters of ``spec``'s kernel, in order: A's and B's tensor maps, D's for the TMA-store epilogue,
-    the D, C and bias pointers (in D's element type), the split-K workspace and counters when K is split,
+    the D, C and bias pointers (in D's element type), the fp8 scales (f32) and their element strides along
+    (M, K) for A's and (K, N) for B's when the spec scales, the split-K workspace and counters when K is split,
     then the problem extents, D's and C's leading dimensions and the epilogue scalars.
 
     >>> from cute_py.emit import GemmSpec
@@ -71,6 +76,9 @@ def kernel_params(spec) -> tuple:
         params.append(KernelParam("tma_d", "tensormap"))
     params += [KernelParam("d", "pointer", store_t), KernelParam("c", "pointer", f"const {store_t}"),
                KernelParam("bias", "pointer", f"const {store_t}")]
+    if spec.scale:
+        params += [KernelParam("scale_a", "pointer", "const float"), KernelParam("scale_b", "pointer", "const float")]
+        params += [KernelParam(n, "s64") for n in SCALE_STRIDES]
     if spec.split_k > 1:
         params += [KernelParam("ws", "pointer", "float"), KernelParam("counters", "pointer", "int")]
     params += [KernelParam(n, "s32") for n in ("M", "N", "K")]

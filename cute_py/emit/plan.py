@@ -165,6 +165,7 @@ class OutputPlan:
     beta: bool                 # add beta * C
     bias: str | None           # "row" (bias[m]) or "col" (bias[n])
     activation: str | None     # "relu" or "gelu"
+    scale: str | None          # the fp8 scales the epilogue applies: "tensor" or "row" ("block": the mainloop's)
     formula: str               # the whole, in words: e.g. "relu(alpha * A @ B^T + bias[n])"
 
 
@@ -173,8 +174,12 @@ def output_plan(spec: GemmSpec) -> OutputPlan:
 
     >>> output_plan(GemmSpec(c="(M,N):(1,ldd)", out_dtype="f32", beta=True, activation="gelu")).formula
     'gelu(alpha * A @ B^T + beta * C)'
+    >>> output_plan(GemmSpec(dtype="e4m3", scale="row", bias="col")).formula
+    'alpha * (scale_a[m] * A) @ (scale_b[n] * B)^T + bias[n]'
     """
-    x = ("alpha * " if spec.alpha else "") + "A @ B^T"
+    a, b = {None: ("A", "B"), "tensor": ("scale_a * A", "scale_b * B"), "row": ("scale_a[m] * A", "scale_b[n] * B"),
+            "block": ("scale_a[m, k/128] * A", "scale_b[k/128, n/128] * B")}[spec.scale]
+    x = ("alpha * " if spec.alpha else "") + (f"({a}) @ ({b})^T" if spec.scale else "A @ B^T")
     if spec.beta:
         x += " + beta * C"
     if spec.bias:
@@ -182,7 +187,7 @@ def output_plan(spec: GemmSpec) -> OutputPlan:
     stride = spec.c.stride
     return OutputPlan(spec.c, stride[1] == 1, [d for d in stride if d != 1][0], spec.out_dtype,
                       "float" if spec.out_dtype == "f32" else "u16", spec.alpha, spec.beta, spec.bias,
-                      spec.activation, f"{spec.activation}({x})" if spec.activation else x)
+                      spec.activation, spec.scale if spec.scale != "block" else None, f"{spec.activation}({x})" if spec.activation else x)
 
 
 @dataclass(frozen=True)
@@ -227,6 +232,18 @@ class GemmPlan:
     params: tuple              # the kernel's parameter table (cute_py.emit.params.kernel_params)
     barriers: tuple            # the named barriers in use (cute_py.emit.resources.NAMED_BARRIERS), checked
     mcast_mask: int            # the cluster ranks a multicast TMA box lands in (0 without a multicast)
+    scale: str | None          # the fp8 scale mode ("block": applied per K tile in the mainloop)
+    value_rows: tuple          # acc_m_value(v) for each value v of an m-block: the rows a thread's values lie in
+
+    @property
+    def scale_rows(self) -> tuple:
+        """The distinct rows (offsets inside a thread's m-block) its accumulators cover, in order: the scale_a
+        values a thread loads per m-block and K tile with ``scale='block'``.
+
+        >>> gemm_plan(GemmSpec(dtype="e4m3", scale="block", tile=(128, 128, 128))).scale_rows
+        (0, 8)
+        """
+        return tuple(sorted(set(self.value_rows)))
 
     def bind(self, problem) -> Binding:
         """This plan made concrete for ``problem``: TMA parameters, work units, workspace, kernel arguments
@@ -284,7 +301,8 @@ def _gemm_plan(spec: GemmSpec) -> GemmPlan:
         spec.split_k, atom, tiled, c_tv, rows, thread_terms, value_terms, _acc_place(thread_terms, value_terms),
         bm // rows, atom.regs["c"], 4 * c, stages, sb, stages * sb + spec.epilogue_smem_bytes(),
         WARPGROUP_THREADS * (1 + spec.consumers), a.tile_bytes + b.tile_bytes, epi, kernel_params(spec),
-        named_barriers(uses), _mcast_mask(a, b, cm * cn))
+        named_barriers(uses), _mcast_mask(a, b, cm * cn), spec.scale,
+        tuple(int(split_part(value_terms, v, 2)) for v in range(atom.regs["c"])))
 
 
 def _acc_place(thread_terms, value_terms) -> tuple:

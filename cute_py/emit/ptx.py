@@ -171,7 +171,8 @@ def wgmma_mma(atom, a_major: str, b_major: str) -> str:
 
     The instruction string is ``atom.ptx``; the accumulator fragment is
     ``atom.regs["c"]`` f32 registers (N/2), in the register order of the
-    atom's C TV layout. ``tnspA``/``tnspB`` are 0 for K-major, 1 for MN-major.
+    atom's C TV layout. ``tnspA``/``tnspB`` are 0 for K-major, 1 for MN-major;
+    8-bit inputs (fp8) are K-major only and the instruction takes no transpose operands.
     ``scale_d`` 0 overwrites the accumulators (D = A*B), 1 accumulates.
     """
     m, n, k = atom.shape_mnk
@@ -180,12 +181,13 @@ def wgmma_mma(atom, a_major: str, b_major: str) -> str:
     outs = ",\n                 ".join(", ".join(f'"+f"(d[{i}])' for i in range(j, min(j + 8, nv)))
                                        for j in range(0, nv, 8))
     ta, tb = int(a_major != "K"), int(b_major != "K")
+    tnsp = f", {ta}, {tb}" if atom.a_type.bits == 16 else ""
     return f"""// ---- {atom.name}: D(64x{n}, f32) += A(64x{k}) * B({n}x{k})^T, both from smem descriptors ----
 // A {a_major}-major (tnspA {ta}), B {b_major}-major (tnspB {tb}); {nv} f32 accumulators per thread
 // laid out by the atom's C TV layout {atom.c_layout}.
 __device__ __forceinline__ void wgmma_m{m}n{n}k{k}(float (&d)[{nv}], u64 desc_a, u64 desc_b, int scale_d) {{
   asm volatile("{{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %{nv + 2}, 0;\\n\\t"
-               "{atom.ptx} {{{regs}}}, %{nv}, %{nv + 1}, p, 1, 1, {ta}, {tb};\\n}}"
+               "{atom.ptx} {{{regs}}}, %{nv}, %{nv + 1}, p, 1, 1{tnsp};\\n}}"
                : {outs}
                : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }}

@@ -34,10 +34,23 @@ from ..layouts import Layout, parse
 from ..layouts.errors import LayoutError
 from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS
 
-__all__ = ["GemmSpec", "SpecError", "DTYPES", "OUT_DTYPES", "SWIZZLES", "GMEM_MODES"]
+__all__ = ["GemmSpec", "SpecError", "DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "SCALES", "SCALE_BLOCK",
+           "SWIZZLES", "GMEM_MODES"]
 
 DTYPES = ("bf16", "f16")
+"""Input types of the unscaled GEMM (``cute_py.gemm``)."""
+FP8_DTYPES = ("e4m3", "e5m2")
+"""Input types of the scaled GEMM (``cute_py.scaled_gemm``): OCP fp8, read by wgmma K-major only."""
+INPUT_DTYPES = DTYPES + FP8_DTYPES
 OUT_DTYPES = ("bf16", "f16", "f32")
+SCALES = (None, "tensor", "row", "block")
+"""How an fp8 GEMM's scales apply: one per tensor, one per row of A and column of B, or DeepSeek-style blocks
+(A: 1 x 128 along K, B: 128 x 128)."""
+SCALE_BLOCK = 128
+"""The extent of a scale block along K (and along N for B): the K tile of a blockwise kernel."""
+BLOCK_ACC_REGS = 64
+"""At most this many f32 accumulators per consumer thread with ``scale='block'``: it keeps a second set (the
+promoted sums), and two sets of 64 fit in the consumers' registers with the epilogue's."""
 SWIZZLES = (None, 0, 32, 64, 128)
 BIAS = (None, "row", "col")
 ACTIVATIONS = (None, "relu", "gelu")
@@ -176,8 +189,15 @@ class GemmSpec:
       Layouts (``cute_py.parse``; the text is the form of files, ``to_dict`` and
       ``str``); the stride-1 mode is the contiguous one, the other stride the
       leading dimension.
-    - ``dtype`` of A and B (bf16, f16); ``out_dtype`` of C/D (default ``dtype``;
-      bf16, f16, f32); ``acc_dtype`` f32.
+    - ``dtype`` of A and B (bf16, f16, or fp8 e4m3 / e5m2 with a ``scale``);
+      ``out_dtype`` of C/D (default ``dtype``, bf16 for fp8; bf16, f16, f32);
+      ``acc_dtype`` f32.
+    - ``scale`` (fp8 only, and required there): "tensor" (D = scale_a * scale_b *
+      A @ B^T, one f32 each), "row" (scale_a[m] per row of A, scale_b[n] per
+      column of D), "block" (scale_a[m, k / 128] per 1 x 128 block of A and
+      scale_b[k / 128, n / 128] per 128 x 128 block of B, applied to each K
+      tile's partial sums before they join the f32 accumulators: BK = 128).
+      Hopper's fp8 wgmma reads both operands K-major.
     - ``tile`` (BM, BN, BK); ``cluster`` (1, 1), (2, 1) (two CTAs along M share
       the B tile, loaded once by TMA multicast) or (1, 2) (two along N share A);
       ``stages`` (None: as many as fit, at most 16); ``consumers`` warpgroups
@@ -222,13 +242,14 @@ class GemmSpec:
     beta: bool = False
     bias: str | None = None
     activation: str | None = None
+    scale: str | None = None
 
     def __post_init__(self):
         set_ = object.__setattr__
         for name in GMEM_MODES:
             set_(self, name, _gmem(getattr(self, name)))
         set_(self, "dtype", _norm(self.dtype))
-        set_(self, "out_dtype", _norm(self.out_dtype) or self.dtype)
+        set_(self, "out_dtype", _norm(self.out_dtype) or ("bf16" if self.dtype in FP8_DTYPES else self.dtype))
         set_(self, "acc_dtype", _norm(self.acc_dtype))
         for name in PAIR_FIELDS:                    # lists (TOML, JSON) become tuples; other types are reported
             if isinstance(getattr(self, name), list):
@@ -297,7 +318,7 @@ class GemmSpec:
         if self.stages is not None:
             return self.stages
         bm, bn, bk = self.tile
-        dt = self.dtype if self.dtype in DTYPES else "bf16"
+        dt = self.dtype if self.dtype in INPUT_DTYPES else "bf16"
         return max(1, min(MAX_STAGES, smem_budget(bm, bn, bk, dt, dt, epilogue_bytes=self.epilogue_smem_bytes()
                                                   ).max_stages))
 
@@ -343,6 +364,8 @@ class GemmSpec:
             parts.append(f"bias{self.bias}")
         if self.activation:
             parts.append(str(self.activation))
+        if self.scale:
+            parts.append(f"scale{self.scale}")
         return re.sub(r"\W", "_", "_".join(parts))
 
     def _c_ok(self) -> bool:
@@ -355,8 +378,8 @@ class GemmSpec:
         out = []
         for name, modes in GMEM_MODES.items():
             out += gmem_problems(getattr(self, name), modes)
-        if self.dtype not in DTYPES:
-            out.append(f"dtype = {self.dtype!r} not in {DTYPES}")
+        if self.dtype not in INPUT_DTYPES:
+            out.append(f"dtype = {self.dtype!r} not in {INPUT_DTYPES}")
         if self.out_dtype not in OUT_DTYPES:
             out.append(f"out_dtype = {self.out_dtype!r} not in {OUT_DTYPES}")
         if self.acc_dtype != "f32":
@@ -399,6 +422,7 @@ class GemmSpec:
             out.append(f"bias = {self.bias!r} not in {BIAS}")
         if self.activation not in ACTIVATIONS:
             out.append(f"activation = {self.activation!r} not in {ACTIVATIONS}")
+        out += self._scale_problems()
         stages = self.resolved_stages()
         if stages < 2:
             out.append(f"stages = {stages}: the smem ring needs at least 2")
@@ -408,7 +432,7 @@ class GemmSpec:
             out.append(f"BM = {bm} > 256 (one TMA box spans the tile's M extent)")
         # Hopper budgets (check_config), with valid stand-ins for fields already reported, so the tile's own
         # problems are listed too; the dynamic smem carries SMEM_ALIGN bytes of alignment slack (the epilogue slot)
-        t = self.dtype if self.dtype in DTYPES else "bf16"
+        t = self.dtype if self.dtype in INPUT_DTYPES else "bf16"
         c = self.tile_warpgroups
         out += [p for p in check_config(bm, bn, bk, t, t, "f32", c, stages, epilogue_bytes=self.epilogue_smem_bytes(),
                                         cluster=tuple(self.cluster) + (1,), max_regs_per_consumer=CONSUMER_REGS)
@@ -422,6 +446,33 @@ class GemmSpec:
                 seen.add(p)
                 uniq.append(p)
         return uniq
+
+    def _scale_problems(self) -> list:
+        """The fp8 rules: a scale mode exactly for fp8 inputs, both operands K-major (fp8 wgmma reads only
+        K-major smem), and for blockwise scales K tiles of one scale block and a second accumulator set that
+        fits."""
+        fp8 = self.dtype in FP8_DTYPES
+        if self.scale not in SCALES:
+            return [f"scale = {self.scale!r} not in {SCALES}"]
+        if fp8 and self.scale is None:
+            return [f"dtype = {self.dtype!r} needs a scale mode (scale = 'tensor', 'row' or 'block')"]
+        if not fp8:
+            return [f"scale = {self.scale!r} applies to fp8 inputs {FP8_DTYPES}, not dtype = {self.dtype!r}"
+                    ] if self.scale else []
+        out = [f"{which} is {major}-major: Hopper's fp8 wgmma reads both operands K-major from shared memory "
+               f"(store {which} with K contiguous: {'a (M, K) row-major' if which == 'A' else 'b = w.t() of a row-major w (N, K)'})"
+               for which, major in (("A", self.a_major), ("B", self.b_major)) if major == "MN"]
+        if self.scale == "block" and isinstance(self.tile, tuple) and len(self.tile) == 3:
+            bm, bn, bk = self.tile
+            if bk != SCALE_BLOCK:
+                out.append(f"scale = 'block' needs BK = {SCALE_BLOCK} (one scale block per K tile), got BK = {bk}")
+            if SCALE_BLOCK % bn:
+                out.append(f"scale = 'block' needs BN dividing {SCALE_BLOCK} (one scale_b block per tile), got BN = {bn}")
+            acc = bm * bn // (128 * self.tile_warpgroups)
+            if acc > BLOCK_ACC_REGS:
+                out.append(f"scale = 'block' keeps two f32 accumulator sets: {acc} accumulators per consumer thread "
+                           f"(BM x BN / (128 x {self.tile_warpgroups} warpgroups)) > {BLOCK_ACC_REGS}")
+        return out
 
     def _layout_problems(self) -> list:
         """Smem atoms, wgmma descriptors and TMA boxes must exist for A's and B's tiles (asked of

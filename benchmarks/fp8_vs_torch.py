@@ -1,0 +1,212 @@
+"""cute_py.scaled_gemm vs PyTorch's fp8 GEMMs (cuBLAS / CUTLASS inside torch), same run, alternating.
+
+For each shape (TN: a (M, K) row-major e4m3, b = w.t() of a row-major w (N, K)) and scale mode:
+
+- tensor: ``torch._scaled_mm`` with one f32 scale each;
+- row: ``torch._scaled_mm`` with scale_a (M, 1) and scale_b (1, N);
+- block: ``torch.nn.functional.scaled_mm`` with ``ScalingType.BlockWise1x128`` (scale_a (M, K/128),
+  M-major) and ``BlockWise128x128`` (scale_b (K/128, N/128)) where this torch has it; cute_py takes the same
+  scale arrays.
+
+Both write bf16. Inputs rotate over enough sets to exceed the L2 (as gemm_vs_cublas.py); batches of 10 calls
+between CUDA events, the two libraries alternating batch by batch; medians. ``--bf16`` adds cute_py's own bf16
+GEMM (same shape, TN) for the "blockwise above bf16" comparison. Writes ``<out-dir>/<date>-<tag>.json`` and
+``.md``.
+
+    python benchmarks/fp8_vs_torch.py --sweep issue8 --modes tensor row block --bf16
+    python benchmarks/fp8_vs_torch.py --shapes 8192,8192,8192 --modes block --sustained 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import math
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from gemm_vs_cublas import CALLS, SWEEPS, BatchTimer, alternate, first_line, input_sets, parse_shape, stats  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PEAK_FP8 = 1979.0               # H100 SXM dense fp8 TFLOP/s (datasheet)
+BLOCK = 128
+
+
+def make_sets(torch, M, N, K, sets):
+    """``sets`` pairs (a (M, K), b (K, N) K-major) of randn quantized to e4m3."""
+    f8 = torch.float8_e4m3fn
+    return [(torch.randn(M, K, device="cuda").to(f8), torch.randn(N, K, device="cuda").to(f8).t())
+            for _ in range(sets)]
+
+
+def make_scales(torch, mode, M, N, K):
+    """The f32 scales of ``mode`` (PyTorch's shapes; blockwise scale_a M-major as torch wants it)."""
+    kb, nb = -(-K // BLOCK), -(-N // BLOCK)
+    if mode == "tensor":
+        return torch.tensor(0.5, device="cuda"), torch.tensor(0.25, device="cuda")
+    if mode == "row":
+        return torch.rand(M, 1, device="cuda") + 0.5, torch.rand(1, N, device="cuda") + 0.5
+    return (torch.rand(kb, M, device="cuda") + 0.5).t(), torch.rand(kb, nb, device="cuda") + 0.5
+
+
+def torch_call(torch, mode, sa, sb):
+    """PyTorch's fp8 GEMM for ``mode`` as ``f(a, b, out)``, or None when this torch lacks it."""
+    if mode in ("tensor", "row"):
+        return lambda a, b, out: torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16, out=out)
+    F = torch.nn.functional
+    if not hasattr(F, "scaled_mm") or not hasattr(F, "ScalingType"):
+        return None
+    st = F.ScalingType
+    return lambda a, b, out: F.scaled_mm(a, b, sa, st.BlockWise1x128, sb, st.BlockWise128x128,
+                                         output_dtype=torch.bfloat16)
+
+
+def reference_error(torch, mode, a, b, sa, sb, d) -> float:
+    """Relative Frobenius error of ``d`` against a float64 product of the dequantized inputs."""
+    K, N = a.shape[1], b.shape[1]
+    if mode == "block":
+        ea = sa.double().repeat_interleave(BLOCK, 1)[:, :K]
+        eb = sb.double().repeat_interleave(BLOCK, 0).repeat_interleave(BLOCK, 1)[:K, :N]
+    else:
+        ea, eb = sa.double(), sb.double()
+    ref = (a.double() * ea) @ (b.double() * eb)
+    return float((d.double() - ref).norm() / ref.norm())
+
+
+def bench(torch, M, N, K, mode, *, burst, sustained, bf16) -> dict:
+    import cute_py
+    sets = input_sets(M, N, K, itemsize=1)
+    inputs = make_sets(torch, M, N, K, sets)
+    sa, sb = make_scales(torch, mode, M, N, K)
+    outs = {k: torch.empty(M, N, device="cuda", dtype=torch.bfloat16) for k in ("cute_py", "torch", "bf16")}
+    tcall = torch_call(torch, mode, sa, sb)
+    calls = {"cute_py": lambda i: cute_py.scaled_gemm(*inputs[i % sets], sa, sb, out=outs["cute_py"])}
+    row = {"M": M, "N": N, "K": K, "mode": mode, "input_sets": sets}
+    if tcall is not None:
+        calls["torch"] = lambda i: tcall(*inputs[i % sets], outs["torch"])
+    else:
+        row["torch_error"] = "this torch has no torch.nn.functional.scaled_mm with blockwise scaling"
+    if bf16:
+        b16 = [(a.to(torch.bfloat16), b.to(torch.bfloat16)) for a, b in inputs[:2]]
+        calls["bf16"] = lambda i: cute_py.gemm(*b16[i % 2], out=outs["bf16"])
+    for name, call in list(calls.items()):
+        try:
+            for i in range(2 * CALLS):
+                call(i)
+            torch.cuda.synchronize()
+        except Exception as e:  # noqa: BLE001 - recorded, the rest of the row stands
+            row[f"{name}_error"] = first_line(e)
+            del calls[name]
+            torch.cuda.synchronize()
+    if "cute_py" not in calls:
+        return row
+    from cute_py.selection import select
+    from cute_py.problem import Problem
+    row["spec"] = select(Problem.from_arrays(*inputs[0], scale_a=sa, scale_b=sb, op="scaled_gemm")).name
+    d = calls["cute_py"](0)
+    row["rel_err"] = reference_error(torch, mode, *inputs[0], sa, sb, d)
+    if "torch" in calls:
+        t = calls["torch"](0)
+        row["rel_err_torch"] = reference_error(torch, mode, *inputs[0], sa, sb, t)
+    flops = 2.0 * M * N * K
+    timer = BatchTimer(torch)
+    counter = {"i": 0}
+
+    def batch_of(call):
+        def run():
+            base = counter["i"]
+            counter["i"] += CALLS
+            return timer(lambda: [call(base + j) for j in range(CALLS)])
+        return run
+
+    plain = {k: batch_of(c) for k, c in calls.items()}
+    row["modes"] = {}
+    for label, kw in (("burst", {"count": burst}), ("sustained", {"seconds": sustained})):
+        if not list(kw.values())[0]:
+            continue
+        times = alternate(plain, **kw)
+        res = {k: stats(t, flops) for k, t in times.items()}
+        if "torch" in res:
+            res["ratio"] = res["torch"]["median_s"] / res["cute_py"]["median_s"]
+        if "bf16" in res:
+            res["ratio_bf16"] = res["bf16"]["median_s"] / res["cute_py"]["median_s"]
+        row["modes"][label] = res
+    return row
+
+
+def table(rows, mode_name="burst") -> str:
+    lines = [f"| shape | scale | cute_py TFLOP/s (% of {PEAK_FP8:.0f}) | torch TFLOP/s | cute_py / torch | "
+             f"cute_py bf16 TFLOP/s | fp8 / bf16 | rel. err cute_py / torch | spec |", "|---|---|---|---|---|---|---|---|---|"]
+    nan = float("nan")
+    for r in rows:
+        m = r.get("modes", {}).get(mode_name, {})
+        c, t, b = (m.get(k, {}).get("tflops") for k in ("cute_py", "torch", "bf16"))
+        mine = f"{c:.0f} ({100 * c / PEAK_FP8:.0f}%)" if c else r.get("error", "-")[:40]
+        theirs = f"{t:.0f}" if t else r.get("torch_error", "-")[:40]
+        lines.append(f"| {r['M']}x{r['N']}x{r['K']} | {r['mode']} | {mine} | {theirs} | {m.get('ratio', nan):.3f} | "
+                     f"{f'{b:.0f}' if b else '-'} | {m.get('ratio_bf16', nan):.3f} | {r.get('rel_err', nan):.1e} / "
+                     f"{r.get('rel_err_torch', nan):.1e} | {r.get('spec', r.get('cute_py_error', ''))} |")
+    return "\n".join(lines)
+
+
+def summary(rows, mode_name="burst") -> str:
+    out = []
+    for mode in ("tensor", "row", "block"):
+        ratios = [r["modes"][mode_name]["ratio"] for r in rows
+                  if r["mode"] == mode and "ratio" in r.get("modes", {}).get(mode_name, {})]
+        if ratios:
+            g = math.exp(statistics.fmean(math.log(x) for x in ratios))
+            out.append(f"- {mode}: geometric mean {g:.3f} over {len(ratios)} shapes, min {min(ratios):.3f}, "
+                       f"max {max(ratios):.3f} (cute_py / torch, {mode_name})")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shapes", nargs="*", default=[])
+    ap.add_argument("--sweep", choices=sorted(SWEEPS))
+    ap.add_argument("--modes", nargs="+", default=["tensor", "row", "block"], choices=["tensor", "row", "block"])
+    ap.add_argument("--burst", type=int, default=20)
+    ap.add_argument("--sustained", type=float, default=0.0)
+    ap.add_argument("--bf16", action="store_true")
+    ap.add_argument("--tag", default="h100-fp8")
+    ap.add_argument("--out-dir", default=os.path.join(HERE, "results"))
+    args = ap.parse_args(argv)
+    import torch
+    shapes = [parse_shape(s) for s in args.shapes] + (SWEEPS[args.sweep] if args.sweep else [])
+    rows = []
+    for M, N, K in shapes:
+        for mode in args.modes:
+            try:
+                row = bench(torch, M, N, K, mode, burst=args.burst, sustained=args.sustained, bf16=args.bf16)
+            except Exception as e:  # noqa: BLE001 - one row's failure does not end the sweep
+                row = {"M": M, "N": N, "K": K, "mode": mode, "error": first_line(e)}
+                torch.cuda.synchronize()
+            rows.append(row)
+            b = row.get("modes", {}).get("burst", {})
+            print(f"{M}x{N}x{K} {mode}: " + " ".join(f"{k} {v['tflops']:.0f}" for k, v in b.items()
+                                                      if isinstance(v, dict)) + f" ratio {b.get('ratio', 0):.3f} "
+                  f"{row.get('error', '')}", file=sys.stderr, flush=True)
+    os.makedirs(args.out_dir, exist_ok=True)
+    stem = os.path.join(args.out_dir, f"{_dt.date.today().isoformat()}-{args.tag}")
+    meta = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "burst": args.burst,
+            "sustained_s": args.sustained}
+    with open(stem + ".json", "w") as f:
+        json.dump({"meta": meta, "rows": rows}, f, indent=1)
+    text = [f"# cute_py.scaled_gemm vs torch fp8 ({meta['device']}, torch {meta['torch']})", "", summary(rows), "",
+            table(rows)]
+    if args.sustained:
+        text += ["", "## Sustained", "", summary(rows, "sustained"), "", table(rows, "sustained")]
+    with open(stem + ".md", "w") as f:
+        f.write("\n".join(text) + "\n")
+    print("\n".join(text))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,109 @@
+"""Blockwise fp8 scaling (DeepSeek-V3's recipe): the mainloop that promotes each K tile's partial sums.
+
+With ``scale='block'``, ``scale_a`` holds one f32 per row of A and 128-wide
+block along K (``(M, KB):(sa_m, sa_k)``, KB = ceil(K / 128)) and ``scale_b``
+one per 128 x 128 block of B (``(KB, NB):(sb_k, sb_n)``). The K tile is one
+scale block (BK = 128), so a tile's k-block ``kb`` has a single ``scale_b``
+value for the whole tile (BN divides 128) and one ``scale_a`` value per row.
+
+The wgmma sum a K tile into a second accumulator set ``part`` (scale-d 0 on
+its first k-slice); once they have retired and the stage is released, each
+partial sum is promoted into the f32 accumulators:
+``acc += part * scale_a[m, kb] * scale_b[kb, n0 / 128]``. The tensor core's
+fp8 accumulation runs over 128 K at most, so long K keeps full f32 accuracy.
+
+A thread's accumulators of one m-block lie in :attr:`~cute_py.emit.plan.GemmPlan.scale_rows`
+rows (two for every GMMA atom: ``r`` and ``r + 8``), read from the tiled C TV
+layout; the ``scale_a`` values a thread loads per K tile are those rows of its
+m-blocks, and ``scale_slot(v)`` says which of them value ``v`` uses.
+
+>>> from cute_py.emit import GemmSpec, gemm_plan
+>>> p = gemm_plan(GemmSpec(dtype="e4m3", scale="block", tile=(128, 128, 128)))
+>>> scale_slot(p)
+('(v / 2) % 2', 8)
+"""
+
+from __future__ import annotations
+
+from .checks import require
+from .cprint import to_c
+from .params import SCALE_STRIDES
+from .plan import split_part
+from .spec import SCALE_BLOCK
+
+__all__ = ["block_mainloop", "block_scales_init", "scale_slot"]
+
+
+def scale_slot(p) -> tuple:
+    """``(C expression of v, row step)``: which of the thread's scale rows value ``v`` lies in, and the rows'
+    spacing. Checked: the rows are ``0, step, 2 step, ...`` and the expression gives every value's row."""
+    from ..layouts.symbolic import indices          # sympy loads when a spec is planned, not at import
+
+    rows = p.scale_rows
+    step = rows[1] - rows[0] if len(rows) > 1 else 1
+    require(rows == tuple(range(0, step * len(rows), step)), "block_mainloop", "a thread's accumulator rows in an "
+            "m-block are evenly spaced from 0", rows=rows)
+    terms = [(e, dv, dm // step, dn) for e, dv, dm, dn in p.value_terms]
+    require(all(split_part(terms, v, 2) == r // step for v, r in enumerate(p.value_rows)), "block_mainloop",
+            f"scale_slot(v) == acc_m_value(v) / {step} for every value", value_rows=p.value_rows)
+    return to_c(split_part(terms, indices("v"), 2)), step
+
+
+def block_scales_init(p) -> str:
+    """The consumer's ``BlockScales`` from the kernel parameters (empty unless ``scale='block'``)."""
+    if p.scale != "block":
+        return ""
+    return f"    const BlockScales sc = {{scale_a, scale_b, {', '.join(SCALE_STRIDES)}, M}};\n"
+
+
+def block_mainloop(p, calls: str, handoff: str) -> str:
+    """The mainloop of ``scale='block'``: ``calls`` (the stage's wgmma into ``part``, from
+    :func:`~cute_py.emit.gemm_sm90.wgmma_calls`), then the promotion of the K tile into ``acc``."""
+    slot, step = scale_slot(p)
+    n_rows = len(p.scale_rows)
+    handoff_param = ", bool hand_off" if p.pingpong else ""
+    return f"""
+// ---- blockwise scales: each K tile (BK = {SCALE_BLOCK} = one scale block) is summed by wgmma into `part`, then
+//      promoted into the f32 accumulators: acc += part * scale_a[m, kb] * scale_b[kb, n0 / {SCALE_BLOCK}], with
+//      scale_a (M, KB):(sa_m, sa_k) and scale_b (KB, NB):(sb_k, sb_n) (KB = ceil(K / {SCALE_BLOCK})) ----
+struct BlockScales {{ const float* __restrict__ a; const float* __restrict__ b; long long a_m, a_k, b_k, b_n; int M; }};
+// a thread's values of one m-block lie in {n_rows} rows {p.scale_rows} (the C TV layout's value rows, plan.scale_rows);
+// value v uses row slot scale_slot(v) = acc_m_value(v) / {step}
+constexpr int kScaleRows = {n_rows};
+__device__ __forceinline__ int scale_slot(int v) {{ return {slot}; }}
+
+// k-blocks [kb0, kb1) of one tile; m_row: the thread's first row in D, n0: the tile's first column
+__device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], int w, u32 ring, u32 full_bars,
+                                         u32 empty_bars, int& it, int kb0, int kb1, const BlockScales& sc,
+                                         int m_row, int n0{handoff_param}) {{
+  float part[kMBlocks][kAccPerBlock];
+#pragma unroll
+  for (int mb = 0; mb < kMBlocks; ++mb)
+#pragma unroll
+    for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
+  for (int kb = kb0; kb < kb1; ++kb, ++it) {{
+    const int s = it % kStages;
+    const u32 stage = ring + s * kStageBytes;
+    // this K tile's scales, loaded before the wait so they land while the wgmma run (rows past M read row M - 1)
+    const float sb = sc.b[kb * sc.b_k + (n0 / {SCALE_BLOCK}) * sc.b_n];
+    float sa[kMBlocks][kScaleRows];
+#pragma unroll
+    for (int mb = 0; mb < kMBlocks; ++mb)
+#pragma unroll
+      for (int r = 0; r < kScaleRows; ++r)
+        sa[mb][r] = sc.a[min(m_row + mb * {p.tv_rows} + r * {step}, sc.M - 1) * sc.a_m + kb * sc.a_k] * sb;
+    mbar_wait(full_bars + kMbarBytes * s, (it / kStages) & 1);
+    const u64 da = kDescA + desc_start(stage + kOffA);
+    const u64 db = kDescB + desc_start(stage + kOffB);
+    wgmma_fence();
+{calls}
+    wgmma_commit();
+    wgmma_wait<0>();                                    // this K tile's sums are in `part`
+    release(empty_bars, s);
+#pragma unroll
+    for (int mb = 0; mb < kMBlocks; ++mb)
+#pragma unroll
+      for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = fmaf(part[mb][v], sa[mb][scale_slot(v)], acc[mb][v]);
+  }}{handoff}
+}}
+"""
