@@ -4,6 +4,7 @@ For each shape (TN: a (M, K) row-major e4m3, b = w.t() of a row-major w (N, K)) 
 
 - tensor: ``torch._scaled_mm`` with one f32 scale each;
 - row: ``torch._scaled_mm`` with scale_a (M, 1) and scale_b (1, N);
+- tensor-fast, row-fast: the same with ``use_fast_accum=True`` on both sides (fp8 accumulation over all of K);
 - block: ``torch.nn.functional.scaled_mm`` with ``ScalingType.BlockWise1x128`` (scale_a (M, K/128),
   M-major) and ``BlockWise128x128`` (scale_b (K/128, N/128)) where this torch has it; cute_py takes the same
   scale arrays.
@@ -13,7 +14,7 @@ between CUDA events, the two libraries alternating batch by batch; medians. ``--
 GEMM (same shape, TN) for the "blockwise above bf16" comparison. Writes ``<out-dir>/<date>-<tag>.json`` and
 ``.md``.
 
-    python benchmarks/fp8_vs_torch.py --sweep issue8 --modes tensor row block --bf16
+    python benchmarks/fp8_vs_torch.py --sweep issue8 --bf16
     python benchmarks/fp8_vs_torch.py --shapes 8192,8192,8192 --modes block --sustained 2
 """
 
@@ -35,6 +36,7 @@ from gemm_vs_cublas import CALLS, SWEEPS, BatchTimer, alternate, first_line, inp
 HERE = os.path.dirname(os.path.abspath(__file__))
 PEAK_FP8 = 1979.0               # H100 SXM dense fp8 TFLOP/s (datasheet)
 BLOCK = 128
+MODES = ("tensor", "tensor-fast", "row", "row-fast", "block")
 
 
 def make_sets(torch, M, N, K, sets):
@@ -45,19 +47,21 @@ def make_sets(torch, M, N, K, sets):
 
 
 def make_scales(torch, mode, M, N, K):
-    """The f32 scales of ``mode`` (PyTorch's shapes; blockwise scale_a M-major as torch wants it)."""
+    """The f32 scales of ``mode`` (PyTorch's shapes; blockwise scales in the layouts torch's kernel wants:
+    scale_a (M, KB) M-major, scale_b (KB, NB) KB-major)."""
     kb, nb = -(-K // BLOCK), -(-N // BLOCK)
     if mode == "tensor":
         return torch.tensor(0.5, device="cuda"), torch.tensor(0.25, device="cuda")
     if mode == "row":
         return torch.rand(M, 1, device="cuda") + 0.5, torch.rand(1, N, device="cuda") + 0.5
-    return (torch.rand(kb, M, device="cuda") + 0.5).t(), torch.rand(kb, nb, device="cuda") + 0.5
+    return (torch.rand(kb, M, device="cuda") + 0.5).t(), (torch.rand(nb, kb, device="cuda") + 0.5).t()
 
 
-def torch_call(torch, mode, sa, sb):
+def torch_call(torch, mode, sa, sb, fast=False):
     """PyTorch's fp8 GEMM for ``mode`` as ``f(a, b, out)``, or None when this torch lacks it."""
     if mode in ("tensor", "row"):
-        return lambda a, b, out: torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16, out=out)
+        return lambda a, b, out: torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16, out=out,
+                                                  use_fast_accum=fast)
     F = torch.nn.functional
     if not hasattr(F, "scaled_mm") or not hasattr(F, "ScalingType"):
         return None
@@ -69,7 +73,7 @@ def torch_call(torch, mode, sa, sb):
 def reference_error(torch, mode, a, b, sa, sb, d) -> float:
     """Relative Frobenius error of ``d`` against a float64 product of the dequantized inputs."""
     K, N = a.shape[1], b.shape[1]
-    if mode == "block":
+    if mode.startswith("block"):
         ea = sa.double().repeat_interleave(BLOCK, 1)[:, :K]
         eb = sb.double().repeat_interleave(BLOCK, 0).repeat_interleave(BLOCK, 1)[:K, :N]
     else:
@@ -78,15 +82,18 @@ def reference_error(torch, mode, a, b, sa, sb, d) -> float:
     return float((d.double() - ref).norm() / ref.norm())
 
 
-def bench(torch, M, N, K, mode, *, burst, sustained, bf16) -> dict:
+def bench(torch, M, N, K, name, *, burst, sustained, bf16) -> dict:
+    """One row: ``name`` is a scale mode, "-fast" appended for fast accumulation (both libraries)."""
     import cute_py
+    mode, fast = name.removesuffix("-fast"), name.endswith("-fast")
     sets = input_sets(M, N, K, itemsize=1)
     inputs = make_sets(torch, M, N, K, sets)
     sa, sb = make_scales(torch, mode, M, N, K)
     outs = {k: torch.empty(M, N, device="cuda", dtype=torch.bfloat16) for k in ("cute_py", "torch", "bf16")}
-    tcall = torch_call(torch, mode, sa, sb)
-    calls = {"cute_py": lambda i: cute_py.scaled_gemm(*inputs[i % sets], sa, sb, out=outs["cute_py"])}
-    row = {"M": M, "N": N, "K": K, "mode": mode, "input_sets": sets}
+    tcall = torch_call(torch, mode, sa, sb, fast)
+    calls = {"cute_py": lambda i: cute_py.scaled_gemm(*inputs[i % sets], sa, sb, out=outs["cute_py"],
+                                                      use_fast_accum=fast)}
+    row = {"M": M, "N": N, "K": K, "mode": name, "input_sets": sets}
     if tcall is not None:
         calls["torch"] = lambda i: tcall(*inputs[i % sets], outs["torch"])
     else:
@@ -107,7 +114,8 @@ def bench(torch, M, N, K, mode, *, burst, sustained, bf16) -> dict:
         return row
     from cute_py.selection import select
     from cute_py.problem import Problem
-    row["spec"] = select(Problem.from_arrays(*inputs[0], scale_a=sa, scale_b=sb, op="scaled_gemm")).name
+    row["spec"] = select(Problem.from_arrays(*inputs[0], scale_a=sa, scale_b=sb, fast_accum=fast,
+                                             op="scaled_gemm")).name
     d = calls["cute_py"](0)
     row["rel_err"] = reference_error(torch, mode, *inputs[0], sa, sb, d)
     if "torch" in calls:
@@ -156,7 +164,7 @@ def table(rows, mode_name="burst") -> str:
 
 def summary(rows, mode_name="burst") -> str:
     out = []
-    for mode in ("tensor", "row", "block"):
+    for mode in MODES:
         ratios = [r["modes"][mode_name]["ratio"] for r in rows
                   if r["mode"] == mode and "ratio" in r.get("modes", {}).get(mode_name, {})]
         if ratios:
@@ -170,7 +178,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shapes", nargs="*", default=[])
     ap.add_argument("--sweep", choices=sorted(SWEEPS))
-    ap.add_argument("--modes", nargs="+", default=["tensor", "row", "block"], choices=["tensor", "row", "block"])
+    ap.add_argument("--modes", nargs="+", default=list(MODES), choices=MODES)
     ap.add_argument("--burst", type=int, default=20)
     ap.add_argument("--sustained", type=float, default=0.0)
     ap.add_argument("--bf16", action="store_true")

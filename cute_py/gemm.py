@@ -74,7 +74,8 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
     return _run("gemm", a, b, c, alpha, beta, bias, activation, out, spec, stream)
 
 
-def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype="bf16", bias=None, out=None, spec=None, stream=None):
+def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype="bf16", bias=None, out=None, use_fast_accum=False, spec=None,
+                stream=None):
     """``D = (scale_a * a) @ (scale_b * b) (+ bias)`` for fp8 ``a`` and ``b``, f32 accumulation; returns D.
 
     - ``a`` (M, K) and ``b`` (K, N): ``float8_e4m3fn`` or ``float8_e5m2`` (one type), both K-major (a
@@ -87,6 +88,9 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype="bf16", bias=None, out=None
       Any strides (PyTorch's blockwise kernels want scale_a M-major, strides (1, M); both work here).
     - ``out_dtype``: bf16 (default), f16 or f32 (D's type when ``out`` is None); ``bias``: a vector of
       length N (or M) in D's type, added after scaling; ``spec``, ``stream``: as :func:`gemm`.
+    - ``use_fast_accum`` (per-tensor and row-wise scales, as in ``torch._scaled_mm``): False (default) sums
+      each 128-wide K tile in the tensor core and adds it into f32 accumulators; True accumulates all of K in the
+      tensor core's fp8 accumulator (about 14 bits kept: faster, and about 10x the error at K = 4096).
 
     Raises :class:`GemmInputError` before launching for wrong scale shapes or types, MN-major operands,
     misaligned K, mixed devices, or a ``spec`` that does not fit.
@@ -95,16 +99,18 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype="bf16", bias=None, out=None
     """
     if out is not None:
         out_dtype = None                         # D's type is out's
-    return _run("scaled_gemm", a, b, None, 1.0, 0.0, bias, None, out, spec, stream, scale_a, scale_b, out_dtype)
+    return _run("scaled_gemm", a, b, None, 1.0, 0.0, bias, None, out, spec, stream, scale_a, scale_b, out_dtype,
+                bool(use_fast_accum))
 
 
 def _run(op, a, b, c, alpha, beta, bias, activation, out, spec, stream, scale_a=None, scale_b=None,
-         out_dtype=None):
+         out_dtype=None, fast_accum=False):
     """The product path of :func:`gemm` and :func:`scaled_gemm`, with the prepared launches of repeated calls."""
     current = current_stream(a)
     launch_on = current if stream is None else stream
     foreign = stream is not None and stream_int(stream) != current
-    key = _launch_key((a, b, c, bias, out, scale_a, scale_b), alpha, beta, activation, spec, launch_on, out_dtype)
+    key = _launch_key((a, b, c, bias, out, scale_a, scale_b), alpha, beta, activation, spec, launch_on,
+                      (out_dtype, fast_accum))
     if key is not None:
         call = LAUNCHES.get(key, tuned.generation())
         if call is not None:                 # the same arrays, scalars and spec as a checked call before
@@ -114,7 +120,7 @@ def _run(op, a, b, c, alpha, beta, bias, activation, out, spec, stream, scale_a=
     if isinstance(spec, GemmSpec) and out_dtype is None:
         out_dtype = spec.out_dtype
     problem = Problem.from_arrays(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=out,
-                                  out_dtype=out_dtype, scale_a=scale_a, scale_b=scale_b, op=op)
+                                  out_dtype=out_dtype, scale_a=scale_a, scale_b=scale_b, fast_accum=fast_accum, op=op)
     if foreign:
         _refuse_outside_capture(op, stream, current)
     if out is None:                          # D from a's library, read like a given out (its alignment counts)
@@ -171,18 +177,19 @@ def _array_key(x):
     return None
 
 
-def _launch_key(arrays, alpha, beta, activation, spec, stream, out_dtype):
+def _launch_key(arrays, alpha, beta, activation, spec, stream, options):
     """The key of a prepared launch: the arrays' identities (a, b, c, bias, out, scale_a, scale_b), the scalars,
-    the spec and the stream; None when some array has no cheap identity."""
+    the spec, the stream and the call's ``options`` (out_dtype, fast_accum); None when some array has no cheap
+    identity."""
     keys = tuple(_array_key(x) for x in arrays)
     if None in keys or not isinstance(alpha, (int, float)) or not isinstance(beta, (int, float)):
         return None
-    if arrays[4] is None:                    # out: D is allocated by a's library, in out_dtype
-        keys += (type(arrays[0]).__module__, out_dtype)
+    if arrays[4] is None:                    # out: D is allocated by a's library
+        keys += (type(arrays[0]).__module__,)
     s = stream_int(stream)
     if s is None:
         return None
-    return keys + (float(alpha), float(beta), activation, spec, s)
+    return keys + (float(alpha), float(beta), activation, spec, s, options)
 
 
 make_callable(sys.modules[__name__])    # cute_py.gemm(a, b) runs gemm; cute_py.gemm.pick_spec is this module's

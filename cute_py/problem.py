@@ -91,7 +91,8 @@ class Problem:
       and leading dimension; set False here when ``ldd`` rules it out).
     - ``lda``, ``ldb``, ``ldc``, ``ldd``: the leading dimensions (elements) the launch binds; None means compact.
     - ``scale``: the fp8 scale mode (None, "tensor", "row", "block"; :data:`cute_py.emit.spec.SCALES`) and
-      ``scale_strides`` the scales' element strides ``(sa_m, sa_k, sb_k, sb_n)`` (0 along modes they lack).
+      ``scale_strides`` the scales' element strides ``(sa_m, sa_k, sb_k, sb_n)`` (0 along modes they lack);
+      ``fast_accum``: the caller allows fp8 accumulation over all of K (PyTorch's ``use_fast_accum``).
     - ``operands``: the inspected arrays (:class:`Operands`), or None for a problem described by its sizes.
 
     Equality and hashing cover the sizes, majors, types, epilogue and leading dimensions, not the arrays.
@@ -121,6 +122,7 @@ class Problem:
     ldd: int | None = None
     scale: str | None = None
     scale_strides: tuple = (0, 0, 0, 0)
+    fast_accum: bool = False
     operands: Operands | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
@@ -160,7 +162,7 @@ class Problem:
         """
         have = {"a_major": spec.a_major, "b_major": spec.b_major, "dtype": spec.dtype, "out_dtype": spec.out_dtype,
                 "beta": spec.beta, "bias": spec.bias, "activation": spec.activation, "c_row_major": spec.c_row_major,
-                "scale": spec.scale}
+                "scale": spec.scale, "fast_accum": spec.fast_accum}
         bad = [f"{k}: spec {v!r}, arrays {getattr(self, k)!r}" for k, v in have.items() if v != getattr(self, k)]
         if not bad and spec.epilogue == "tma" and not self.d_tma:
             bad.append(f"epilogue: spec 'tma' stores D with TMA, which needs a row-major out with a "
@@ -181,14 +183,16 @@ class Problem:
 
     @classmethod
     def from_arrays(cls, a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=None,
-                    out_dtype: str | None = None, scale_a=None, scale_b=None, op: str = "gemm") -> "Problem":
+                    out_dtype: str | None = None, scale_a=None, scale_b=None, fast_accum: bool = False,
+                    op: str = "gemm") -> "Problem":
         """The problem of ``op(a, b, c, alpha=, beta=, bias=, activation=, out=)``, read from the arrays (no GPU
         needed: only their descriptions). ``out_dtype`` is D's type when ``out`` is None (default a's type),
         and says how to read a raw 16-bit ``out`` (cupy has no bf16: uint16 words are read as bf16 unless
         ``out_dtype`` says f16; C's and the bias's are always read as bf16). With ``scale_a`` and ``scale_b``
         (f32 arrays) a and b are fp8 (e4m3 or e5m2, both K-major) and the scales' shapes choose the mode, as in
         PyTorch: one element each ("tensor"); (M, 1) and (1, N) ("row"); (M, ceil(K/128)) and
-        (ceil(K/128), ceil(N/128)) ("block"); D defaults to bf16. Raises :class:`GemmInputError` naming ``op``.
+        (ceil(K/128), ceil(N/128)) ("block"); D defaults to bf16; ``fast_accum`` (tensor and row scales) lets
+        the tensor core accumulate all of K. Raises :class:`GemmInputError` naming ``op``.
 
         >>> class Fake:
         ...     def __init__(self, shape, strides, typestr="<f2"):
@@ -201,7 +205,13 @@ class Problem:
         ...
         cute_py.problem.GemmInputError: gemm: inner dimensions differ: a is (256, 64), b is (32, 128) (K 64 vs 32)
         """
-        return _Reader(op).problem(a, b, c, alpha, beta, bias, activation, out, out_dtype, scale_a, scale_b)
+        problem = _Reader(op).problem(a, b, c, alpha, beta, bias, activation, out, out_dtype, scale_a, scale_b)
+        if fast_accum:
+            if problem.scale not in ("tensor", "row"):
+                raise GemmInputError(f"{op}: use_fast_accum applies to per-tensor and row-wise scales; "
+                                     f"{'blockwise scales always promote' if problem.scale else 'no scales given'}")
+            problem = replace(problem, fast_accum=True)
+        return problem
 
 
 def _matrix(x) -> tuple:

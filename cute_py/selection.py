@@ -43,11 +43,11 @@ def heuristic(problem, sm_count: int = 132) -> GemmSpec:
     p = problem
     return pick_spec(p.M, p.N, p.K, p.a_major, p.b_major, p.dtype, p.out_dtype, beta=p.beta, bias=p.bias,
                      activation=p.activation, c_row_major=p.c_row_major, d_tma=p.d_tma, sm_count=sm_count,
-                     scale=p.scale)
+                     scale=p.scale, fast_accum=p.fast_accum)
 
 
 def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=None, activation=None,
-              c_row_major=True, d_tma=True, sm_count=132, scale=None) -> GemmSpec:
+              c_row_major=True, d_tma=True, sm_count=132, scale=None, fast_accum=False) -> GemmSpec:
     """The heuristic's spec for a problem (:func:`~cute_py.autotune.autotune` can do better).
 
     Measured on the H100 (benchmarks/NOTES.md, versions 2 and 3):
@@ -80,8 +80,9 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     'cute_gemm_sm90_bf16_tn_64x64x64_s13_c1_obf16_dr_g8'
 
     fp8 (``scale`` set) uses the same rules with K tiles of 128 (one 128-byte swizzle row of fp8), a row-wise
-    scale counting as an epilogue step, and for blockwise scales no tile wider than the 128-column scale block
-    (the 128x256 branch falls back to 128x128):
+    scale counting as an epilogue step, and when the mainloop promotes (blockwise scales, or no ``fast_accum``)
+    no tile wider than 128 columns (two accumulator sets of a 128x256 tile do not fit in registers; the
+    128x256 branch falls back to 128x128):
 
     >>> pick_spec(8192, 8192, 8192, "K", "K", "e4m3", "bf16", scale="block").tile
     (128, 128, 128)
@@ -99,9 +100,10 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     long_k = -(-K // 64) >= 128
     fill = 0.9 * sm_count
     split = 1
-    if tiles(128, 256) >= sm_count and light and scale != "block":
+    promotes = scale == "block" or (scale is not None and not fast_accum)
+    if tiles(128, 256) >= sm_count and light and not promotes:
         tile = (128, 256, bk)
-    elif tiles(128, 128) >= fill or (scale == "block" and tiles(128, 256) >= sm_count):
+    elif tiles(128, 128) >= fill or (promotes and tiles(128, 256) >= sm_count):
         tile = (128, 128, bk)
     elif tiles(64, 128) >= fill:
         tile = (64, 128, bk)
@@ -113,4 +115,4 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     group = 32 if n >= 8 * sm_count else 16 if n >= 2 * sm_count else 8
     return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=tile[0] // 64, beta=beta,
                     bias=bias, activation=activation, split_k=split, group=group,
-                    epilogue="tma" if c_row_major and d_tma else "direct", scale=scale)
+                    epilogue="tma" if c_row_major and d_tma else "direct", scale=scale, fast_accum=fast_accum)

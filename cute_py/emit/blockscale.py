@@ -1,4 +1,5 @@
-"""Blockwise fp8 scaling (DeepSeek-V3's recipe): the mainloop that promotes each K tile's partial sums.
+"""Promoted fp8 accumulation and blockwise scaling (DeepSeek-V3's recipe): the mainloop that promotes each K
+tile's partial sums into f32 accumulators.
 
 With ``scale='block'``, ``scale_a`` holds one f32 per row of A and 128-wide
 block along K (``(M, KB):(sa_m, sa_k)``, KB = ceil(K / 128)) and ``scale_b``
@@ -11,6 +12,9 @@ its first k-slice); once they have retired and the stage is released, each
 partial sum is promoted into the f32 accumulators:
 ``acc += part * scale_a[m, kb] * scale_b[kb, n0 / 128]``. The tensor core's
 fp8 accumulation runs over 128 K at most, so long K keeps full f32 accuracy.
+
+Without blockwise scales the same loop serves per-tensor and row-wise scales without fast accumulation
+(``fast_accum=False``, PyTorch's default): the partial sums are added as they are, and the epilogue scales.
 
 A thread's accumulators of one m-block lie in :attr:`~cute_py.emit.plan.GemmPlan.scale_rows`
 rows (two for every GMMA atom: ``r`` and ``r + 8``), read from the tiled C TV
@@ -57,53 +61,79 @@ def block_scales_init(p) -> str:
 
 
 def block_mainloop(p, calls: str, handoff: str) -> str:
-    """The mainloop of ``scale='block'``: ``calls`` (the stage's wgmma into ``part``, from
-    :func:`~cute_py.emit.gemm_sm90.wgmma_calls`), then the promotion of the K tile into ``acc``."""
-    slot, step = scale_slot(p)
-    n_rows = len(p.scale_rows)
+    """The promoting mainloop: ``calls`` (the stage's wgmma into ``part``, from
+    :func:`~cute_py.emit.gemm_sm90.wgmma_calls`), then the K tile's sums added into ``acc``: scaled by the
+    blockwise scales (``scale='block'``), or as they are (``promote``: per-tensor and row-wise scales without
+    fast accumulation, applied by the epilogue)."""
     handoff_param = ", bool hand_off" if p.pingpong else ""
-    return f"""
-// ---- blockwise scales: each K tile (BK = {SCALE_BLOCK} = one scale block) is summed by wgmma into `part`, then
-//      promoted into the f32 accumulators: acc += part * scale_a[m, kb] * scale_b[kb, n0 / {SCALE_BLOCK}], with
-//      scale_a (M, KB):(sa_m, sa_k) and scale_b (KB, NB):(sb_k, sb_n) (KB = ceil(K / {SCALE_BLOCK})) ----
-struct BlockScales {{ const float* __restrict__ a; const float* __restrict__ b; long long a_m, a_k, b_k, b_n; int M; }};
-// a thread's values of one m-block lie in {n_rows} rows {p.scale_rows} (the C TV layout's value rows, plan.scale_rows);
-// value v uses row slot scale_slot(v) = acc_m_value(v) / {step}
-constexpr int kScaleRows = {n_rows};
-__device__ __forceinline__ int scale_slot(int v) {{ return {slot}; }}
-
-// k-blocks [kb0, kb1) of one tile; m_row: the thread's first row in D, n0: the tile's first column
+    promote = "acc[mb][v] += part[mb][v];"
+    scales, load_first, load_next, args = "", "", "", ""
+    if p.scale == "block":
+        scales = _scale_loads(p)
+        promote = "acc[mb][v] = fmaf(part[mb][v], ab[mb][scale_slot(v)], acc[mb][v]);"
+        args = ", const BlockScales& sc, int m_row, int n0"
+        load_first = ("\n  float sa[kMBlocks][kScaleRows], sb;                  // the scales of the next K tile"
+                      "\n  if (kb0 < kb1) load_scales(sc, m_row, n0, kb0, sa, sb);")
+        load_next = ("\n    float ab[kMBlocks][kScaleRows];                    // this K tile's scale_a * scale_b"
+                     "\n#pragma unroll\n    for (int mb = 0; mb < kMBlocks; ++mb)\n#pragma unroll\n"
+                     "      for (int r = 0; r < kScaleRows; ++r) ab[mb][r] = sa[mb][r] * sb;"
+                     "\n    // the next K tile's scales: in flight while these wgmma run, used one K tile later"
+                     "\n    if (kb + 1 < kb1) load_scales(sc, m_row, n0, kb + 1, sa, sb);")
+    what = ("scaled by scale_a[m, kb] * scale_b[kb, n0 / 128]" if p.scale == "block" else
+            "as they are (the epilogue applies the scales)")
+    return f"""{scales}
+// ---- promoting mainloop: each K tile is summed by wgmma into `part` (scale-d 0 on its first k-slice), then added
+//      into the f32 accumulators {what}: the tensor core's fp8 accumulation runs over one K tile at most ----
+// k-blocks [kb0, kb1) of one tile{"; m_row: the thread's first row in D, n0: the tile's first column" if args else ""}
 __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], int w, u32 ring, u32 full_bars,
-                                         u32 empty_bars, int& it, int kb0, int kb1, const BlockScales& sc,
-                                         int m_row, int n0{handoff_param}) {{
+                                         u32 empty_bars, int& it, int kb0, int kb1{args}{handoff_param}) {{
   float part[kMBlocks][kAccPerBlock];
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll
-    for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
+    for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;{load_first}
   for (int kb = kb0; kb < kb1; ++kb, ++it) {{
     const int s = it % kStages;
     const u32 stage = ring + s * kStageBytes;
-    // this K tile's scales, loaded before the wait so they land while the wgmma run (rows past M read row M - 1)
-    const float sb = sc.b[kb * sc.b_k + (n0 / {SCALE_BLOCK}) * sc.b_n];
-    float sa[kMBlocks][kScaleRows];
-#pragma unroll
-    for (int mb = 0; mb < kMBlocks; ++mb)
-#pragma unroll
-      for (int r = 0; r < kScaleRows; ++r)
-        sa[mb][r] = sc.a[min(m_row + mb * {p.tv_rows} + r * {step}, sc.M - 1) * sc.a_m + kb * sc.a_k] * sb;
     mbar_wait(full_bars + kMbarBytes * s, (it / kStages) & 1);
     const u64 da = kDescA + desc_start(stage + kOffA);
     const u64 db = kDescB + desc_start(stage + kOffB);
     wgmma_fence();
 {calls}
-    wgmma_commit();
+    wgmma_commit();{load_next}
     wgmma_wait<0>();                                    // this K tile's sums are in `part`
     release(empty_bars, s);
 #pragma unroll
     for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll
-      for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = fmaf(part[mb][v], sa[mb][scale_slot(v)], acc[mb][v]);
+      for (int v = 0; v < kAccPerBlock; ++v) {promote}
   }}{handoff}
+}}
+"""
+
+
+def _scale_loads(p) -> str:
+    """``BlockScales``, ``scale_slot`` and ``load_scales``: where a thread's scales of one K tile are."""
+    slot, step = scale_slot(p)
+    n_rows = len(p.scale_rows)
+    return f"""
+// ---- blockwise scales: scale_a (M, KB):(sa_m, sa_k), one per row and {SCALE_BLOCK}-wide K block; scale_b
+//      (KB, NB):(sb_k, sb_n), one per {SCALE_BLOCK} x {SCALE_BLOCK} block (KB = ceil(K / {SCALE_BLOCK}); BK = {SCALE_BLOCK}: one
+//      scale block per K tile, and BN divides {SCALE_BLOCK}: one scale_b per tile and K tile) ----
+struct BlockScales {{ const float* __restrict__ a; const float* __restrict__ b; long long a_m, a_k, b_k, b_n; int M; }};
+// a thread's values of one m-block lie in {n_rows} rows {p.scale_rows} (the C TV layout's value rows, plan.scale_rows);
+// value v uses row slot scale_slot(v) = acc_m_value(v) / {step}
+constexpr int kScaleRows = {n_rows};
+__device__ __forceinline__ int scale_slot(int v) {{ return {slot}; }}
+// the thread's scale_a values (its rows of every m-block; rows past M read row M - 1) and the tile's scale_b
+// for K tile kb
+__device__ __forceinline__ void load_scales(const BlockScales& sc, int m_row, int n0, int kb,
+                                            float (&sa)[kMBlocks][kScaleRows], float& sb) {{
+  sb = sc.b[kb * sc.b_k + (n0 / {SCALE_BLOCK}) * sc.b_n];
+#pragma unroll
+  for (int mb = 0; mb < kMBlocks; ++mb)
+#pragma unroll
+    for (int r = 0; r < kScaleRows; ++r)
+      sa[mb][r] = sc.a[min(m_row + mb * {p.tv_rows} + r * {step}, sc.M - 1) * sc.a_m + kb * sc.a_k];
 }}
 """

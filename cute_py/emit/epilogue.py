@@ -40,17 +40,14 @@ def tv_expr(terms, var: str, part: int) -> str:
 
 
 def _epilogue_math(p: GemmPlan) -> str:
-    """``apply(x, m, n)``: alpha (with per-tensor scales folded in), row-wise scales, beta * C, bias and the
-    activation on one accumulator (m, n inside D)."""
+    """``apply(x, m, n)``: alpha (with per-tensor scales folded in), beta * C, bias and the activation on one
+    accumulator (m, n inside D)."""
     o = p.out
     c_off = "(long long)m * ldc + n" if o.row_major else "m + (long long)n * ldc"
     from_out = {"f32": "{}", "bf16": "bf16_to_f32({})", "f16": "f16_to_f32({})"}[o.dtype]
     steps = []
     if o.alpha or o.scale == "tensor":
         steps.append("x *= ep.alpha;" + ("   // alpha * scale_a * scale_b (Epi's initializer)" if o.scale else ""))
-    if o.scale == "row":
-        steps.append("x *= (m < ep.M && n < ep.N) ? ep.sa[m * ep.sa_m] * ep.sb[n * ep.sb_n] : 0.0f;"
-                     "   // scale_a[m] * scale_b[n]")
     if o.beta:
         steps.append(f"if (m < ep.M && n < ep.N) x += ep.beta * {from_out.format('ep.c[' + c_off.replace('ldc', 'ep.ldc') + ']')};")
     if o.bias:
@@ -62,12 +59,10 @@ def _epilogue_math(p: GemmPlan) -> str:
     elif o.activation == "gelu":
         steps.append("x = 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));   // GELU, erf form")
     body = "\n".join("  " + x for x in steps)
-    scales = ("\n  const float* __restrict__ sa; const float* __restrict__ sb; long long sa_m, sb_n;"
-              if o.scale == "row" else "")
     return f"""
 // ---- epilogue math: D = {o.formula} ----
 struct Epi {{
-  const {o.store_type}* __restrict__ c; const {o.store_type}* __restrict__ bias; long long ldc; float alpha, beta; int M, N;{scales}
+  const {o.store_type}* __restrict__ c; const {o.store_type}* __restrict__ bias; long long ldc; float alpha, beta; int M, N;
 }};
 __device__ __forceinline__ float apply(float x, int m, int n, const Epi& ep) {{
 {body}
@@ -84,8 +79,31 @@ def epi_init(p: GemmPlan) -> str:
     '{c, bias, ld_c, alpha * scale_a[0] * scale_b[0], beta, M, N}'
     """
     alpha = "alpha * scale_a[0] * scale_b[0]" if p.out.scale == "tensor" else "alpha"
-    row = ", scale_a, scale_b, sa_m, sb_n" if p.out.scale == "row" else ""
-    return f"{{c, bias, ld_c, {alpha}, beta, M, N{row}}}"
+    return f"{{c, bias, ld_c, {alpha}, beta, M, N}}"
+
+
+def row_scales(p: GemmPlan) -> str:
+    """``scale_acc``: the row-wise scales applied to a finished tile's accumulators (before the epilogue, after a
+    split-K reduction). Its loads repeat per row and column and nothing in between writes memory, so each
+    distinct scale is loaded once per thread."""
+    if p.out.scale != "row":
+        return ""
+    return f"""
+// ---- row-wise scales: acc(m, n) *= scale_a[m] * scale_b[n] with scale_a (M, 1):(sa_m, 0), scale_b (1, N):(0, sb_n);
+//      rows and columns past M and N read the last scale (they are never stored) ----
+__device__ __forceinline__ void scale_acc(float (&acc)[kMBlocks][kAccPerBlock], int t, int m0, int n0,
+                                          const float* __restrict__ sa, const float* __restrict__ sb, long long sa_m,
+                                          long long sb_n, int M, int N) {{
+  const int mt = m0 + acc_m_thread(t), nt = n0 + acc_n_thread(t);
+#pragma unroll
+  for (int mb = 0; mb < kMBlocks; ++mb)
+#pragma unroll
+    for (int v = 0; v < kAccPerBlock; ++v) {{
+      const int m = min(mt + mb * {p.tv_rows} + acc_m_value(v), M - 1), n = min(nt + acc_n_value(v), N - 1);
+      acc[mb][v] *= sa[m * sa_m] * sb[n * sb_n];
+    }}
+}}
+"""
 
 
 def _acc_placement(p: GemmPlan) -> str:
@@ -107,7 +125,8 @@ __device__ __forceinline__ int acc_n_value(int v) {{ return {vn}; }}
 
 def epilogue(p: GemmPlan) -> str:
     """The epilogue: math, then the TMA-store path (staged in swizzled smem) or masked direct stores."""
-    return _epilogue_math(p) + _acc_placement(p) + (_epilogue_tma(p) if p.epi else _epilogue_direct(p))
+    return (_epilogue_math(p) + _acc_placement(p) + row_scales(p) +
+            (_epilogue_tma(p) if p.epi else _epilogue_direct(p)))
 
 
 def _epilogue_direct(p: GemmPlan) -> str:

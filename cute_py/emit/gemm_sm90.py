@@ -212,13 +212,13 @@ def wgmma_calls(p: GemmPlan, acc: str, first: str) -> str:
 
 def consumer_mainloop(p: GemmPlan) -> str:
     """Consumers: wait full, wgmma over the stage's k-slices with constant descriptor increments, release (with
-    blockwise scales, :func:`~cute_py.emit.blockscale.block_mainloop`'s loop instead)."""
+    promotion, :func:`~cute_py.emit.blockscale.block_mainloop`'s loop instead)."""
     a, b = p.a, p.b
     release_targets = ("mbar_arrive(bar)" if p.cluster_size == 1 else
                        "for (u32 r = 0; r < kClusterSize; ++r) mbar_arrive_cluster(bar, r)")
     handoff = ("\n  // ping-pong: the other warpgroup (barrier kBarPingPong + its w) issues its tile while ours drain"
                "\n  if (hand_off) named_bar_arrive(kBarPingPong + (1 - w), 2 * kWarpGroupThreads);" if p.pingpong else "")
-    loop = block_mainloop(p, wgmma_calls(p, "part", "0"), handoff) if p.scale == "block" else _mainloop(p, handoff)
+    loop = block_mainloop(p, wgmma_calls(p, "part", "0"), handoff) if p.promote else _mainloop(p, handoff)
     return f"""
 // ---- consumer warpgroups: wgmma from smem descriptors ----
 // A descriptor {_hex(a.desc.value)}: {a.desc}
@@ -322,6 +322,8 @@ def entry_point(p: GemmPlan) -> str:
     mt, turn, hand_off, split, store = c["mt"], c["turn"], c["hand_off"], c["split"], c["store"]
     flag_decl, epi_setup, finish = c["flag_decl"], c["epi_setup"], c["finish"]
     scale_args = f", sc, wk.m_tile * {bm} + acc_m_thread(mt), wk.n_tile * {bn}" if p.scale == "block" else ""
+    scale = (f"      scale_acc(acc, mt, wk.m_tile * {bm}, wk.n_tile * {bn}, scale_a, scale_b, sa_m, sb_n, M, N);\n"
+             if p.scale == "row" else "")
     return f"""
 // ---- entry point: persistent grid of CTAs (clusters of {cs}) over the work units, {p.threads} threads,
 //      {p.smem_bytes} bytes of dynamic smem ----
@@ -367,7 +369,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 {turn}      // ---- consumer::compute: the tile's k-blocks ----
       mainloop(acc, w, ring, full_bars, empty_bars, it, wk.kb0, wk.kb1{scale_args}{hand_off});
       // ---- consumer::finish: {"the split-K reduction, then " if p.split_k > 1 else ""}the epilogue ----
-{split}      {store}
+{split}{scale}      {store}
     }}
 {finish}  }}
   {"cluster_sync();                                      // no CTA leaves while a peer may still write to it" if cs > 1 else ""}

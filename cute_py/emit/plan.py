@@ -233,6 +233,7 @@ class GemmPlan:
     barriers: tuple            # the named barriers in use (cute_py.emit.resources.NAMED_BARRIERS), checked
     mcast_mask: int            # the cluster ranks a multicast TMA box lands in (0 without a multicast)
     scale: str | None          # the fp8 scale mode ("block": applied per K tile in the mainloop)
+    promote: bool              # the mainloop sums each K tile apart and adds it into the accumulators
     value_rows: tuple          # acc_m_value(v) for each value v of an m-block: the rows a thread's values lie in
 
     @property
@@ -301,7 +302,7 @@ def _gemm_plan(spec: GemmSpec) -> GemmPlan:
         spec.split_k, atom, tiled, c_tv, rows, thread_terms, value_terms, _acc_place(thread_terms, value_terms),
         bm // rows, atom.regs["c"], 4 * c, stages, sb, stages * sb + spec.epilogue_smem_bytes(),
         WARPGROUP_THREADS * (1 + spec.consumers), a.tile_bytes + b.tile_bytes, epi, kernel_params(spec),
-        named_barriers(uses), _mcast_mask(a, b, cm * cn), spec.scale,
+        named_barriers(uses), _mcast_mask(a, b, cm * cn), spec.scale, spec.promotes,
         tuple(int(split_part(value_terms, v, 2)) for v in range(atom.regs["c"])))
 
 

@@ -49,8 +49,9 @@ SCALES = (None, "tensor", "row", "block")
 SCALE_BLOCK = 128
 """The extent of a scale block along K (and along N for B): the K tile of a blockwise kernel."""
 BLOCK_ACC_REGS = 64
-"""At most this many f32 accumulators per consumer thread with ``scale='block'``: it keeps a second set (the
-promoted sums), and two sets of 64 fit in the consumers' registers with the epilogue's."""
+"""At most this many f32 accumulators per consumer thread when the mainloop promotes (:attr:`GemmSpec.promotes`):
+it keeps a second set (the K tile's sums), and two sets of 64 fit in the consumers' registers with the
+epilogue's."""
 SWIZZLES = (None, 0, 32, 64, 128)
 BIAS = (None, "row", "col")
 ACTIVATIONS = (None, "relu", "gelu")
@@ -133,7 +134,7 @@ def gmem_problems(layout, modes: tuple) -> list:
     return problems
 
 
-BOOL_FIELDS = ("persistent", "alpha", "beta")
+BOOL_FIELDS = ("persistent", "alpha", "beta", "fast_accum")
 """Fields that take True or False only (not "yes", "no", 0 or 1)."""
 INT_FIELDS = {"consumers": False, "group": False, "split_k": False, "stages": True, "swizzle": True}
 """Fields that take an int (never a bool) -> whether None is allowed too."""
@@ -197,7 +198,12 @@ class GemmSpec:
       column of D), "block" (scale_a[m, k / 128] per 1 x 128 block of A and
       scale_b[k / 128, n / 128] per 128 x 128 block of B, applied to each K
       tile's partial sums before they join the f32 accumulators: BK = 128).
-      Hopper's fp8 wgmma reads both operands K-major.
+      Hopper's fp8 wgmma reads both operands K-major. ``fast_accum`` (tensor and
+      row scales only; PyTorch's ``use_fast_accum``): False (default) promotes
+      each K tile's sums into f32 accumulators as blockwise scaling does (the
+      tensor core's fp8 accumulation keeps about 14 bits: over K = 4096 the
+      relative error is 10x larger without promotion); True accumulates all of
+      K in the tensor core (faster, allows 128x256 tiles).
     - ``tile`` (BM, BN, BK); ``cluster`` (1, 1), (2, 1) (two CTAs along M share
       the B tile, loaded once by TMA multicast) or (1, 2) (two along N share A);
       ``stages`` (None: as many as fit, at most 16); ``consumers`` warpgroups
@@ -243,6 +249,7 @@ class GemmSpec:
     bias: str | None = None
     activation: str | None = None
     scale: str | None = None
+    fast_accum: bool = False
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -306,6 +313,12 @@ class GemmSpec:
 
     # -- derived -----------------------------------------------------------
     @property
+    def promotes(self) -> bool:
+        """True when the mainloop keeps a second accumulator set and promotes each K tile into it: blockwise
+        scales, or tensor / row scales without ``fast_accum``."""
+        return self.scale == "block" or (self.scale in ("tensor", "row") and not self.fast_accum)
+
+    @property
     def tile_warpgroups(self) -> int:
         """Consumer warpgroups sharing one tile's math: ``consumers`` (cooperative), 1 (pingpong: each
         warpgroup owns whole tiles and holds the whole BM x BN accumulator)."""
@@ -366,6 +379,8 @@ class GemmSpec:
             parts.append(str(self.activation))
         if self.scale:
             parts.append(f"scale{self.scale}")
+        if self.fast_accum:
+            parts.append("fastaccum")
         return re.sub(r"\W", "_", "_".join(parts))
 
     def _c_ok(self) -> bool:
@@ -457,21 +472,27 @@ class GemmSpec:
         if fp8 and self.scale is None:
             return [f"dtype = {self.dtype!r} needs a scale mode (scale = 'tensor', 'row' or 'block')"]
         if not fp8:
-            return [f"scale = {self.scale!r} applies to fp8 inputs {FP8_DTYPES}, not dtype = {self.dtype!r}"
-                    ] if self.scale else []
+            out = [f"scale = {self.scale!r} applies to fp8 inputs {FP8_DTYPES}, not dtype = {self.dtype!r}"
+                   ] if self.scale else []
+            return out + (["fast_accum = True applies to fp8 inputs only"] if self.fast_accum is True else [])
         out = [f"{which} is {major}-major: Hopper's fp8 wgmma reads both operands K-major from shared memory "
                f"(store {which} with K contiguous: {'a (M, K) row-major' if which == 'A' else 'b = w.t() of a row-major w (N, K)'})"
                for which, major in (("A", self.a_major), ("B", self.b_major)) if major == "MN"]
-        if self.scale == "block" and isinstance(self.tile, tuple) and len(self.tile) == 3:
+        if self.scale == "block" and self.fast_accum is True:
+            out.append("scale = 'block' always promotes each K tile (fast_accum = True applies to 'tensor' and 'row')")
+        if self.promotes and isinstance(self.tile, tuple) and len(self.tile) == 3:
             bm, bn, bk = self.tile
+            why = "scale = 'block'" if self.scale == "block" else f"scale = {self.scale!r} without fast_accum"
             if bk != SCALE_BLOCK:
-                out.append(f"scale = 'block' needs BK = {SCALE_BLOCK} (one scale block per K tile), got BK = {bk}")
-            if SCALE_BLOCK % bn:
+                out.append(f"{why} promotes per K tile of {SCALE_BLOCK} (one scale block): BK must be {SCALE_BLOCK}, "
+                           f"got BK = {bk}")
+            if self.scale == "block" and SCALE_BLOCK % bn:
                 out.append(f"scale = 'block' needs BN dividing {SCALE_BLOCK} (one scale_b block per tile), got BN = {bn}")
             acc = bm * bn // (128 * self.tile_warpgroups)
             if acc > BLOCK_ACC_REGS:
-                out.append(f"scale = 'block' keeps two f32 accumulator sets: {acc} accumulators per consumer thread "
-                           f"(BM x BN / (128 x {self.tile_warpgroups} warpgroups)) > {BLOCK_ACC_REGS}")
+                out.append(f"{why} keeps two f32 accumulator sets: {acc} accumulators per consumer thread "
+                           f"(BM x BN / (128 x {self.tile_warpgroups} warpgroups)) > {BLOCK_ACC_REGS}"
+                           + ("; or set fast_accum = True" if self.scale != "block" else ""))
         return out
 
     def _layout_problems(self) -> list:

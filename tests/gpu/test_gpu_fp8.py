@@ -99,7 +99,9 @@ def test_explicit_specs_every_schedule():
     M, N, K = 520, 640, 2048
     rng = np.random.default_rng(11)
     a, b, a8, b8 = fp8_operands(M, N, K, "e4m3", rng)
-    for mode, extra in [("tensor", dict(tile=(128, 256, 128))), ("row", dict(tile=(64, 128, 128), consumers=1)),
+    for mode, extra in [("tensor", dict(tile=(128, 256, 128), fast_accum=True)),
+                        ("row", dict(tile=(128, 256, 128), fast_accum=True, split_k=2)),
+                        ("row", dict(tile=(64, 128, 128), consumers=1)),
                         ("tensor", dict(tile=(128, 128, 128), cluster=(2, 1))),
                         ("row", dict(tile=(128, 128, 128), split_k=3)),
                         ("block", dict(tile=(64, 128, 128), consumers=2, schedule="pingpong")),
@@ -107,7 +109,7 @@ def test_explicit_specs_every_schedule():
                         ("block", dict(tile=(128, 128, 128), cluster=(1, 2)))]:
         ea, eb, sa, sb = scales(mode, M, N, K, rng)
         spec = GemmSpec(dtype="e4m3", scale=mode, **extra)
-        d = cute_py.scaled_gemm(a8, b8, sa, sb, spec=spec)
+        d = cute_py.scaled_gemm(a8, b8, sa, sb, spec=spec, use_fast_accum=spec.fast_accum)
         assert torch.equal(d, torch.from_numpy((a * ea) @ (b * eb)).bfloat16().cuda()), spec.name
 
 
@@ -115,14 +117,16 @@ def _quantize(x, t):
     return x.to(F8[t])
 
 
-@pytest.mark.parametrize("mode", ["tensor", "row", "block"])
-def test_random_accuracy(mode):
+@pytest.mark.parametrize("mode,fast", [("tensor", False), ("row", False), ("block", False), ("tensor", True),
+                                       ("row", True)])
+def test_random_accuracy(mode, fast):
     """Random fp8 inputs (randn quantized), K = 4096, f32 out, against float64 on the same fp8 values.
 
-    Bound: f32 accumulation of K products gives |error| <= K * 2^-24 * sum |a||b| per element in the worst
-    case; in the mean the relative Frobenius error is about sqrt(K) * 2^-24 ~ 4e-6. Hopper's fp8 wgmma adds
-    its own accumulator truncation; with blockwise scales it runs over 128 K before promotion. We require
-    <= 1e-4 (measured well below; see the assertion message) and the same order as torch._scaled_mm.
+    Hopper's fp8 wgmma keeps about 14 bits in its accumulator. Promoted (the default, and always for blockwise
+    scales), each 128-wide K tile is summed in the tensor core and added in f32: measured relative Frobenius
+    error 1.3e-4 here, as torch._scaled_mm's default; bound 2e-4. With fast accumulation the tensor core sums
+    all of K: measured 1.3e-3, as torch's use_fast_accum=True; bound 3e-3. Both also within 1.5x of torch on
+    the same inputs.
     """
     M, N, K = 1024, 1536, 4096
     gen = torch.Generator(device="cuda").manual_seed(7)
@@ -141,13 +145,13 @@ def test_random_accuracy(mode):
         ea = sa.double().repeat_interleave(BLOCK, 1)[:, :K]
         eb = sb.double().repeat_interleave(BLOCK, 0).repeat_interleave(BLOCK, 1)[:K, :N]
     ref = (a8.double() * ea) @ (b8.double() * eb)
-    d = cute_py.scaled_gemm(a8, b8, sa, sb, out_dtype="f32")
+    d = cute_py.scaled_gemm(a8, b8, sa, sb, out_dtype="f32", use_fast_accum=fast)
     err = float((d.double() - ref).norm() / ref.norm())
-    assert err <= 1e-4, err
+    assert err <= (3e-3 if fast else 2e-4), err
     if mode != "block":
-        t = torch._scaled_mm(a8, b8, scale_a=sa.float(), scale_b=sb.float(), out_dtype=torch.float32)
+        t = torch._scaled_mm(a8, b8, scale_a=sa, scale_b=sb, out_dtype=torch.float32, use_fast_accum=fast)
         err_t = float((t.double() - ref).norm() / ref.norm())
-        assert err <= max(2 * err_t, 1e-5), (err, err_t)
+        assert err <= 1.5 * err_t, (err, err_t)
 
 
 def test_bad_inputs_raise_before_launch():
@@ -170,3 +174,6 @@ def test_bad_inputs_raise_before_launch():
             cute_py.scaled_gemm(*args)
     with pytest.raises(GemmInputError, match="fp8 operands need scales"):
         cute_py.gemm(a8, b8)
+    with pytest.raises(GemmInputError, match="blockwise scales always promote"):
+        cute_py.scaled_gemm(a8, b8, torch.ones(M, 2, device="cuda"), torch.ones(2, 2, device="cuda"),
+                            use_fast_accum=True)
