@@ -306,7 +306,7 @@ class _Reader:
                                                                                                   (0, 0, 0, 0))
         operands = Operands(A, B, C, V, D, alpha, beta, like=a, scale_a=SA, scale_b=SB)
         return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias_mode, activation, row, d_tma,
-                       lda, ldb, ldc, ldd, mode, strides, operands)
+                       lda, ldb, ldc, ldd, mode, strides, operands=operands)
 
     def k_major(self, A, a_major, B, b_major) -> None:
         """fp8 wgmma reads both operands K-major: a (M, K) with K contiguous, b (K, N) with K contiguous."""

@@ -57,37 +57,53 @@ def block_scales_init(p) -> str:
     """The consumer's ``BlockScales`` from the kernel parameters (empty unless ``scale='block'``)."""
     if p.scale != "block":
         return ""
-    return f"    const BlockScales sc = {{scale_a, scale_b, {', '.join(SCALE_STRIDES)}, M}};\n"
+    return f"    const BlockScales sc = {{scale_a, scale_b, {', '.join(SCALE_STRIDES)}, M, N}};\n"
 
 
-def block_mainloop(p, calls: str, handoff: str) -> str:
-    """The promoting mainloop: ``calls`` (the stage's wgmma into ``part``, from
-    :func:`~cute_py.emit.gemm_sm90.wgmma_calls`), then the K tile's sums added into ``acc``: scaled by the
-    blockwise scales (``scale='block'``), or as they are (``promote``: per-tensor and row-wise scales without
-    fast accumulation, applied by the epilogue)."""
+def block_mainloop(p, calls, handoff: str) -> str:
+    """The promoting mainloop: for each column chunk ``h`` of the K tile (:mod:`cute_py.emit.promote_plan`),
+    ``calls(h)`` (the chunk's wgmma into ``part``, :func:`~cute_py.emit.gemm_sm90.wgmma_calls`), then the
+    chunk's sums added into ``acc``: scaled by the blockwise scales (``scale='block'``), or as they are (per-tensor
+    and row-wise scales without fast accumulation, which the epilogue applies)."""
+    pp = p.promotion
+    block = p.scale == "block"
     handoff_param = ", bool hand_off" if p.pingpong else ""
-    promote = "acc[mb][v] += part[mb][v];"
-    scales, load_first, load_next, args = "", "", "", ""
-    if p.scale == "block":
-        scales = _scale_loads(p)
-        promote = "acc[mb][v] = fmaf(part[mb][v], ab[mb][scale_slot(v)], acc[mb][v]);"
-        args = ", const BlockScales& sc, int m_row, int n0"
-        load_first = ("\n  float sa[kMBlocks][kScaleRows], sb;                  // the scales of the next K tile"
-                      "\n  if (kb0 < kb1) load_scales(sc, m_row, n0, kb0, sa, sb);")
-        load_next = ("\n    float ab[kMBlocks][kScaleRows];                    // this K tile's scale_a * scale_b"
-                     "\n#pragma unroll\n    for (int mb = 0; mb < kMBlocks; ++mb)\n#pragma unroll\n"
-                     "      for (int r = 0; r < kScaleRows; ++r) ab[mb][r] = sa[mb][r] * sb;"
-                     "\n    // the next K tile's scales: in flight while these wgmma run, used one K tile later"
-                     "\n    if (kb + 1 < kb1) load_scales(sc, m_row, n0, kb + 1, sa, sb);")
-    what = ("scaled by scale_a[m, kb] * scale_b[kb, n0 / 128]" if p.scale == "block" else
+    args = ", const BlockScales& sc, int m_row, int n0" if block else ""
+    load_first = ("\n  float sa[kMBlocks][kScaleRows], sb[kChunks];          // the scales of the next K tile"
+                  "\n  if (kb0 < kb1) load_scales(sc, m_row, n0, kb0, sa, sb);") if block else ""
+    body = []
+    for h in range(pp.chunks):
+        body += ["    wgmma_fence();" + (f"                                     // chunk {h}: columns "
+                                         f"[{h * pp.n}, {(h + 1) * pp.n})" if pp.chunks > 1 else ""),
+                 calls(h), "    wgmma_commit();"]
+        if block and h == 0:
+            body += ["    float ab[kChunks][kMBlocks][kScaleRows];           // this K tile's scale_a * scale_b",
+                     "#pragma unroll", "    for (int c = 0; c < kChunks; ++c)", "#pragma unroll",
+                     "      for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
+                     "        for (int r = 0; r < kScaleRows; ++r) ab[c][mb][r] = sa[mb][r] * sb[c];",
+                     "    // the next K tile's scales: in flight while these wgmma run, used one K tile later",
+                     "    if (kb + 1 < kb1) load_scales(sc, m_row, n0, kb + 1, sa, sb);"]
+        body.append(f"    wgmma_wait<0>();                                    // chunk {h}'s sums are in `part`")
+        if h == pp.chunks - 1:
+            body.append("    release(empty_bars, s);")
+        add = (f"acc[mb][{h * pp.values} + v] = fmaf(part[mb][v], ab[{h}][mb][scale_slot(v)], acc[mb][{h * pp.values} + v]);"
+               if block else f"acc[mb][{h * pp.values} + v] += part[mb][v];")
+        body += ["#pragma unroll", "    for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
+                 f"      for (int v = 0; v < kPartPerBlock; ++v) {add}"]
+    what = ("scaled by scale_a[m, kb] * scale_b[kb, n / 128]" if block else
             "as they are (the epilogue applies the scales)")
-    return f"""{scales}
-// ---- promoting mainloop: each K tile is summed by wgmma into `part` (scale-d 0 on its first k-slice), then added
-//      into the f32 accumulators {what}: the tensor core's fp8 accumulation runs over one K tile at most ----
-// k-blocks [kb0, kb1) of one tile{"; m_row: the thread's first row in D, n0: the tile's first column" if args else ""}
+    body_text = "\n".join(body)
+    return f"""
+// ---- promoting mainloop: each K tile is summed by wgmma into `part` (scale-d 0 on its first k-slice) in
+//      {pp.chunks} chunk(s) of {pp.n} columns ({pp.atom.name}), each then added into the f32 accumulators
+//      {what}: the tensor core's fp8 accumulation runs over one K tile at most ----
+constexpr int kChunks = {pp.chunks};
+constexpr int kPartPerBlock = {pp.values};       // part registers per m-block: one chunk's accumulators
+{_scale_loads(p) if block else ""}
+// k-blocks [kb0, kb1) of one tile{"; m_row: the thread's first row in D, n0: the tile's first column" if block else ""}
 __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], int w, u32 ring, u32 full_bars,
                                          u32 empty_bars, int& it, int kb0, int kb1{args}{handoff_param}) {{
-  float part[kMBlocks][kAccPerBlock];
+  float part[kMBlocks][kPartPerBlock];
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll
@@ -98,15 +114,7 @@ __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], i
     mbar_wait(full_bars + kMbarBytes * s, (it / kStages) & 1);
     const u64 da = kDescA + desc_start(stage + kOffA);
     const u64 db = kDescB + desc_start(stage + kOffB);
-    wgmma_fence();
-{calls}
-    wgmma_commit();{load_next}
-    wgmma_wait<0>();                                    // this K tile's sums are in `part`
-    release(empty_bars, s);
-#pragma unroll
-    for (int mb = 0; mb < kMBlocks; ++mb)
-#pragma unroll
-      for (int v = 0; v < kAccPerBlock; ++v) {promote}
+{body_text}
   }}{handoff}
 }}
 """
@@ -119,17 +127,19 @@ def _scale_loads(p) -> str:
     return f"""
 // ---- blockwise scales: scale_a (M, KB):(sa_m, sa_k), one per row and {SCALE_BLOCK}-wide K block; scale_b
 //      (KB, NB):(sb_k, sb_n), one per {SCALE_BLOCK} x {SCALE_BLOCK} block (KB = ceil(K / {SCALE_BLOCK}); BK = {SCALE_BLOCK}: one
-//      scale block per K tile, and BN divides {SCALE_BLOCK}: one scale_b per tile and K tile) ----
-struct BlockScales {{ const float* __restrict__ a; const float* __restrict__ b; long long a_m, a_k, b_k, b_n; int M; }};
+//      scale block per K tile, and each column chunk of the tile lies in one scale block) ----
+struct BlockScales {{ const float* __restrict__ a; const float* __restrict__ b; long long a_m, a_k, b_k, b_n; int M, N; }};
 // a thread's values of one m-block lie in {n_rows} rows {p.scale_rows} (the C TV layout's value rows, plan.scale_rows);
 // value v uses row slot scale_slot(v) = acc_m_value(v) / {step}
 constexpr int kScaleRows = {n_rows};
 __device__ __forceinline__ int scale_slot(int v) {{ return {slot}; }}
-// the thread's scale_a values (its rows of every m-block; rows past M read row M - 1) and the tile's scale_b
-// for K tile kb
+// the thread's scale_a values (its rows of every m-block; rows past M read row M - 1) and each column chunk's
+// scale_b (chunks past N read the last block) for K tile kb
 __device__ __forceinline__ void load_scales(const BlockScales& sc, int m_row, int n0, int kb,
-                                            float (&sa)[kMBlocks][kScaleRows], float& sb) {{
-  sb = sc.b[kb * sc.b_k + (n0 / {SCALE_BLOCK}) * sc.b_n];
+                                            float (&sa)[kMBlocks][kScaleRows], float (&sb)[kChunks]) {{
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c)
+    sb[c] = sc.b[kb * sc.b_k + (min(n0 + c * {p.promotion.n}, sc.N - 1) / {SCALE_BLOCK}) * sc.b_n];
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll

@@ -191,13 +191,16 @@ __device__ __forceinline__ void produce(const TmaDesc& tma_a, const TmaDesc& tma
 """
 
 
-def wgmma_calls(p: GemmPlan, acc: str, first: str) -> str:
+def wgmma_calls(p: GemmPlan, acc: str, first: str, chunk: int | None = None) -> str:
     """The wgmma of one stage: every (k-slice, m-block) into accumulators ``acc``, the first k-slice with scale-d
-    ``first`` (0 overwrites, 1 accumulates), each with its descriptor increments."""
-    bn = p.tile[1]
+    ``first`` (0 overwrites, 1 accumulates), each with its descriptor increments; ``chunk``: only that column
+    chunk of a promoting mainloop (:mod:`cute_py.emit.promote_plan`)."""
+    pp = p.promotion if chunk is not None else None
+    bn = pp.n if pp else p.tile[1]
+    b_off = (lambda j: pp.b_offset(chunk, j)) if pp else (lambda j: p.b.desc_offset(0, j))
     k = p.atom.shape_mnk[2]
     tw = p.tile_warpgroups
-    a, b = p.a, p.b
+    a = p.a
     calls = []
     for j in range(p.k_slices):
         for mb in range(p.m_blocks):
@@ -205,8 +208,8 @@ def wgmma_calls(p: GemmPlan, acc: str, first: str) -> str:
             offs = [a.desc_offset(mb * tw + w, j) for w in range(tw)]
             a_off = f"{offs[0]}ull" if tw == 1 else f"(w == 0 ? {offs[0]}ull : {offs[1]}ull)"
             scale = first if j == 0 else "1"
-            calls.append(f"      wgmma_m64n{bn}k{k}({acc}[{mb}], da + {a_off}, db + {b.desc_offset(0, j)}ull, {scale});"
-                         f"   // k-slice {j}, m-block {mb}: A +({' '.join(map(str, offs))}), B +{b.desc_offset(0, j)}")
+            calls.append(f"      wgmma_m64n{bn}k{k}({acc}[{mb}], da + {a_off}, db + {b_off(j)}ull, {scale});"
+                         f"   // k-slice {j}, m-block {mb}: A +({' '.join(map(str, offs))}), B +{b_off(j)}")
     return "\n".join(calls)
 
 
@@ -218,7 +221,8 @@ def consumer_mainloop(p: GemmPlan) -> str:
                        "for (u32 r = 0; r < kClusterSize; ++r) mbar_arrive_cluster(bar, r)")
     handoff = ("\n  // ping-pong: the other warpgroup (barrier kBarPingPong + its w) issues its tile while ours drain"
                "\n  if (hand_off) named_bar_arrive(kBarPingPong + (1 - w), 2 * kWarpGroupThreads);" if p.pingpong else "")
-    loop = block_mainloop(p, wgmma_calls(p, "part", "0"), handoff) if p.promote else _mainloop(p, handoff)
+    loop = (block_mainloop(p, lambda h: wgmma_calls(p, "part", "0", h), handoff) if p.promotion else
+            _mainloop(p, handoff))
     return f"""
 // ---- consumer warpgroups: wgmma from smem descriptors ----
 // A descriptor {_hex(a.desc.value)}: {a.desc}
@@ -381,7 +385,8 @@ def emit_gemm(spec: GemmSpec) -> str:
     """One header-free CUDA translation unit for ``spec`` (validated first; raises SpecError)."""
     p = gemm_plan(require_spec(spec, "emit_gemm").validate())
     parts = [header(p), ptx.all_wrappers(p.atom, p.a.major, p.b.major, store=p.epi is not None,
-                                          clusters=p.cluster_size > 1, split=p.split_k > 1),
+                                          clusters=p.cluster_size > 1, split=p.split_k > 1,
+                                          chunk=p.promotion.atom if p.promotion else None),
              roles(p), smem_ring(p), scheduler(p), producer(p), consumer_mainloop(p), epilogue(p), splitk_reduce(p),
              entry_point(p)]
     return "\n".join(parts)

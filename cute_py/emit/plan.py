@@ -29,6 +29,7 @@ from .bind import Binding, bind
 from .checks import require
 from .epilogue_plan import EpiloguePlan, epilogue_plan
 from .params import kernel_params
+from .promote_plan import PromotePlan, promote_plan
 from .resources import WARPGROUP_THREADS, named_barriers
 from .spec import GemmSpec, require_spec
 
@@ -233,7 +234,7 @@ class GemmPlan:
     barriers: tuple            # the named barriers in use (cute_py.emit.resources.NAMED_BARRIERS), checked
     mcast_mask: int            # the cluster ranks a multicast TMA box lands in (0 without a multicast)
     scale: str | None          # the fp8 scale mode ("block": applied per K tile in the mainloop)
-    promote: bool              # the mainloop sums each K tile apart and adds it into the accumulators
+    promotion: PromotePlan | None   # the mainloop sums each K tile apart (in column chunks) and adds it in
     value_rows: tuple          # acc_m_value(v) for each value v of an m-block: the rows a thread's values lie in
 
     @property
@@ -302,7 +303,8 @@ def _gemm_plan(spec: GemmSpec) -> GemmPlan:
         spec.split_k, atom, tiled, c_tv, rows, thread_terms, value_terms, _acc_place(thread_terms, value_terms),
         bm // rows, atom.regs["c"], 4 * c, stages, sb, stages * sb + spec.epilogue_smem_bytes(),
         WARPGROUP_THREADS * (1 + spec.consumers), a.tile_bytes + b.tile_bytes, epi, kernel_params(spec),
-        named_barriers(uses), _mcast_mask(a, b, cm * cn), spec.scale, spec.promotes,
+        named_barriers(uses), _mcast_mask(a, b, cm * cn), spec.scale,
+        promote_plan(spec, atom, b) if spec.promotes else None,
         tuple(int(split_part(value_terms, v, 2)) for v in range(atom.regs["c"])))
 
 

@@ -212,10 +212,13 @@ __device__ __forceinline__ float f16_to_f32(u16 x) { float r; asm("cvt.f32.f16 %
 """
 
 
-def all_wrappers(atom, a_major: str, b_major: str, *, store=True, clusters=True, split=True) -> str:
+def all_wrappers(atom, a_major: str, b_major: str, *, store=True, clusters=True, split=True, chunk=None) -> str:
+    """Every wrapper a kernel uses; ``chunk``: a second wgmma atom (a promoting mainloop's column chunk)."""
     parts = [types(), mbarrier(), tma()]
     parts += [tma_store()] if store else []
     parts += [cluster()] if clusters else []
     parts += [splitk()] if split else []
-    parts += [wgmma_sync(), wgmma_mma(atom, a_major, b_major), setmaxnreg(), conversions()]
+    parts += [wgmma_sync(), wgmma_mma(atom, a_major, b_major)]
+    parts += [wgmma_mma(chunk, a_major, b_major)] if chunk is not None and chunk.name != atom.name else []
+    parts += [setmaxnreg(), conversions()]
     return "\n".join(parts)

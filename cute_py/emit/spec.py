@@ -35,6 +35,7 @@ from ..layouts.errors import LayoutError
 from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS
 
 __all__ = ["GemmSpec", "SpecError", "DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "SCALES", "SCALE_BLOCK",
+           "PROMOTE_REGS", "PROMOTE_CHUNKS",
            "SWIZZLES", "GMEM_MODES"]
 
 DTYPES = ("bf16", "f16")
@@ -48,10 +49,14 @@ SCALES = (None, "tensor", "row", "block")
 (A: 1 x 128 along K, B: 128 x 128)."""
 SCALE_BLOCK = 128
 """The extent of a scale block along K (and along N for B): the K tile of a blockwise kernel."""
-BLOCK_ACC_REGS = 64
-"""At most this many f32 accumulators per consumer thread when the mainloop promotes (:attr:`GemmSpec.promotes`):
-it keeps a second set (the K tile's sums), and two sets of 64 fit in the consumers' registers with the
-epilogue's."""
+PROMOTE_REGS = {1: 192, 2: 128}
+"""At most this many f32 accumulator registers per consumer thread when the mainloop promotes
+(:attr:`GemmSpec.promotes`), by consumer warpgroups: the accumulators and one column chunk of the K tile's
+sums. ptxas allocates one register count for the whole kernel, bounded by ``__launch_bounds__``: 255 with 256
+threads, 168 with 384; 40 stay for addresses, scales and the epilogue (the bf16 128x256 kernel's 128
+accumulators fit in 168 without a spill, its promoting twin with 128 + 64 spilled 648 bytes)."""
+PROMOTE_CHUNKS = (128, 64, 32)
+"""Column chunk widths a promoting mainloop tries, widest first (:meth:`GemmSpec.promote_chunk`)."""
 SWIZZLES = (None, 0, 32, 64, 128)
 BIAS = (None, "row", "col")
 ACTIVATIONS = (None, "relu", "gelu")
@@ -318,6 +323,25 @@ class GemmSpec:
         scales, or tensor / row scales without ``fast_accum``."""
         return self.scale == "block" or (self.scale in ("tensor", "row") and not self.fast_accum)
 
+    def promote_chunk(self) -> int | None:
+        """The column chunk of a promoting mainloop: the widest of :data:`PROMOTE_CHUNKS` that divides BN (and,
+        with blockwise scales, the 128-column scale block) and whose sums fit beside the accumulators
+        (:data:`PROMOTE_REGS`); None when none does (or the spec does not promote).
+
+        >>> [GemmSpec(dtype="e4m3", scale="block", tile=t).promote_chunk() for t in ((128, 128, 128), (128, 192, 128))]
+        [128, 64]
+        """
+        if not self.promotes or not isinstance(self.tile, tuple) or len(self.tile) != 3:
+            return None
+        bm, bn, _ = self.tile
+        c = self.tile_warpgroups
+        acc = bm * bn // (128 * c)
+        for n in PROMOTE_CHUNKS:
+            fits = acc + (bm // (64 * c)) * n // 2 <= PROMOTE_REGS.get(self.consumers, 0)
+            if bn % n == 0 and fits and (self.scale != "block" or SCALE_BLOCK % n == 0):
+                return n
+        return None
+
     @property
     def tile_warpgroups(self) -> int:
         """Consumer warpgroups sharing one tile's math: ``consumers`` (cooperative), 1 (pingpong: each
@@ -486,12 +510,13 @@ class GemmSpec:
             if bk != SCALE_BLOCK:
                 out.append(f"{why} promotes per K tile of {SCALE_BLOCK} (one scale block): BK must be {SCALE_BLOCK}, "
                            f"got BK = {bk}")
-            if self.scale == "block" and SCALE_BLOCK % bn:
-                out.append(f"scale = 'block' needs BN dividing {SCALE_BLOCK} (one scale_b block per tile), got BN = {bn}")
-            acc = bm * bn // (128 * self.tile_warpgroups)
-            if acc > BLOCK_ACC_REGS:
-                out.append(f"{why} keeps two f32 accumulator sets: {acc} accumulators per consumer thread "
-                           f"(BM x BN / (128 x {self.tile_warpgroups} warpgroups)) > {BLOCK_ACC_REGS}"
+            if self.promote_chunk() is None:
+                c = self.tile_warpgroups
+                acc = bm * bn // (128 * c)
+                out.append(f"{why} keeps the accumulators ({acc} per consumer thread) and one column chunk of the "
+                           f"K tile's sums ({PROMOTE_CHUNKS} columns, dividing BN = {bn}"
+                           + (f" and the {SCALE_BLOCK}-column scale block" if self.scale == "block" else "")
+                           + f"): none fits in {PROMOTE_REGS.get(self.consumers)} registers"
                            + ("; or set fast_accum = True" if self.scale != "block" else ""))
         return out
 

@@ -106,7 +106,10 @@ def test_explicit_specs_every_schedule():
                         ("row", dict(tile=(128, 128, 128), split_k=3)),
                         ("block", dict(tile=(64, 128, 128), consumers=2, schedule="pingpong")),
                         ("block", dict(tile=(128, 64, 128), split_k=2)),
-                        ("block", dict(tile=(128, 128, 128), cluster=(1, 2)))]:
+                        ("block", dict(tile=(128, 128, 128), cluster=(1, 2))),
+                        ("block", dict(tile=(128, 192, 128))),             # 3 promotion chunks of 64 columns
+                        ("row", dict(tile=(128, 192, 128), split_k=2)),
+                        ("tensor", dict(tile=(64, 256, 128), consumers=1))]:  # 2 chunks of 128
         ea, eb, sa, sb = scales(mode, M, N, K, rng)
         spec = GemmSpec(dtype="e4m3", scale=mode, **extra)
         d = cute_py.scaled_gemm(a8, b8, sa, sb, spec=spec, use_fast_accum=spec.fast_accum)

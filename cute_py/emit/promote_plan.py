@@ -1,0 +1,73 @@
+"""The facts of a promoting mainloop (fp8 with blockwise scales, or without fast accumulation).
+
+Each K tile's products are summed by wgmma into a second accumulator set,
+``part``, and then added (scaled, for blockwise scales) into the f32
+accumulators. Two full sets of a wide tile do not fit in a thread's
+registers, so the K tile is issued in column chunks (``GemmSpec.promote_chunk``):
+``part`` holds one chunk (a 64 x ``n`` wgmma), and chunk ``h`` covers the tile's
+columns ``[h n, (h + 1) n)``. Derived and checked here:
+
+- the chunk's wgmma atom; in the GMMA C TV layouts, value ``v`` of the chunk
+  atom lies where value ``h * values + v`` of the whole tile's atom lies,
+  ``h * n`` columns on (so ``acc[mb][h * values + v] += part[mb][v]``);
+- the B descriptor of an ``n``-row slice of B's stage tile, equal to the
+  tile's but for its slice offsets ``desc.offset(h, j)``;
+- with blockwise scales, each chunk lies in one 128-column scale block.
+
+>>> from cute_py.emit import GemmSpec, gemm_plan
+>>> pp = gemm_plan(GemmSpec(dtype="e4m3", scale="block", tile=(128, 192, 128))).promotion
+>>> pp.n, pp.chunks, pp.values, [pp.b_offset(h, 1) for h in range(pp.chunks)]
+(64, 3, 32, [2, 514, 1026])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..arch.sm90 import GmmaDescriptor, make_gmma_desc
+from ..atoms import MMAAtom, gmma
+from ..layouts.tensor import layout_offsets
+from .checks import require
+from .spec import SCALE_BLOCK
+
+__all__ = ["PromotePlan", "promote_plan"]
+
+
+@dataclass(frozen=True)
+class PromotePlan:
+    """One K tile's wgmma in ``chunks`` column chunks of ``n`` (a ``values``-register ``part`` set each)."""
+
+    n: int                     # columns per chunk
+    chunks: int                # BN / n
+    values: int                # part registers per m-block: the chunk atom's C values per thread
+    atom: MMAAtom              # 64 x n x k wgmma of one chunk
+    b_desc: GmmaDescriptor     # B's descriptor for n-row slices of its stage tile
+
+    def b_offset(self, chunk: int, k_slice: int) -> int:
+        """The B descriptor increment of chunk ``chunk`` (its n rows of B) at k-slice ``k_slice``."""
+        return self.b_desc.offset(chunk, k_slice)
+
+
+def promote_plan(spec, atom: MMAAtom, b) -> PromotePlan:
+    """The chunking of a promoting spec's K tile; ``atom`` is the tile's wgmma atom, ``b`` B's OperandPlan."""
+    bn = spec.tile[1]
+    n = spec.promote_chunk()
+    chunk = gmma(n, spec.acc_dtype, spec.dtype, spec.dtype, a_major=spec.a_major, b_major=spec.b_major)
+    values = chunk.regs["c"]
+    require(bn % n == 0 and atom.regs["c"] == values * (bn // n), "promote_plan", f"the {bn}-column tile splits "
+            f"into chunks of {n} columns and {values} values each", atom=atom.name, chunk=chunk.name)
+    if spec.scale == "block":
+        require(SCALE_BLOCK % n == 0, "promote_plan", f"a chunk of {n} columns lies in one {SCALE_BLOCK}-column "
+                f"scale block", tile=spec.tile)
+    # value h * values + v of the tile's atom sits where value v of the chunk's does, h * n columns on (the C TV
+    # layouts map (thread, value) to m + 64 n)
+    whole = layout_offsets(atom.c_layout).reshape(atom.regs["c"], -1)
+    part = layout_offsets(chunk.c_layout).reshape(values, -1)
+    for h in range(bn // n):
+        require((whole[h * values:(h + 1) * values] == part + 64 * n * h).all(), "promote_plan",
+                f"chunk {h}'s values are the tile atom's values [{h * values}, {(h + 1) * values}), {h * n} "
+                f"columns on", atom=atom.name, chunk=chunk.name)
+    b_desc = make_gmma_desc(b.smem, spec.dtype, b.major, mma_mn=n)
+    require(b_desc.value == b.desc.value, "promote_plan", "B's chunk descriptor differs from the tile's only in "
+            "its slice offsets", tile=hex(b.desc.value), chunk=hex(b_desc.value))
+    return PromotePlan(n, bn // n, values, chunk, b_desc)
