@@ -61,63 +61,98 @@ def block_scales_init(p) -> str:
 
 
 def block_mainloop(p, calls, handoff: str) -> str:
-    """The promoting mainloop: for each column chunk ``h`` of the K tile (:mod:`cute_py.emit.promote_plan`),
-    ``calls(h)`` (the chunk's wgmma into ``part``, :func:`~cute_py.emit.gemm_sm90.wgmma_calls`), then the
-    chunk's sums added into ``acc``: scaled by the blockwise scales (``scale='block'``), or as they are (per-tensor
-    and row-wise scales without fast accumulation, which the epilogue applies)."""
+    """The promoting mainloop. A K tile is issued in column chunks (:mod:`cute_py.emit.promote_plan`), each
+    summed by wgmma into one of two ``part`` buffers, ``calls(h, buffer)`` giving chunk ``h``'s wgmma
+    (:func:`~cute_py.emit.gemm_sm90.wgmma_calls`). The chunks run one ahead: while chunk ``h``'s sums are added
+    into ``acc`` (scaled by the blockwise scales, or as they are for per-tensor and row-wise scales without fast
+    accumulation, which the epilogue applies), the next chunk's wgmma (the next K tile's first, after the last)
+    already run."""
     pp = p.promotion
     block = p.scale == "block"
     handoff_param = ", bool hand_off" if p.pingpong else ""
     args = ", const BlockScales& sc, int m_row, int n0" if block else ""
-    load_first = ("\n  float sa[kMBlocks][kScaleRows], sb[kChunks];          // the scales of the next K tile"
-                  "\n  if (kb0 < kb1) load_scales(sc, m_row, n0, kb0, sa, sb);") if block else ""
-    body = []
-    for h in range(pp.chunks):
-        body += ["    wgmma_fence();" + (f"                                     // chunk {h}: columns "
-                                         f"[{h * pp.n}, {(h + 1) * pp.n})" if pp.chunks > 1 else ""),
-                 calls(h), "    wgmma_commit();"]
-        if block and h == 0:
-            body += ["    float ab[kChunks][kMBlocks][kScaleRows];           // this K tile's scale_a * scale_b",
-                     "#pragma unroll", "    for (int c = 0; c < kChunks; ++c)", "#pragma unroll",
-                     "      for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
-                     "        for (int r = 0; r < kScaleRows; ++r) ab[c][mb][r] = sa[mb][r] * sb[c];",
-                     "    // the next K tile's scales: in flight while these wgmma run, used one K tile later",
-                     "    if (kb + 1 < kb1) load_scales(sc, m_row, n0, kb + 1, sa, sb);"]
-        body.append(f"    wgmma_wait<0>();                                    // chunk {h}'s sums are in `part`")
-        if h == pp.chunks - 1:
-            body.append("    release(empty_bars, s);")
-        add = (f"acc[mb][{h * pp.values} + v] = fmaf(part[mb][v], ab[{h}][mb][scale_slot(v)], acc[mb][{h * pp.values} + v]);"
-               if block else f"acc[mb][{h * pp.values} + v] += part[mb][v];")
-        body += ["#pragma unroll", "    for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
-                 f"      for (int v = 0; v < kPartPerBlock; ++v) {add}"]
+    first_scales = ("\n    float sa[kMBlocks][kScaleRows], sb[kChunks];        // the scales of the next K tile"
+                    "\n    load_scales(sc, m_row, n0, kb0, sa, sb);") if block else ""
+    def k_tile(more: bool, ind: str) -> list:
+        """One K tile's chunks; ``more``: another K tile follows (its chunk 0 is issued under the last promotion)."""
+        out = []
+        if block:
+            out += [f"{ind}float ab[kChunks][kMBlocks][kScaleRows];           // this K tile's scale_a * scale_b",
+                    "#pragma unroll", f"{ind}for (int c = 0; c < kChunks; ++c)", "#pragma unroll",
+                    f"{ind}  for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
+                    f"{ind}    for (int r = 0; r < kScaleRows; ++r) ab[c][mb][r] = sa[mb][r] * sb[c];"]
+            if more:
+                out += [f"{ind}// the next K tile's scales: in flight during this K tile, used by the next",
+                        f"{ind}load_scales(sc, m_row, n0, kb + 1, sa, sb);"]
+        for h in range(pp.chunks):
+            buf, nxt = f"part{h % 2}", f"part{(h + 1) % 2}"
+            out.append(f"{ind}// ---- chunk {h}: columns [{h * pp.n}, {(h + 1) * pp.n}) ----")
+            if h + 1 < pp.chunks:
+                out += [f"{ind}wgmma_fence();                                   // chunk {h + 1} runs while chunk {h} "
+                        f"is promoted", _indent(calls(h + 1, nxt), ind), f"{ind}wgmma_commit();",
+                        f"{ind}wgmma_wait<1>();                                 // chunk {h}'s sums are in {buf}"]
+            elif more:
+                out += [f"{ind}// the next K tile's chunk 0 runs while this one is promoted",
+                        f"{ind}const u32 next = ring + ((it + 1) % kStages) * kStageBytes;",
+                        f"{ind}mbar_wait(full_bars + kMbarBytes * ((it + 1) % kStages), ((it + 1) / kStages) & 1);",
+                        f"{ind}da = kDescA + desc_start(next + kOffA);", f"{ind}db = kDescB + desc_start(next + kOffB);",
+                        f"{ind}wgmma_fence();", _indent(calls(0, "part0"), ind), f"{ind}wgmma_commit();",
+                        f"{ind}wgmma_wait<1>();                                 // chunk {h}'s sums are in {buf}",
+                        f"{ind}release(empty_bars, it % kStages);                // every chunk of this stage has run"]
+            else:
+                out += [f"{ind}wgmma_wait<0>();                                 // chunk {h}'s sums are in {buf}",
+                        f"{ind}release(empty_bars, it % kStages);                // every chunk of this stage has run"]
+            add = (f"acc[mb][{h * pp.values} + v] = fmaf({buf}[mb][v], ab[{h}][mb][scale_slot(v)], "
+                   f"acc[mb][{h * pp.values} + v]);" if block else f"acc[mb][{h * pp.values} + v] += {buf}[mb][v];")
+            out += ["#pragma unroll", f"{ind}for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
+                    f"{ind}  for (int v = 0; v < kPartPerBlock; ++v) {add}"]
+        return out
+
     what = ("scaled by scale_a[m, kb] * scale_b[kb, n / 128]" if block else
             "as they are (the epilogue applies the scales)")
-    body_text = "\n".join(body)
+    loop_text = "\n".join(k_tile(True, "      "))
+    last_text = "\n".join(k_tile(False, "    "))
+    first = _indent(calls(0, "part0"), "    ")
     return f"""
-// ---- promoting mainloop: each K tile is summed by wgmma into `part` (scale-d 0 on its first k-slice) in
-//      {pp.chunks} chunk(s) of {pp.n} columns ({pp.atom.name}), each then added into the f32 accumulators
-//      {what}: the tensor core's fp8 accumulation runs over one K tile at most ----
-constexpr int kChunks = {pp.chunks};
-constexpr int kPartPerBlock = {pp.values};       // part registers per m-block: one chunk's accumulators
+// ---- promoting mainloop: each K tile is summed by wgmma in {pp.chunks} chunks of {pp.n} columns ({pp.atom.name}),
+//      alternating between two buffers `part0` / `part1` (scale-d 0 on each chunk's first k-slice); a chunk's sums
+//      are added into the f32 accumulators {what}
+//      while the next chunk's wgmma run: the tensor core's fp8 accumulation spans one K tile at most ----
+{f"constexpr int kChunks = {pp.chunks};" + chr(10) if block else ""}constexpr int kPartPerBlock = {pp.values};       // part registers per m-block: one chunk's accumulators
 {_scale_loads(p) if block else ""}
 // k-blocks [kb0, kb1) of one tile{"; m_row: the thread's first row in D, n0: the tile's first column" if block else ""}
 __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], int w, u32 ring, u32 full_bars,
                                          u32 empty_bars, int& it, int kb0, int kb1{args}{handoff_param}) {{
-  float part[kMBlocks][kPartPerBlock];
+  float part0[kMBlocks][kPartPerBlock], part1[kMBlocks][kPartPerBlock];
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll
-    for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;{load_first}
-  for (int kb = kb0; kb < kb1; ++kb, ++it) {{
-    const int s = it % kStages;
-    const u32 stage = ring + s * kStageBytes;
-    mbar_wait(full_bars + kMbarBytes * s, (it / kStages) & 1);
-    const u64 da = kDescA + desc_start(stage + kOffA);
-    const u64 db = kDescB + desc_start(stage + kOffB);
-{body_text}
+    for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
+  if (kb0 < kb1) {{{first_scales}
+    // chunk 0 of the first K tile
+    const u32 first = ring + (it % kStages) * kStageBytes;
+    mbar_wait(full_bars + kMbarBytes * (it % kStages), (it / kStages) & 1);
+    u64 da = kDescA + desc_start(first + kOffA);
+    u64 db = kDescB + desc_start(first + kOffB);
+    wgmma_fence();
+{first}
+    wgmma_commit();
+    // every K tile but the last issues the next one's chunk 0 (no branch around a wgmma: ptxas would serialize)
+    for (int kb = kb0; kb < kb1 - 1; ++kb, ++it) {{
+{loop_text}
+    }}
+    // the last K tile
+{last_text}
+    ++it;
   }}{handoff}
 }}
 """
+
+
+def _indent(text: str, ind: str) -> str:
+    """``text`` (lines indented by 6, as :func:`~cute_py.emit.gemm_sm90.wgmma_calls` prints them) indented by
+    ``ind`` instead."""
+    return "\n".join(ind + line[6:] for line in text.split("\n"))
 
 
 def _scale_loads(p) -> str:

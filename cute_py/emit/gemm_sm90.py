@@ -221,7 +221,7 @@ def consumer_mainloop(p: GemmPlan) -> str:
                        "for (u32 r = 0; r < kClusterSize; ++r) mbar_arrive_cluster(bar, r)")
     handoff = ("\n  // ping-pong: the other warpgroup (barrier kBarPingPong + its w) issues its tile while ours drain"
                "\n  if (hand_off) named_bar_arrive(kBarPingPong + (1 - w), 2 * kWarpGroupThreads);" if p.pingpong else "")
-    loop = (block_mainloop(p, lambda h: wgmma_calls(p, "part", "0", h), handoff) if p.promotion else
+    loop = (block_mainloop(p, lambda h, buf: wgmma_calls(p, buf, "0", h), handoff) if p.promotion else
             _mainloop(p, handoff))
     return f"""
 // ---- consumer warpgroups: wgmma from smem descriptors ----

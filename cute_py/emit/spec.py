@@ -51,7 +51,7 @@ SCALE_BLOCK = 128
 """The extent of a scale block along K (and along N for B): the K tile of a blockwise kernel."""
 PROMOTE_REGS = {1: 192, 2: 128}
 """At most this many f32 accumulator registers per consumer thread when the mainloop promotes
-(:attr:`GemmSpec.promotes`), by consumer warpgroups: the accumulators and one column chunk of the K tile's
+(:attr:`GemmSpec.promotes`), by consumer warpgroups: the accumulators and two column chunks of the K tile's
 sums. ptxas allocates one register count for the whole kernel, bounded by ``__launch_bounds__``: 255 with 256
 threads, 168 with 384; 40 stay for addresses, scales and the epilogue (the bf16 128x256 kernel's 128
 accumulators fit in 168 without a spill, its promoting twin with 128 + 64 spilled 648 bytes)."""
@@ -324,12 +324,13 @@ class GemmSpec:
         return self.scale == "block" or (self.scale in ("tensor", "row") and not self.fast_accum)
 
     def promote_chunk(self) -> int | None:
-        """The column chunk of a promoting mainloop: the widest of :data:`PROMOTE_CHUNKS` that divides BN (and,
-        with blockwise scales, the 128-column scale block) and whose sums fit beside the accumulators
-        (:data:`PROMOTE_REGS`); None when none does (or the spec does not promote).
+        """The column chunk of a promoting mainloop: the widest of :data:`PROMOTE_CHUNKS` that splits BN into an
+        even number of chunks (two ``part`` buffers alternate: one chunk's wgmma run while the other's sums are
+        promoted), lies in one 128-column scale block (blockwise scales), and whose two buffers fit beside the
+        accumulators (:data:`PROMOTE_REGS`); None when none does (or the spec does not promote).
 
-        >>> [GemmSpec(dtype="e4m3", scale="block", tile=t).promote_chunk() for t in ((128, 128, 128), (128, 192, 128))]
-        [128, 64]
+        >>> [GemmSpec(dtype="e4m3", scale="block", tile=t).promote_chunk() for t in ((128, 128, 128), (128, 64, 128))]
+        [64, 32]
         """
         if not self.promotes or not isinstance(self.tile, tuple) or len(self.tile) != 3:
             return None
@@ -337,8 +338,8 @@ class GemmSpec:
         c = self.tile_warpgroups
         acc = bm * bn // (128 * c)
         for n in PROMOTE_CHUNKS:
-            fits = acc + (bm // (64 * c)) * n // 2 <= PROMOTE_REGS.get(self.consumers, 0)
-            if bn % n == 0 and fits and (self.scale != "block" or SCALE_BLOCK % n == 0):
+            fits = acc + 2 * (bm // (64 * c)) * n // 2 <= PROMOTE_REGS.get(self.consumers, 0)
+            if bn % (2 * n) == 0 and fits and (self.scale != "block" or SCALE_BLOCK % n == 0):
                 return n
         return None
 
@@ -513,8 +514,8 @@ class GemmSpec:
             if self.promote_chunk() is None:
                 c = self.tile_warpgroups
                 acc = bm * bn // (128 * c)
-                out.append(f"{why} keeps the accumulators ({acc} per consumer thread) and one column chunk of the "
-                           f"K tile's sums ({PROMOTE_CHUNKS} columns, dividing BN = {bn}"
+                out.append(f"{why} keeps the accumulators ({acc} per consumer thread) and two column chunks of the "
+                           f"K tile's sums ({PROMOTE_CHUNKS} columns, an even number in BN = {bn}"
                            + (f" and the {SCALE_BLOCK}-column scale block" if self.scale == "block" else "")
                            + f"): none fits in {PROMOTE_REGS.get(self.consumers)} registers"
                            + ("; or set fast_accum = True" if self.scale != "block" else ""))
