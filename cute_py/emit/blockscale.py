@@ -61,29 +61,116 @@ def block_scales_init(p) -> str:
 
 
 def block_mainloop(p, calls, handoff: str) -> str:
-    """The promoting mainloop. A K tile is issued in column chunks (:mod:`cute_py.emit.promote_plan`), each
-    summed by wgmma into one of two ``part`` buffers, ``calls(h, buffer)`` giving chunk ``h``'s wgmma
-    (:func:`~cute_py.emit.gemm_sm90.wgmma_calls`). The chunks run one ahead: while chunk ``h``'s sums are added
-    into ``acc`` (scaled by the blockwise scales, or as they are for per-tensor and row-wise scales without fast
-    accumulation, which the epilogue applies), the next chunk's wgmma (the next K tile's first, after the last)
-    already run."""
+    """The promoting mainloop: K tiles in column chunks (:mod:`cute_py.emit.promote_plan`), each chunk's wgmma
+    ``calls(h, buffer)`` (:func:`~cute_py.emit.gemm_sm90.wgmma_calls`) summing into a ``part`` buffer whose sums are
+    then added into ``acc``: with one buffer, each chunk waits for its wgmma (:func:`_single_buffer`); with two,
+    one chunk runs ahead (:func:`_double_buffer`)."""
+    head = _promote_head(p)
+    return head + (_single_buffer(p, calls, handoff) if p.promotion.buffers == 1 else
+                   _double_buffer(p, calls, handoff))
+
+
+def _promote_head(p) -> str:
+    """The constants (and, with blockwise scales, the scale loads) of a promoting mainloop."""
+    pp = p.promotion
+    block = p.scale == "block"
+    what = ("scaled by scale_a[m, kb] * scale_b[kb, n / 128]" if block else
+            "as they are (the epilogue applies the scales)")
+    return f"""
+// ---- promoting mainloop: each K tile is summed by wgmma in {pp.chunks} chunk(s) of {pp.n} columns ({pp.atom.name})
+//      into {pp.buffers} buffer(s) `part` (scale-d 0 on each chunk's first k-slice); a chunk's sums are then added
+//      into the f32 accumulators {what}:
+//      the tensor core's fp8 accumulation spans one K tile at most ----
+{f"constexpr int kChunks = {pp.chunks};" + chr(10) if block else ""}constexpr int kPartPerBlock = {pp.values};       // part registers per m-block: one chunk's accumulators
+{_scale_loads(p) if block else ""}"""
+
+
+def _promote(p, h: int, buf: str, ind: str) -> list:
+    """The lines adding chunk ``h``'s sums in ``buf`` into the accumulators."""
+    pp = p.promotion
+    add = (f"acc[mb][{h * pp.values} + v] = fmaf({buf}[mb][v], ab[{h}][mb][scale_slot(v)], acc[mb][{h * pp.values} + v]);"
+           if p.scale == "block" else f"acc[mb][{h * pp.values} + v] += {buf}[mb][v];")
+    return ["#pragma unroll", f"{ind}for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
+            f"{ind}  for (int v = 0; v < kPartPerBlock; ++v) {add}"]
+
+
+def _scale_products(ind: str, load: str | None) -> list:
+    """``ab``: this K tile's scale_a * scale_b per chunk and row; then the next K tile's scale loads, under the
+    condition ``load`` ("" for none, None for no loads)."""
+    out = [f"{ind}float ab[kChunks][kMBlocks][kScaleRows];           // this K tile's scale_a * scale_b",
+           "#pragma unroll", f"{ind}for (int c = 0; c < kChunks; ++c)", "#pragma unroll",
+           f"{ind}  for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
+           f"{ind}    for (int r = 0; r < kScaleRows; ++r) ab[c][mb][r] = sa[mb][r] * sb[c];"]
+    if load is not None:
+        out += [f"{ind}// the next K tile's scales: in flight during this K tile, used by the next",
+                f"{ind}{f'if ({load}) ' if load else ''}load_scales(sc, m_row, n0, kb + 1, sa, sb);"]
+    return out
+
+
+def _single_buffer(p, calls, handoff: str) -> str:
+    """One ``part`` buffer: each chunk's wgmma, a wait for them, the promotion. In the cooperative schedule the two
+    consumer warpgroups take turns issuing each K tile (named barriers kBarPingPong + w), so one promotes while the
+    other's wgmma run instead of both waiting at once."""
+    pp = p.promotion
+    block = p.scale == "block"
+    stagger = p.tile_warpgroups == 2
+    handoff_param = ", bool hand_off" if p.pingpong else ""
+    args = ", const BlockScales& sc, int m_row, int n0" if block else ""
+    ind = "      "
+    body = _scale_products(ind, "kb + 1 < kb1") if block else []
+    for h in range(pp.chunks):
+        body.append(f"{ind}// ---- chunk {h}: columns [{h * pp.n}, {(h + 1) * pp.n}) ----")
+        if h == 0 and stagger:
+            body.append(f"{ind}// warpgroup w issues after the other issued its previous K tile (warpgroup 0 first)")
+            body.append(f"{ind}if (w == 1 || it > 0) named_bar_sync(kBarPingPong + w, 2 * kWarpGroupThreads);")
+        body += [f"{ind}wgmma_fence();", _indent(calls(h, "part"), ind), f"{ind}wgmma_commit();"]
+        if h == 0 and stagger:
+            body.append(f"{ind}named_bar_arrive(kBarPingPong + (1 - w), 2 * kWarpGroupThreads);")
+        body.append(f"{ind}wgmma_wait<0>();                                 // chunk {h}'s sums are in part")
+        if h == pp.chunks - 1:
+            body.append(f"{ind}release(empty_bars, s);")
+        body += _promote(p, h, "part", ind)
+    first_scales = ("\n    float sa[kMBlocks][kScaleRows], sb[kChunks];        // the scales of the next K tile"
+                    "\n    load_scales(sc, m_row, n0, kb0, sa, sb);") if block else ""
+    body_text = "\n".join(body)
+    return f"""// k-blocks [kb0, kb1) of one tile{"; m_row: the thread's first row in D, n0: the tile's first column" if block else ""}
+__device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], int w, u32 ring, u32 full_bars,
+                                         u32 empty_bars, int& it, int kb0, int kb1{args}{handoff_param}) {{
+  float part[kMBlocks][kPartPerBlock];
+#pragma unroll
+  for (int mb = 0; mb < kMBlocks; ++mb)
+#pragma unroll
+    for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
+  if (kb0 < kb1) {{{first_scales}
+    for (int kb = kb0; kb < kb1; ++kb, ++it) {{
+      const int s = it % kStages;
+      const u32 stage = ring + s * kStageBytes;
+      mbar_wait(full_bars + kMbarBytes * s, (it / kStages) & 1);
+      const u64 da = kDescA + desc_start(stage + kOffA);
+      const u64 db = kDescB + desc_start(stage + kOffB);
+{body_text}
+    }}
+  }}{handoff}
+}}
+"""
+
+
+def _double_buffer(p, calls, handoff: str) -> str:
+    """Two ``part`` buffers: the chunks run one ahead. While chunk ``h``'s sums are added into ``acc``, the next
+    chunk's wgmma (the next K tile's first, after the last) already run. The last K tile is peeled, so no wgmma
+    sits behind a branch (ptxas would serialize them)."""
     pp = p.promotion
     block = p.scale == "block"
     handoff_param = ", bool hand_off" if p.pingpong else ""
     args = ", const BlockScales& sc, int m_row, int n0" if block else ""
     first_scales = ("\n    float sa[kMBlocks][kScaleRows], sb[kChunks];        // the scales of the next K tile"
                     "\n    load_scales(sc, m_row, n0, kb0, sa, sb);") if block else ""
+
     def k_tile(more: bool, ind: str) -> list:
         """One K tile's chunks; ``more``: another K tile follows (its chunk 0 is issued under the last promotion)."""
         out = []
         if block:
-            out += [f"{ind}float ab[kChunks][kMBlocks][kScaleRows];           // this K tile's scale_a * scale_b",
-                    "#pragma unroll", f"{ind}for (int c = 0; c < kChunks; ++c)", "#pragma unroll",
-                    f"{ind}  for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
-                    f"{ind}    for (int r = 0; r < kScaleRows; ++r) ab[c][mb][r] = sa[mb][r] * sb[c];"]
-            if more:
-                out += [f"{ind}// the next K tile's scales: in flight during this K tile, used by the next",
-                        f"{ind}load_scales(sc, m_row, n0, kb + 1, sa, sb);"]
+            out += _scale_products(ind, "" if more else None)
         for h in range(pp.chunks):
             buf, nxt = f"part{h % 2}", f"part{(h + 1) % 2}"
             out.append(f"{ind}// ---- chunk {h}: columns [{h * pp.n}, {(h + 1) * pp.n}) ----")
@@ -102,25 +189,13 @@ def block_mainloop(p, calls, handoff: str) -> str:
             else:
                 out += [f"{ind}wgmma_wait<0>();                                 // chunk {h}'s sums are in {buf}",
                         f"{ind}release(empty_bars, it % kStages);                // every chunk of this stage has run"]
-            add = (f"acc[mb][{h * pp.values} + v] = fmaf({buf}[mb][v], ab[{h}][mb][scale_slot(v)], "
-                   f"acc[mb][{h * pp.values} + v]);" if block else f"acc[mb][{h * pp.values} + v] += {buf}[mb][v];")
-            out += ["#pragma unroll", f"{ind}for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
-                    f"{ind}  for (int v = 0; v < kPartPerBlock; ++v) {add}"]
+            out += _promote(p, h, buf, ind)
         return out
 
-    what = ("scaled by scale_a[m, kb] * scale_b[kb, n / 128]" if block else
-            "as they are (the epilogue applies the scales)")
     loop_text = "\n".join(k_tile(True, "      "))
     last_text = "\n".join(k_tile(False, "    "))
     first = _indent(calls(0, "part0"), "    ")
-    return f"""
-// ---- promoting mainloop: each K tile is summed by wgmma in {pp.chunks} chunks of {pp.n} columns ({pp.atom.name}),
-//      alternating between two buffers `part0` / `part1` (scale-d 0 on each chunk's first k-slice); a chunk's sums
-//      are added into the f32 accumulators {what}
-//      while the next chunk's wgmma run: the tensor core's fp8 accumulation spans one K tile at most ----
-{f"constexpr int kChunks = {pp.chunks};" + chr(10) if block else ""}constexpr int kPartPerBlock = {pp.values};       // part registers per m-block: one chunk's accumulators
-{_scale_loads(p) if block else ""}
-// k-blocks [kb0, kb1) of one tile{"; m_row: the thread's first row in D, n0: the tile's first column" if block else ""}
+    return f"""// k-blocks [kb0, kb1) of one tile{"; m_row: the thread's first row in D, n0: the tile's first column" if block else ""}
 __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], int w, u32 ring, u32 full_bars,
                                          u32 empty_bars, int& it, int kb0, int kb1{args}{handoff_param}) {{
   float part0[kMBlocks][kPartPerBlock], part1[kMBlocks][kPartPerBlock];

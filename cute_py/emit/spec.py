@@ -55,8 +55,10 @@ PROMOTE_REGS = {1: 192, 2: 128}
 sums. ptxas allocates one register count for the whole kernel, bounded by ``__launch_bounds__``: 255 with 256
 threads, 168 with 384; 40 stay for addresses, scales and the epilogue (the bf16 128x256 kernel's 128
 accumulators fit in 168 without a spill, its promoting twin with 128 + 64 spilled 648 bytes)."""
-PROMOTE_CHUNKS = (128, 64, 32)
-"""Column chunk widths a promoting mainloop tries, widest first (:meth:`GemmSpec.promote_chunk`)."""
+PROMOTE_CHUNKS = ((128, 1), (64, 2), (64, 1), (32, 2), (32, 1))
+"""``(columns, buffers)`` a promoting mainloop tries for its column chunks, in order (:meth:`GemmSpec.promote_chunk`).
+Measured at 8192^3 (benchmarks/NOTES.md, version 6): chunks of 64 columns read as many smem bytes per MAC as
+the tensor core consumes, so 128 columns in one buffer beat 64 in two."""
 SWIZZLES = (None, 0, 32, 64, 128)
 BIAS = (None, "row", "col")
 ACTIVATIONS = (None, "relu", "gelu")
@@ -323,24 +325,25 @@ class GemmSpec:
         scales, or tensor / row scales without ``fast_accum``."""
         return self.scale == "block" or (self.scale in ("tensor", "row") and not self.fast_accum)
 
-    def promote_chunk(self) -> int | None:
-        """The column chunk of a promoting mainloop: the widest of :data:`PROMOTE_CHUNKS` that splits BN into an
-        even number of chunks (two ``part`` buffers alternate: one chunk's wgmma run while the other's sums are
-        promoted), lies in one 128-column scale block (blockwise scales), and whose two buffers fit beside the
-        accumulators (:data:`PROMOTE_REGS`); None when none does (or the spec does not promote).
+    def promote_chunk(self) -> tuple | None:
+        """``(columns, buffers)`` of a promoting mainloop's column chunks: the first of :data:`PROMOTE_CHUNKS`
+        whose width divides BN (and, with blockwise scales, the 128-column scale block), whose count is even
+        for two buffers (one chunk's wgmma run while the other's sums are promoted), and whose buffers fit beside
+        the accumulators (:data:`PROMOTE_REGS`); None when none does (or the spec does not promote).
 
         >>> [GemmSpec(dtype="e4m3", scale="block", tile=t).promote_chunk() for t in ((128, 128, 128), (128, 64, 128))]
-        [64, 32]
+        [(128, 1), (64, 1)]
         """
         if not self.promotes or not isinstance(self.tile, tuple) or len(self.tile) != 3:
             return None
         bm, bn, _ = self.tile
         c = self.tile_warpgroups
         acc = bm * bn // (128 * c)
-        for n in PROMOTE_CHUNKS:
-            fits = acc + 2 * (bm // (64 * c)) * n // 2 <= PROMOTE_REGS.get(self.consumers, 0)
-            if bn % (2 * n) == 0 and fits and (self.scale != "block" or SCALE_BLOCK % n == 0):
-                return n
+        for n, buffers in PROMOTE_CHUNKS:
+            fits = acc + buffers * (bm // (64 * c)) * n // 2 <= PROMOTE_REGS.get(self.consumers, 0)
+            even = buffers == 1 or (bn // n) % 2 == 0
+            if bn % n == 0 and even and fits and (self.scale != "block" or SCALE_BLOCK % n == 0):
+                return n, buffers
         return None
 
     @property
@@ -515,7 +518,7 @@ class GemmSpec:
                 c = self.tile_warpgroups
                 acc = bm * bn // (128 * c)
                 out.append(f"{why} keeps the accumulators ({acc} per consumer thread) and two column chunks of the "
-                           f"K tile's sums ({PROMOTE_CHUNKS} columns, an even number in BN = {bn}"
+                           f"K tile's sums ((columns, buffers) in {PROMOTE_CHUNKS}, dividing BN = {bn}"
                            + (f" and the {SCALE_BLOCK}-column scale block" if self.scale == "block" else "")
                            + f"): none fits in {PROMOTE_REGS.get(self.consumers)} registers"
                            + ("; or set fast_accum = True" if self.scale != "block" else ""))
