@@ -61,13 +61,12 @@ def block_scales_init(p) -> str:
 
 
 def block_mainloop(p, calls, handoff: str) -> str:
-    """The promoting mainloop: K tiles in column chunks (:mod:`cute_py.emit.promote_plan`), each chunk's wgmma
-    ``calls(h, buffer)`` (:func:`~cute_py.emit.gemm_sm90.wgmma_calls`) summing into a ``part`` buffer whose sums are
-    then added into ``acc``: with one buffer, each chunk waits for its wgmma (:func:`_single_buffer`); with two,
-    one chunk runs ahead (:func:`_double_buffer`)."""
-    head = _promote_head(p)
-    return head + (_single_buffer(p, calls, handoff) if p.promotion.buffers == 1 else
-                   _double_buffer(p, calls, handoff))
+    """The promoting mainloop: each K tile in column chunks (:mod:`cute_py.emit.promote_plan`); a chunk's wgmma
+    (``calls(h, "part")``, :func:`~cute_py.emit.gemm_sm90.wgmma_calls`) sum into ``part``, the warpgroup waits for
+    them, and adds the sums into ``acc``. Two consumer warpgroups overlap one's promotion with the other's
+    wgmma as far as the hardware interleaves them (benchmarks/NOTES.md, version 6: a second buffer of 64-column
+    chunks, or the warpgroups taking turns by named barriers, measured no faster)."""
+    return _promote_head(p) + _mainloop_text(p, calls, handoff)
 
 
 def _promote_head(p) -> str:
@@ -78,7 +77,7 @@ def _promote_head(p) -> str:
             "as they are (the epilogue applies the scales)")
     return f"""
 // ---- promoting mainloop: each K tile is summed by wgmma in {pp.chunks} chunk(s) of {pp.n} columns ({pp.atom.name})
-//      into {pp.buffers} buffer(s) `part` (scale-d 0 on each chunk's first k-slice); a chunk's sums are then added
+//      into `part` (scale-d 0 on each chunk's first k-slice); a chunk's sums are then added
 //      into the f32 accumulators {what}:
 //      the tensor core's fp8 accumulation spans one K tile at most ----
 {f"constexpr int kChunks = {pp.chunks};" + chr(10) if block else ""}constexpr int kPartPerBlock = {pp.values};       // part registers per m-block: one chunk's accumulators
@@ -107,25 +106,17 @@ def _scale_products(ind: str, load: str | None) -> list:
     return out
 
 
-def _single_buffer(p, calls, handoff: str) -> str:
-    """One ``part`` buffer: each chunk's wgmma, a wait for them, the promotion. In the cooperative schedule the two
-    consumer warpgroups take turns issuing each K tile (named barriers kBarPingPong + w), so one promotes while the
-    other's wgmma run instead of both waiting at once."""
+def _mainloop_text(p, calls, handoff: str) -> str:
+    """``mainloop``: for each K tile and chunk, the chunk's wgmma into ``part``, a wait for them, the promotion."""
     pp = p.promotion
     block = p.scale == "block"
-    stagger = p.tile_warpgroups == 2
     handoff_param = ", bool hand_off" if p.pingpong else ""
     args = ", const BlockScales& sc, int m_row, int n0" if block else ""
     ind = "      "
     body = _scale_products(ind, "kb + 1 < kb1") if block else []
     for h in range(pp.chunks):
         body.append(f"{ind}// ---- chunk {h}: columns [{h * pp.n}, {(h + 1) * pp.n}) ----")
-        if h == 0 and stagger:
-            body.append(f"{ind}// warpgroup w issues after the other issued its previous K tile (warpgroup 0 first)")
-            body.append(f"{ind}if (w == 1 || it > 0) named_bar_sync(kBarPingPong + w, 2 * kWarpGroupThreads);")
         body += [f"{ind}wgmma_fence();", _indent(calls(h, "part"), ind), f"{ind}wgmma_commit();"]
-        if h == 0 and stagger:
-            body.append(f"{ind}named_bar_arrive(kBarPingPong + (1 - w), 2 * kWarpGroupThreads);")
         body.append(f"{ind}wgmma_wait<0>();                                 // chunk {h}'s sums are in part")
         if h == pp.chunks - 1:
             body.append(f"{ind}release(empty_bars, s);")
@@ -150,75 +141,6 @@ __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], i
       const u64 db = kDescB + desc_start(stage + kOffB);
 {body_text}
     }}
-  }}{handoff}
-}}
-"""
-
-
-def _double_buffer(p, calls, handoff: str) -> str:
-    """Two ``part`` buffers: the chunks run one ahead. While chunk ``h``'s sums are added into ``acc``, the next
-    chunk's wgmma (the next K tile's first, after the last) already run. The last K tile is peeled, so no wgmma
-    sits behind a branch (ptxas would serialize them)."""
-    pp = p.promotion
-    block = p.scale == "block"
-    handoff_param = ", bool hand_off" if p.pingpong else ""
-    args = ", const BlockScales& sc, int m_row, int n0" if block else ""
-    first_scales = ("\n    float sa[kMBlocks][kScaleRows], sb[kChunks];        // the scales of the next K tile"
-                    "\n    load_scales(sc, m_row, n0, kb0, sa, sb);") if block else ""
-
-    def k_tile(more: bool, ind: str) -> list:
-        """One K tile's chunks; ``more``: another K tile follows (its chunk 0 is issued under the last promotion)."""
-        out = []
-        if block:
-            out += _scale_products(ind, "" if more else None)
-        for h in range(pp.chunks):
-            buf, nxt = f"part{h % 2}", f"part{(h + 1) % 2}"
-            out.append(f"{ind}// ---- chunk {h}: columns [{h * pp.n}, {(h + 1) * pp.n}) ----")
-            if h + 1 < pp.chunks:
-                out += [f"{ind}wgmma_fence();                                   // chunk {h + 1} runs while chunk {h} "
-                        f"is promoted", _indent(calls(h + 1, nxt), ind), f"{ind}wgmma_commit();",
-                        f"{ind}wgmma_wait<1>();                                 // chunk {h}'s sums are in {buf}"]
-            elif more:
-                out += [f"{ind}// the next K tile's chunk 0 runs while this one is promoted",
-                        f"{ind}const u32 next = ring + ((it + 1) % kStages) * kStageBytes;",
-                        f"{ind}mbar_wait(full_bars + kMbarBytes * ((it + 1) % kStages), ((it + 1) / kStages) & 1);",
-                        f"{ind}da = kDescA + desc_start(next + kOffA);", f"{ind}db = kDescB + desc_start(next + kOffB);",
-                        f"{ind}wgmma_fence();", _indent(calls(0, "part0"), ind), f"{ind}wgmma_commit();",
-                        f"{ind}wgmma_wait<1>();                                 // chunk {h}'s sums are in {buf}",
-                        f"{ind}release(empty_bars, it % kStages);                // every chunk of this stage has run"]
-            else:
-                out += [f"{ind}wgmma_wait<0>();                                 // chunk {h}'s sums are in {buf}",
-                        f"{ind}release(empty_bars, it % kStages);                // every chunk of this stage has run"]
-            out += _promote(p, h, buf, ind)
-        return out
-
-    loop_text = "\n".join(k_tile(True, "      "))
-    last_text = "\n".join(k_tile(False, "    "))
-    first = _indent(calls(0, "part0"), "    ")
-    return f"""// k-blocks [kb0, kb1) of one tile{"; m_row: the thread's first row in D, n0: the tile's first column" if block else ""}
-__device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], int w, u32 ring, u32 full_bars,
-                                         u32 empty_bars, int& it, int kb0, int kb1{args}{handoff_param}) {{
-  float part0[kMBlocks][kPartPerBlock], part1[kMBlocks][kPartPerBlock];
-#pragma unroll
-  for (int mb = 0; mb < kMBlocks; ++mb)
-#pragma unroll
-    for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
-  if (kb0 < kb1) {{{first_scales}
-    // chunk 0 of the first K tile
-    const u32 first = ring + (it % kStages) * kStageBytes;
-    mbar_wait(full_bars + kMbarBytes * (it % kStages), (it / kStages) & 1);
-    u64 da = kDescA + desc_start(first + kOffA);
-    u64 db = kDescB + desc_start(first + kOffB);
-    wgmma_fence();
-{first}
-    wgmma_commit();
-    // every K tile but the last issues the next one's chunk 0 (no branch around a wgmma: ptxas would serialize)
-    for (int kb = kb0; kb < kb1 - 1; ++kb, ++it) {{
-{loop_text}
-    }}
-    // the last K tile
-{last_text}
-    ++it;
   }}{handoff}
 }}
 """

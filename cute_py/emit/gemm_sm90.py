@@ -302,10 +302,6 @@ def _consumer_parts(p: GemmPlan) -> dict:
                           "&split_flag))\n        continue;                                  // another split finishes "
                           "this tile\n")
         parts["flag_decl"] = "  __shared__ int split_flag;                           // the arrival count seen by this CTA\n"
-    if p.promotion and p.tile_warpgroups == 2:          # the consumers took turns issuing (blockscale._single_buffer)
-        parts["finish"] += ("    // warpgroup 1's arrival after its last K tile: warpgroup 0 takes it, so no barrier "
-                            "phase is left open\n    if (w == 0 && it > 0) named_bar_sync(kBarPingPong, "
-                            "2 * kWarpGroupThreads);\n")
     if p.pingpong:
         parts["mt"] = "t - kWarpGroupThreads * w;          // thread within the tile: each warpgroup owns whole tiles"
         parts["turn"] = ("      if ((i & 1) != w) {                             // the other warpgroup's tile: step over "

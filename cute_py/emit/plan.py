@@ -296,8 +296,7 @@ def _gemm_plan(spec: GemmSpec) -> GemmPlan:
     cm, cn = spec.cluster
     uses = {"kBarEpilogue": spec.consumers} if epi else {}
     uses.update({"kBarSplitK": 1} if spec.split_k > 1 else {})
-    staggered = spec.promotes and spec.schedule == "cooperative" and c == 2
-    uses.update({"kBarPingPong": 2} if spec.schedule == "pingpong" or staggered else {})
+    uses.update({"kBarPingPong": 2} if spec.schedule == "pingpong" else {})
     return GemmPlan(
         spec, spec.name, spec.dtype, spec.acc_dtype, a, b, output_plan(spec), (bm, bn, bk), bk // atom.shape_mnk[2],
         spec.consumers, c, spec.schedule == "pingpong", spec.schedule, (cm, cn), cm * cn, spec.group, spec.raster,

@@ -16,8 +16,8 @@ columns ``[h n, (h + 1) n)``. Derived and checked here:
 
 >>> from cute_py.emit import GemmSpec, gemm_plan
 >>> pp = gemm_plan(GemmSpec(dtype="e4m3", scale="block", tile=(128, 192, 128))).promotion
->>> pp.n, pp.chunks, pp.buffers, pp.values, [pp.b_offset(h, 1) for h in range(pp.chunks)]
-(64, 3, 1, 32, [2, 514, 1026])
+>>> pp.n, pp.chunks, pp.values, [pp.b_offset(h, 1) for h in range(pp.chunks)]
+(64, 3, 32, [2, 514, 1026])
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ class PromotePlan:
 
     n: int                     # columns per chunk
     chunks: int                # BN / n
-    buffers: int               # part buffers: 2 run one chunk ahead, 1 waits for each chunk's wgmma
     values: int                # part registers per m-block: the chunk atom's C values per thread
     atom: MMAAtom              # 64 x n x k wgmma of one chunk
     b_desc: GmmaDescriptor     # B's descriptor for n-row slices of its stage tile
@@ -52,7 +51,7 @@ class PromotePlan:
 def promote_plan(spec, atom: MMAAtom, b) -> PromotePlan:
     """The chunking of a promoting spec's K tile; ``atom`` is the tile's wgmma atom, ``b`` B's OperandPlan."""
     bn = spec.tile[1]
-    n, buffers = spec.promote_chunk()
+    n = spec.promote_chunk()
     chunk = gmma(n, spec.acc_dtype, spec.dtype, spec.dtype, a_major=spec.a_major, b_major=spec.b_major)
     values = chunk.regs["c"]
     require(bn % n == 0 and atom.regs["c"] == values * (bn // n), "promote_plan", f"the {bn}-column tile splits "
@@ -71,4 +70,4 @@ def promote_plan(spec, atom: MMAAtom, b) -> PromotePlan:
     b_desc = make_gmma_desc(b.smem, spec.dtype, b.major, mma_mn=n)
     require(b_desc.value == b.desc.value, "promote_plan", "B's chunk descriptor differs from the tile's only in "
             "its slice offsets", tile=hex(b.desc.value), chunk=hex(b_desc.value))
-    return PromotePlan(n, bn // n, buffers, values, chunk, b_desc)
+    return PromotePlan(n, bn // n, values, chunk, b_desc)

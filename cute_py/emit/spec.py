@@ -51,14 +51,13 @@ SCALE_BLOCK = 128
 """The extent of a scale block along K (and along N for B): the K tile of a blockwise kernel."""
 PROMOTE_REGS = {1: 192, 2: 128}
 """At most this many f32 accumulator registers per consumer thread when the mainloop promotes
-(:attr:`GemmSpec.promotes`), by consumer warpgroups: the accumulators and two column chunks of the K tile's
+(:attr:`GemmSpec.promotes`), by consumer warpgroups: the accumulators and one column chunk of the K tile's
 sums. ptxas allocates one register count for the whole kernel, bounded by ``__launch_bounds__``: 255 with 256
 threads, 168 with 384; 40 stay for addresses, scales and the epilogue (the bf16 128x256 kernel's 128
 accumulators fit in 168 without a spill, its promoting twin with 128 + 64 spilled 648 bytes)."""
-PROMOTE_CHUNKS = ((128, 1), (64, 2), (64, 1), (32, 2), (32, 1))
-"""``(columns, buffers)`` a promoting mainloop tries for its column chunks, in order (:meth:`GemmSpec.promote_chunk`).
-Measured at 8192^3 (benchmarks/NOTES.md, version 6): chunks of 64 columns read as many smem bytes per MAC as
-the tensor core consumes, so 128 columns in one buffer beat 64 in two."""
+PROMOTE_CHUNKS = (128, 64, 32)
+"""Column chunk widths a promoting mainloop tries, widest first (:meth:`GemmSpec.promote_chunk`): narrower
+chunks read more smem per MAC (a 64-column fp8 wgmma reads as many bytes as the tensor core consumes)."""
 SWIZZLES = (None, 0, 32, 64, 128)
 BIAS = (None, "row", "col")
 ACTIVATIONS = (None, "relu", "gelu")
@@ -325,25 +324,23 @@ class GemmSpec:
         scales, or tensor / row scales without ``fast_accum``."""
         return self.scale == "block" or (self.scale in ("tensor", "row") and not self.fast_accum)
 
-    def promote_chunk(self) -> tuple | None:
-        """``(columns, buffers)`` of a promoting mainloop's column chunks: the first of :data:`PROMOTE_CHUNKS`
-        whose width divides BN (and, with blockwise scales, the 128-column scale block), whose count is even
-        for two buffers (one chunk's wgmma run while the other's sums are promoted), and whose buffers fit beside
-        the accumulators (:data:`PROMOTE_REGS`); None when none does (or the spec does not promote).
+    def promote_chunk(self) -> int | None:
+        """The column chunk of a promoting mainloop: the widest of :data:`PROMOTE_CHUNKS` that divides BN (and,
+        with blockwise scales, the 128-column scale block) and whose sums fit beside the accumulators
+        (:data:`PROMOTE_REGS`); None when none does (or the spec does not promote).
 
-        >>> [GemmSpec(dtype="e4m3", scale="block", tile=t).promote_chunk() for t in ((128, 128, 128), (128, 64, 128))]
-        [(128, 1), (64, 1)]
+        >>> [GemmSpec(dtype="e4m3", scale="block", tile=t).promote_chunk() for t in ((128, 128, 128), (128, 192, 128))]
+        [128, 64]
         """
         if not self.promotes or not isinstance(self.tile, tuple) or len(self.tile) != 3:
             return None
         bm, bn, _ = self.tile
         c = self.tile_warpgroups
         acc = bm * bn // (128 * c)
-        for n, buffers in PROMOTE_CHUNKS:
-            fits = acc + buffers * (bm // (64 * c)) * n // 2 <= PROMOTE_REGS.get(self.consumers, 0)
-            even = buffers == 1 or (bn // n) % 2 == 0
-            if bn % n == 0 and even and fits and (self.scale != "block" or SCALE_BLOCK % n == 0):
-                return n, buffers
+        for n in PROMOTE_CHUNKS:
+            fits = acc + (bm // (64 * c)) * n // 2 <= PROMOTE_REGS.get(self.consumers, 0)
+            if bn % n == 0 and fits and (self.scale != "block" or SCALE_BLOCK % n == 0):
+                return n
         return None
 
     @property
@@ -517,8 +514,8 @@ class GemmSpec:
             if self.promote_chunk() is None:
                 c = self.tile_warpgroups
                 acc = bm * bn // (128 * c)
-                out.append(f"{why} keeps the accumulators ({acc} per consumer thread) and two column chunks of the "
-                           f"K tile's sums ((columns, buffers) in {PROMOTE_CHUNKS}, dividing BN = {bn}"
+                out.append(f"{why} keeps the accumulators ({acc} per consumer thread) and one column chunk of the "
+                           f"K tile's sums ({PROMOTE_CHUNKS} columns, dividing BN = {bn}"
                            + (f" and the {SCALE_BLOCK}-column scale block" if self.scale == "block" else "")
                            + f"): none fits in {PROMOTE_REGS.get(self.consumers)} registers"
                            + ("; or set fast_accum = True" if self.scale != "block" else ""))
