@@ -21,7 +21,7 @@ from .arch.sm90 import SMEM_ALIGN
 from .arraylib import library_dtype
 from .cli_errors import EXIT_NO_GPU, CliError, extent
 from .dtypes import dtype as dtype_of
-from .emit.spec import DTYPES, OUT_DTYPES
+from .emit.spec import FP8_DTYPES, INPUT_DTYPES, OUT_DTYPES, SCALES
 from .problem import MAX_EXTENT
 from .runtime.timer import EventTimer
 
@@ -34,7 +34,14 @@ def add_parser(sub):
     g = sub.add_parser("gemm", help="generate a warp-specialized sm_90a GEMM from a layout spec; compile, run, time")
     for dim in ("m", "n", "k"):
         g.add_argument(f"--{dim}", type=extent, default=4096, help=f"{dim.upper()}, 1 to {MAX_EXTENT} (default 4096)")
-    g.add_argument("--dtype", default="bf16", choices=DTYPES)
+    g.add_argument("--dtype", default="bf16", choices=INPUT_DTYPES,
+                   help="input type (default bf16); e4m3 / e5m2 run the scaled fp8 GEMM (layout tn only)")
+    g.add_argument("--scale", choices=[s for s in SCALES if s],
+                   help="fp8 scale mode: tensor (default for fp8), row (scale_a[m], scale_b[n]) or block "
+                        "(1x128 blocks of A, 128x128 of B, promoted per K tile)")
+    g.add_argument("--fast-accum", action="store_true",
+                   help="fp8 with tensor/row scales: accumulate all of K in the tensor core (as torch's "
+                        "use_fast_accum; faster, less accurate)")
     g.add_argument("--layout", default="tn", choices=tuple(LAYOUT_MAJORS),
                    help="BLAS naming: first letter A, second B; t = A K-major / B N-major (default tn: both K-major)")
     g.add_argument("--spec", metavar="FILE", help="a GemmSpec in TOML or JSON (overrides --dtype/--layout); "
@@ -65,7 +72,17 @@ def _spec(args):
             return GemmSpec.from_file(ex[name])
         return GemmSpec.from_file(args.spec)
     a, b = LAYOUT_MAJORS[args.layout]
-    return heuristic(Problem(args.m, args.n, args.k, a, b, args.dtype, args.dtype))
+    fp8 = args.dtype in FP8_DTYPES
+    if not fp8 and (args.scale or args.fast_accum):
+        raise CliError(f"--scale and --fast-accum apply to fp8 (--dtype {' or '.join(FP8_DTYPES)}), not --dtype "
+                       f"{args.dtype}")
+    if fp8 and args.layout != "tn":
+        raise CliError(f"--dtype {args.dtype} needs --layout tn: Hopper's fp8 wgmma reads both operands K-major")
+    scale = (args.scale or "tensor") if fp8 else None
+    if scale == "block" and args.fast_accum:
+        raise CliError("--fast-accum applies to --scale tensor or row (blockwise scales always promote)")
+    return heuristic(Problem(args.m, args.n, args.k, a, b, args.dtype, "bf16" if fp8 else args.dtype,
+                             scale=scale, fast_accum=args.fast_accum))
 
 
 def _gpu_reason():
@@ -123,6 +140,9 @@ def _run_on_gpu(args, spec) -> int:
     if isinstance(xp, str):
         print(f"cute-py gemm: {xp}", file=sys.stderr)
         return 2
+    if spec.scale:
+        from .cli_scaled import run_scaled
+        return run_scaled(args, spec, xp)
     M, N, K = args.m, args.n, args.k
     print(f"GPU       {xp.device_name}; arrays from {xp.name}")
     status = 0

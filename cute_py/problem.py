@@ -199,7 +199,7 @@ class Problem:
         ...         self.__cuda_array_interface__ = {"version": 3, "data": (1 << 40, False), "shape": shape,
         ...                                          "typestr": typestr, "strides": tuple(2 * s for s in strides)}
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((64, 128), (1, 64)))
-        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128)
+        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False)
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((32, 128), (1, 32)))
         Traceback (most recent call last):
         ...

@@ -72,7 +72,8 @@ __device__ __forceinline__ float apply(float x, int m, int n, const Epi& ep) {{
 
 
 def epi_init(p: GemmPlan) -> str:
-    """The kernel's initializer of its :func:`_epilogue_math` ``Epi`` from its parameters.
+    """The kernel's initializer of its ``Epi`` (the epilogue math's operands) from its parameters: per-tensor
+    scales fold into alpha.
 
     >>> from cute_py.emit import GemmSpec, gemm_plan
     >>> epi_init(gemm_plan(GemmSpec(dtype="e4m3", scale="tensor", tile=(128, 128, 128))))

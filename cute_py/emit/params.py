@@ -23,11 +23,11 @@ __all__ = ["KernelParam", "kernel_params", "PARAM_KINDS", "C_SCALARS", "SCALE_ST
 PARAM_KINDS = ("tensormap", "pointer", "s32", "s64", "f32")
 """How the host packs a parameter (a 128-byte TMA descriptor by value, a device address, or a scalar)."""
 C_SCALARS = {"s32": "int", "s64": "long long", "f32": "float"}
+"""The C type of each scalar kind; the host packs the same widths (:data:`cute_py.emit.bind.PACK`)."""
 SCALE_STRIDES = ("sa_m", "sa_k", "sb_k", "sb_n")
 """The element strides of the scales: scale_a ``(M, KB):(sa_m, sa_k)`` and scale_b ``(KB, NB):(sb_k, sb_n)``
 (KB = ceil(K / 128) blocks along K; per-tensor and row-wise scales have extent 1 in the modes they lack and
 stride 0 there)."""
-"""The C type of each scalar kind; the host packs the same widths (:data:`cute_py.emit.bind.PACK`)."""
 
 
 @dataclass(frozen=True)

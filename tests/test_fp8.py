@@ -1,0 +1,218 @@
+"""FP8 GEMM without a GPU: the spec's rules, the problem read from fp8 arrays and their scales, the heuristic,
+the plan's promotion facts, the kernel parameters and their binding, the emitted source (compiled by NVRTC where
+it is installed) and the CLI. tests/gpu/test_gpu_fp8.py runs the kernels.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cute_py import cli
+from cute_py.emit import GemmSpec, emit_gemm, gemm_plan
+from cute_py.emit.params import kernel_params
+from cute_py.emit.spec import PROMOTE_REGS, SpecError, example_specs
+from cute_py.problem import GemmInputError, Problem
+from cute_py.runtime import as_device_array
+from cute_py.selection import pick_spec
+from cute_py.tuned import problem_key
+
+E4M3 = dict(dtype="e4m3", tile=(128, 128, 128))
+
+
+def rec(shape, strides, dtype, ptr=1 << 40):
+    """A device-array description (no memory behind it: Problem only reads descriptions)."""
+    return as_device_array(ptr, shape=shape, strides=strides, dtype=dtype)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# GemmSpec
+
+
+def test_fp8_specs_validate_and_name_their_scales():
+    for mode in ("tensor", "row", "block"):
+        s = GemmSpec(scale=mode, **E4M3).validate()
+        assert s.out_dtype == "bf16" and s.name.endswith(f"scale{mode}")
+    assert GemmSpec(scale="row", fast_accum=True, **dict(E4M3, tile=(128, 256, 128))).validate().name.endswith(
+        "scalerow_fastaccum")
+    for name, path in example_specs().items():
+        GemmSpec.from_file(path).validate()
+
+
+@pytest.mark.parametrize("fields, problem", [
+    (dict(dtype="e4m3"), "needs a scale mode"),
+    (dict(scale="tensor"), "applies to fp8 inputs"),
+    (dict(fast_accum=True), "fast_accum = True applies to fp8 inputs only"),
+    (dict(scale="per-row", **E4M3), "scale = 'per-row' not in"),
+    (dict(scale="tensor", b="(N,K):(1,N)", **E4M3), "B is MN-major"),
+    (dict(scale="tensor", a="(M,K):(1,M)", **E4M3), "A is MN-major"),
+    (dict(scale="block", fast_accum=True, **E4M3), "always promotes"),
+    (dict(scale="block", dtype="e4m3", tile=(128, 128, 64)), "BK must be 128"),
+    (dict(scale="tensor", dtype="e4m3", tile=(128, 256, 128)), "or set fast_accum = True"),
+    (dict(scale="block", dtype="e4m3", tile=(128, 80, 128)), "dividing BN = 80 and the 128-column scale block"),
+])
+def test_spec_rules(fields, problem):
+    with pytest.raises(SpecError, match="constraint") as e:
+        GemmSpec(**fields).validate()
+    assert any(problem in p for p in e.value.problems), e.value.problems
+
+
+def test_promote_chunk_fits_the_registers():
+    """Accumulators plus one chunk of sums within PROMOTE_REGS, widest chunk first; None without promotion."""
+    cases = {((128, 128, 128), 2, "block"): 128, ((128, 192, 128), 2, "block"): 64, ((64, 256, 128), 1, "block"): 128,
+             ((128, 64, 128), 2, "tensor"): 64, ((128, 256, 128), 2, "block"): None}
+    for (tile, consumers, mode), want in cases.items():
+        s = GemmSpec(dtype="e4m3", scale=mode, tile=tile, consumers=consumers)
+        assert s.promote_chunk() == want, (tile, mode)
+        if want:
+            c = s.tile_warpgroups
+            acc = tile[0] * tile[1] // (128 * c)
+            assert acc + (tile[0] // (64 * c)) * want // 2 <= PROMOTE_REGS[consumers]
+    assert GemmSpec(dtype="e4m3", scale="tensor", fast_accum=True, tile=(128, 256, 128)).promote_chunk() is None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Plan, parameters, binding, source
+
+
+def test_plan_promotion_chunks_map_onto_the_accumulators():
+    """Chunk h of a 192-column tile is the tile atom's values [32 h, 32 h + 32), 64 h columns on; its B slices
+    start 64 rows apart (8 rows of 128 B per 1024 B: 512 16-byte units per 64 rows)."""
+    p = gemm_plan(GemmSpec(scale="block", dtype="e4m3", tile=(128, 192, 128)))
+    pp = p.promotion
+    assert (pp.n, pp.chunks, pp.values) == (64, 3, 32)
+    assert [pp.b_offset(h, 0) for h in range(3)] == [0, 512, 1024]
+    assert [pp.b_offset(0, j) for j in range(4)] == [p.b.desc_offset(0, j) for j in range(4)]
+    assert p.scale_rows == (0, 8)
+    assert gemm_plan(GemmSpec(scale="tensor", fast_accum=True, **E4M3)).promotion is None
+
+
+def test_plan_fp8_atom_and_descriptor():
+    """e4m3: the wgmma K is 32 elements (32 bytes), so a 128-wide K tile is 4 k-slices of one 128 B swizzle row;
+    the descriptor's K increments are 2 (32 B in 16 B units), as for bf16's 16-element slices."""
+    p = gemm_plan(GemmSpec(scale="tensor", **E4M3))
+    assert p.atom.shape_mnk == (64, 128, 32) and p.k_slices == 4
+    assert p.atom.ptx == "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3"
+    assert [p.a.desc_offset(0, j) for j in range(4)] == [0, 2, 4, 6]
+    bf16 = gemm_plan(GemmSpec(tile=(128, 128, 64)))
+    assert p.a.desc.value == bf16.a.desc.value          # same 128 B swizzle atom rows, in bytes
+
+
+def test_kernel_params_and_binding_carry_the_scales():
+    spec = GemmSpec(scale="block", **E4M3)
+    names = [x.name for x in kernel_params(spec)]
+    assert names[names.index("bias") + 1:names.index("bias") + 7] == ["scale_a", "scale_b", "sa_m", "sa_k", "sb_k",
+                                                                       "sb_n"]
+    problem = Problem(1000, 512, 4096, "K", "K", "e4m3", "bf16", scale="block", scale_strides=(1, 1000, 4, 1))
+    b = gemm_plan(spec).bind(problem)
+    assert [b.scalars[n] for n in ("sa_m", "sa_k", "sb_k", "sb_n")] == [1, 1000, 4, 1]
+    assert "scale_a" not in [x.name for x in kernel_params(GemmSpec())]
+
+
+def test_emitted_source():
+    """fp8 wgmma take no transpose operands; per-tensor scales fold into alpha; row-wise scales scale the
+    accumulators; blockwise scales promote each K tile."""
+    t = emit_gemm(GemmSpec(scale="tensor", fast_accum=True, **E4M3))
+    assert "m64n128k32.f32.e4m3.e4m3 {" in t and "p, 1, 1;" in t and "p, 1, 1, 0, 0" not in t
+    assert "alpha * scale_a[0] * scale_b[0]" in t and "acc[mb][v] += part" not in t
+    r = emit_gemm(GemmSpec(scale="row", **E4M3))
+    assert "scale_acc(acc, mt" in r and "acc[mb][0 + v] += part[mb][v];" in r
+    b = emit_gemm(GemmSpec(scale="block", **E4M3))
+    assert "load_scales(sc, m_row, n0, kb + 1, sa, sb);" in b and "fmaf(part[mb][v], ab[0][mb][scale_slot(v)]" in b
+
+
+def _nvrtc_missing():
+    from cute_py import runtime as rt
+    try:
+        rt.nvrtc_version()
+    except (rt.NvrtcNotFoundError, rt.CudaNotInstalledError) as e:
+        return str(e)
+    return None
+
+
+@pytest.mark.skipif(_nvrtc_missing() is not None, reason="NVRTC unavailable")
+@pytest.mark.parametrize("fields", [dict(scale="tensor", fast_accum=True, tile=(128, 256, 128)),
+                                    dict(scale="row", tile=(128, 128, 128), split_k=2),
+                                    dict(scale="block", tile=(128, 128, 128), cluster=(1, 2)),
+                                    dict(scale="block", tile=(128, 192, 128), dtype="e5m2"),
+                                    dict(scale="tensor", tile=(64, 256, 128), consumers=1)])
+def test_fp8_kernels_compile_without_spills(fields, tmp_path, monkeypatch):
+    from cute_py import runtime as rt
+    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(tmp_path))
+    spec = GemmSpec(**{"dtype": "e4m3", **fields}).validate()
+    prog = rt.compile(emit_gemm(spec), name=f"{spec.name}.cu")       # strict: a serialized wgmma is an error
+    assert prog.spills[spec.name] == 0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Problem: arrays and scales
+
+
+M, N, K = 1000, 512, 4096
+A = rec((M, K), (K, 1), "e4m3")
+B = rec((K, N), (1, K), "e4m3")                        # w.t() of a row-major (N, K)
+
+
+@pytest.mark.parametrize("sa, sb, mode, strides", [
+    (rec((), (), "f32"), rec((1,), (1,), "f32"), "tensor", (0, 0, 0, 0)),
+    (rec((M, 1), (1, 1), "f32"), rec((1, N), (N, 1), "f32"), "row", (1, 0, 0, 1)),
+    (rec((M, 32), (1, M), "f32"), rec((32, 4), (1, 32), "f32"), "block", (1, M, 1, 32)),
+    (rec((M, 32), (32, 1), "f32"), rec((32, 4), (4, 1), "f32"), "block", (32, 1, 4, 1)),
+])
+def test_scale_shapes_choose_the_mode(sa, sb, mode, strides):
+    p = Problem.from_arrays(A, B, scale_a=sa, scale_b=sb, op="scaled_gemm")
+    assert (p.scale, p.scale_strides, p.dtype, p.out_dtype, p.fast_accum) == (mode, strides, "e4m3", "bf16", False)
+    assert p.mismatches(pick_spec(M, N, K, "K", "K", "e4m3", "bf16", scale=mode)) == []
+
+
+ONE = rec((), (), "f32")
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(b=rec((K, N), (N, 1), "e4m3")), "must be K-major .* b \\(4096, 512\\) has strides \\(512, 1\\)"),
+    (dict(a=rec((M, K), (1, M), "e4m3")), "must be K-major .* a \\(1000, 4096\\)"),
+    (dict(scale_a=rec((), (), "f16")), "scale_a has element type f16; scales are f32"),
+    (dict(scale_b=None), "scale_b is missing"),
+    (dict(scale_a=rec((M, 2), (1, M), "f32")), "name no scale mode for M=1000, N=512, K=4096"),
+    (dict(b=rec((K, N), (1, K), "e5m2")), "a is e4m3 but b is e5m2"),
+    (dict(a=rec((M, K), (K, 1), "bf16"), b=rec((K, N), (1, K), "bf16")), "supported: e4m3, e5m2"),
+    (dict(a=rec((M, 8), (8, 1), "e4m3"), b=rec((8, N), (1, 8), "e4m3")), "8 x 1 B = 8 B is not a multiple of 16"),
+    (dict(fast_accum=True, scale_a=rec((M, 32), (1, M), "f32"), scale_b=rec((32, 4), (1, 32), "f32")),
+     "blockwise scales always promote"),
+])
+def test_bad_fp8_inputs(kw, message):
+    args = dict(a=A, b=B, scale_a=ONE, scale_b=ONE)
+    args.update(kw)
+    a, b = args.pop("a"), args.pop("b")
+    with pytest.raises(GemmInputError, match=f"^scaled_gemm: .*{message}"):
+        Problem.from_arrays(a, b, op="scaled_gemm", **args)
+
+
+def test_fp8_without_scales_points_at_scaled_gemm():
+    with pytest.raises(GemmInputError, match="use cute_py.scaled_gemm"):
+        Problem.from_arrays(A, B)
+
+
+def test_heuristic_and_tuned_key():
+    for mode, fast in (("tensor", True), ("row", True), ("tensor", False), ("block", False)):
+        s = pick_spec(8192, 8192, 8192, "K", "K", "e4m3", "bf16", scale=mode, fast_accum=fast)
+        assert s.tile == ((128, 256, 128) if fast else (128, 128, 128)) and s.validate()
+    small = pick_spec(128, 4096, 4096, "K", "K", "e4m3", "bf16", scale="block")
+    assert small.tile[2] == 128 and small.validate()
+    p = Problem(64, 64, 64, "K", "K", "e4m3", "bf16", scale="row", fast_accum=True)
+    assert problem_key(p, device="H100").endswith("scale:row fast")
+    assert "scale" not in problem_key(Problem(64, 64, 64, "K", "K", "bf16", "bf16"), device="H100")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# CLI
+
+
+def test_cli_fp8_compiles_and_refuses_bad_combinations(capsys):
+    assert cli.main(["gemm", "--dtype", "e4m3", "--scale", "block", "--m", "256", "--n", "256", "--k", "512",
+                     "--emit-only", "-o", "/dev/null"]) == 0
+    for argv, msg in ((["--dtype", "e4m3", "--layout", "nt"], "needs --layout tn"),
+                      (["--scale", "row"], "apply to fp8"),
+                      (["--dtype", "e5m2", "--scale", "block", "--fast-accum"], "always promote")):
+        assert cli.main(["gemm", *argv]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and msg in err[0], err
