@@ -87,6 +87,10 @@ EXPECTED = {
             "emitted (m, n) formulas == partition_C of the tiled MMA: True",
             "registers per thread, 0 spill bytes",
             "ptxas warnings: none",
+            "e4m3  atom SM90_64x128x32_F32E4M3E4M3_SS_TN",
+            "same descriptor bits: True",
+            "promotion: 1 chunk of 128 columns; a thread's scale rows per 64-row block: (0, 8)",
+            "int scale_slot(int v) { return (v / 2) % 2; }",
         ],
         # without an sm_90 GPU (CI) the GPU cells must say they stop; on one, the launch must check exactly
         "one_of": [("no GPU: stopping after the compile step", ", exact: True")],
