@@ -174,6 +174,48 @@ def summary(rows, mode_name="burst") -> str:
     return "\n".join(out)
 
 
+def plot(rows, path: str, mode_name="burst") -> bool:
+    """Bars of cute_py / torch per shape, one panel per scale mode; False without matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    modes = [m for m in MODES if any(r["mode"] == m for r in rows)]
+    fig, axes = plt.subplots(len(modes), 1, figsize=(12, 2.6 * len(modes)), sharex=True, squeeze=False)
+    for ax, mode in zip(axes[:, 0], modes):
+        sel = [r for r in rows if r["mode"] == mode]
+        ratios = [r.get("modes", {}).get(mode_name, {}).get("ratio", float("nan")) for r in sel]
+        ax.bar(range(len(sel)), ratios, color=["tab:green" if x >= 1 else "tab:red" for x in ratios])
+        ax.axhline(1.0, color="black", lw=0.8)
+        ax.set_ylabel(f"{mode}\ncute_py / torch")
+        ax.set_ylim(0, max(1.5, max((x for x in ratios if x == x), default=1) * 1.05))
+        ax.set_xticks(range(len(sel)))
+        ax.set_xticklabels([f"{r['M']}x{r['N']}x{r['K']}" for r in sel], rotation=60, ha="right", fontsize=7)
+    fig.suptitle(f"cute_py.scaled_gemm vs torch (e4m3, bf16 out, {mode_name})")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def write_report(data: dict, stem: str) -> list:
+    """``<stem>.md`` (and ``.png`` with matplotlib) from a run's JSON data; the paths written."""
+    rows, meta = data["rows"], data["meta"]
+    text = [f"# cute_py.scaled_gemm vs torch fp8 ({meta['device']}, torch {meta['torch']})", "", summary(rows), "",
+            table(rows)]
+    if meta.get("sustained_s"):
+        text += ["", "## Sustained", "", summary(rows, "sustained"), "", table(rows, "sustained")]
+    written = [stem + ".md"]
+    if plot(rows, stem + ".png"):
+        written.append(stem + ".png")
+        text[1:1] = ["", f"![ratios]({os.path.basename(stem)}.png)"]
+    with open(stem + ".md", "w") as f:
+        f.write("\n".join(text) + "\n")
+    return written
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shapes", nargs="*", default=[])
@@ -184,7 +226,12 @@ def main(argv=None) -> int:
     ap.add_argument("--bf16", action="store_true")
     ap.add_argument("--tag", default="h100-fp8")
     ap.add_argument("--out-dir", default=os.path.join(HERE, "results"))
+    ap.add_argument("--plot-only", metavar="JSON", help="re-render the md and png of a saved JSON; no GPU needed")
     args = ap.parse_args(argv)
+    if args.plot_only:
+        with open(args.plot_only) as f:
+            print("wrote", *write_report(json.load(f), args.plot_only.removesuffix(".json")))
+        return 0
     import torch
     shapes = [parse_shape(s) for s in args.shapes] + (SWEEPS[args.sweep] if args.sweep else [])
     rows = []
@@ -206,13 +253,9 @@ def main(argv=None) -> int:
             "sustained_s": args.sustained}
     with open(stem + ".json", "w") as f:
         json.dump({"meta": meta, "rows": rows}, f, indent=1)
-    text = [f"# cute_py.scaled_gemm vs torch fp8 ({meta['device']}, torch {meta['torch']})", "", summary(rows), "",
-            table(rows)]
-    if args.sustained:
-        text += ["", "## Sustained", "", summary(rows, "sustained"), "", table(rows, "sustained")]
-    with open(stem + ".md", "w") as f:
-        f.write("\n".join(text) + "\n")
-    print("\n".join(text))
+    write_report({"meta": meta, "rows": rows}, stem)
+    with open(stem + ".md") as f:
+        print(f.read())
     return 0
 
 
