@@ -54,26 +54,6 @@ PROMOTE_REGS = {1: 192, 2: 128}
 (:attr:`GemmSpec.promotes`), by consumer warpgroups: the accumulators and one column chunk of the K tile's
 sums. Measured with ptxas (CUDA 13): one consumer warpgroup (256 threads) holds 128 + 64 without a spill; two
 (384 threads) spilled 648 bytes with 128 + 64 and hold 64 + 64."""
-PROMOTE_CHUNKS",
-           "SWIZZLES", "GMEM_MODES"]
-
-DTYPES = ("bf16", "f16")
-"""Input types of the unscaled GEMM (``cute_py.gemm``)."""
-FP8_DTYPES = ("e4m3", "e5m2")
-"""Input types of the scaled GEMM (``cute_py.scaled_gemm``): OCP fp8, read by wgmma K-major only."""
-INPUT_DTYPES = DTYPES + FP8_DTYPES
-OUT_DTYPES = ("bf16", "f16", "f32")
-SCALES = (None, "tensor", "row", "block")
-"""How an fp8 GEMM's scales apply: one per tensor, one per row of A and column of B, or DeepSeek-style blocks
-(A: 1 x 128 along K, B: 128 x 128)."""
-SCALE_BLOCK = 128
-"""The extent of a scale block along K (and along N for B): the K tile of a blockwise kernel."""
-PROMOTE_REGS = {1: 192, 2: 128}
-"""At most this many f32 accumulator registers per consumer thread when the mainloop promotes
-(:attr:`GemmSpec.promotes`), by consumer warpgroups: the accumulators and one column chunk of the K tile's
-sums. ptxas allocates one register count for the whole kernel, bounded by ``__launch_bounds__``: 255 with 256
-threads, 168 with 384; 40 stay for addresses, scales and the epilogue (the bf16 128x256 kernel's 128
-accumulators fit in 168 without a spill, its promoting twin with 128 + 64 spilled 648 bytes)."""
 PROMOTE_CHUNKS = (128, 64, 32)
 """Column chunk widths a promoting mainloop tries, widest first (:meth:`GemmSpec.promote_chunk`): narrower
 chunks read more smem per MAC (a 64-column fp8 wgmma reads as many bytes as the tensor core consumes)."""
