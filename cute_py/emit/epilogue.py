@@ -13,6 +13,7 @@ True
 
 from __future__ import annotations
 
+from .blockscale import scale_slot
 from .cprint import commented, to_c
 from .epilogue_plan import staging_swizzle, stsm_lane_index, thread_index
 from .plan import GemmPlan, split_part
@@ -85,24 +86,31 @@ def epi_init(p: GemmPlan) -> str:
 
 def row_scales(p: GemmPlan) -> str:
     """``scale_acc``: the row-wise scales applied to a finished tile's accumulators (before the epilogue, after a
-    split-K reduction). Its loads repeat per row and column and nothing in between writes memory, so each
-    distinct scale is loaded once per thread."""
+    split-K reduction). A thread's row scales are loaded once per m-block (its rows: ``plan.scale_rows``), its
+    column scales once per column (the compiler merges the repeated loads)."""
     if p.out.scale != "row":
         return ""
+    slot, step = scale_slot(p)
     return f"""
 // ---- row-wise scales: acc(m, n) *= scale_a[m] * scale_b[n] with scale_a (M, 1):(sa_m, 0), scale_b (1, N):(0, sb_n);
 //      rows and columns past M and N read the last scale (they are never stored) ----
+// a thread's values of one m-block lie in {len(p.scale_rows)} rows {p.scale_rows} (plan.scale_rows): value v's is scale_slot(v)
+constexpr int kScaleRows = {len(p.scale_rows)};
+__device__ __forceinline__ int scale_slot(int v) {{ return {slot}; }}
 __device__ __forceinline__ void scale_acc(float (&acc)[kMBlocks][kAccPerBlock], int t, int m0, int n0,
                                           const float* __restrict__ sa, const float* __restrict__ sb, long long sa_m,
                                           long long sb_n, int M, int N) {{
   const int mt = m0 + acc_m_thread(t), nt = n0 + acc_n_thread(t);
+  float ra[kMBlocks][kScaleRows];
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll
-    for (int v = 0; v < kAccPerBlock; ++v) {{
-      const int m = min(mt + mb * {p.tv_rows} + acc_m_value(v), M - 1), n = min(nt + acc_n_value(v), N - 1);
-      acc[mb][v] *= sa[m * sa_m] * sb[n * sb_n];
-    }}
+    for (int r = 0; r < kScaleRows; ++r) ra[mb][r] = sa[min(mt + mb * {p.tv_rows} + r * {step}, M - 1) * sa_m];
+#pragma unroll
+  for (int mb = 0; mb < kMBlocks; ++mb)
+#pragma unroll
+    for (int v = 0; v < kAccPerBlock; ++v)
+      acc[mb][v] *= ra[mb][scale_slot(v)] * sb[min(nt + acc_n_value(v), N - 1) * sb_n];
 }}
 """
 
