@@ -278,3 +278,44 @@ def test_collect_runs_inference_without_grad():
     assert ct.collect(Probe(), (torch.ones(2),), backward=False) == [] and seen == [False]
     from cute_py.torch.ops import COLLECTORS
     assert COLLECTORS == []
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# torch.ops.cute_py.scaled_gemm (fp8)
+
+E4M3 = torch.float8_e4m3fn
+
+
+@pytest.mark.parametrize("mode", ["tensor", "row", "block"])
+def test_scaled_gemm_cpu_kernel_and_opcheck(mode):
+    """The CPU kernel dequantizes each scale block explicitly: exact on small integers with power-of-two scales.
+    (opcheck's schema test cannot run: torch has no CPU fp8 comparison; the others run.)"""
+    M, N, K = 40, 72, 304                               # K: 16-byte fp8 rows, not a multiple of 128
+    a, w = small_ints(M, K, dtype=E4M3), small_ints(N, K, dtype=E4M3, seed=1)
+    kb, nb = -(-K // 128), -(-N // 128)
+    g = torch.Generator().manual_seed(2)
+    pow2 = lambda *s: torch.exp2(torch.randint(-2, 3, s, generator=g).float())  # noqa: E731
+    sa, sb = {"tensor": (pow2(), pow2()), "row": (pow2(M, 1), pow2(1, N)), "block": (pow2(M, kb), pow2(kb, nb))}[mode]
+    d = torch.ops.cute_py.scaled_gemm(a, w.t(), sa, sb, out_dtype=F32)
+    ea = sa.double().repeat_interleave(128, 1)[:, :K] if mode == "block" else sa.double()
+    eb = (sb.double().repeat_interleave(128, 0).repeat_interleave(128, 1)[:K, :N] if mode == "block"
+          else sb.double())
+    assert torch.equal(d.double(), (a.double() * ea) @ (w.double().t() * eb))
+    torch.library.opcheck(torch.ops.cute_py.scaled_gemm, (a, w.t(), sa, sb), {"out_dtype": F32},
+                          test_utils=("test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic"))
+
+
+def test_scaled_gemm_fake_compile_and_refusals():
+    a, w, one = small_ints(64, 128, dtype=E4M3), small_ints(32, 128, dtype=E4M3), torch.ones(())
+    with FakeTensorMode() as mode:
+        fa, fw, fone = mode.from_tensor(a), mode.from_tensor(w), mode.from_tensor(one)
+        y = torch.ops.cute_py.scaled_gemm(fa, fw.t(), fone, fone)
+    assert (y.shape, y.dtype) == ((64, 32), BF16)
+    compiled = torch.compile(lambda x, y: torch.ops.cute_py.scaled_gemm(x, y, one, one) * 2, fullgraph=True)
+    assert torch.equal(compiled(a, w.t()), torch.ops.cute_py.scaled_gemm(a, w.t(), one, one) * 2)
+    assert torch.equal(torch.ops.cute_py.scaled_gemm(a, w.contiguous().t().contiguous(), one, one),
+                       torch.ops.cute_py.scaled_gemm(a, w.t(), one, one))          # an N-major b is copied K-major
+    with pytest.raises(GemmInputError, match="name no scale mode"):
+        torch.ops.cute_py.scaled_gemm(a, w.t(), torch.ones(3, 3), one)
+    with pytest.raises(GemmInputError, match="blockwise scales always promote"):
+        torch.ops.cute_py.scaled_gemm(a, w.t(), torch.ones(64, 1), torch.ones(1, 1), use_fast_accum=True)

@@ -27,16 +27,19 @@ from typing import Optional
 import torch
 from torch import Tensor
 
-from ..gemm import gemm as _cute_gemm
+from ..emit.spec import SCALE_BLOCK
+from ..gemm import gemm as _cute_gemm, scaled_gemm as _cute_scaled_gemm
 from ..problem import GemmInputError, Problem
 from ..runtime import as_device_array
 
-__all__ = ["define", "gemm", "gemm_cuda", "gemm_out", "problem_of", "usable", "describe", "mm_like", "NAMESPACE",
-           "TYPE_NAMES", "COLLECTORS"]
+__all__ = ["define", "gemm", "gemm_cuda", "gemm_out", "scaled_gemm", "problem_of", "usable", "describe", "mm_like",
+           "NAMESPACE", "TYPE_NAMES", "FP8_TYPE_NAMES", "COLLECTORS"]
 
 NAMESPACE = "cute_py"
 TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
 """torch dtype -> cute_py element type, for the types cute_py's GEMMs read or write."""
+FP8_TYPE_NAMES = {torch.float8_e4m3fn: "e4m3", torch.float8_e5m2: "e5m2"}
+"""torch dtype -> cute_py element type of the fp8 operands :data:`scaled_gemm` reads."""
 _FAKE_ADDRESS = 1 << 40
 """A stand-in base address for tensors without one (fake, CPU): aligned like every CUDA allocation, so a record's
 alignment is its storage offset's."""
@@ -73,10 +76,11 @@ def _record(t: Tensor | None, what: str, op: str):
     """A :class:`~cute_py.runtime.DeviceArray` record of ``t``'s shape, strides and type at a stand-in address."""
     if t is None:
         return None
-    name = TYPE_NAMES.get(t.dtype)
+    name = TYPE_NAMES.get(t.dtype) or FP8_TYPE_NAMES.get(t.dtype)
     if name is None:
         raise GemmInputError(f"{op}: {what} has dtype {t.dtype}; supported: torch.bfloat16, torch.float16 "
-                             f"(and torch.float32 for out, c and bias)")
+                             f"(and torch.float32 for out, c, bias and scales; torch.float8_e4m3fn and "
+                             f"torch.float8_e5m2 for scaled_gemm's a and b)")
     address = _FAKE_ADDRESS + t.storage_offset() * t.element_size()
     return as_device_array(address, shape=tuple(t.shape), strides=tuple(t.stride()), dtype=name)
 
@@ -263,3 +267,71 @@ def _gemm_out_fake(a, b, out, c=None, bias=None, alpha=1.0, beta=0.0, activation
 gemm_out = define("gemm_out", _gemm_out_cuda, cpu=_gemm_out_cpu, fake=_gemm_out_fake, mutates_args=("out",))
 """``torch.ops.cute_py.gemm_out``: :data:`gemm` writing into ``out`` (row- or column-major, any type cute_py
 writes); no autograd (``out`` is mutated)."""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# scaled_gemm
+
+
+def _k_major(a: Tensor, b: Tensor) -> tuple:
+    """``a`` (M, K) and ``b`` (K, N) with K contiguous (fp8 wgmma reads only K-major operands): copied when not."""
+    if a.dim() == 2 and a.stride(1) != 1 and a.shape[1] > 1:
+        a = a.contiguous()
+    if b.dim() == 2 and b.stride(0) != 1 and b.shape[0] > 1:
+        b = b.t().contiguous().t()
+    return a, b
+
+
+def _scaled_problem(op, a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum):
+    """The scaled problem of the tensors (validated), None when a size is symbolic."""
+    tensors = (a, b, scale_a, scale_b, bias)
+    devices = sorted({str(t.device) for t in tensors if t is not None})
+    if len(devices) > 1:
+        raise GemmInputError(f"{op}: the tensors are on different devices {devices}")
+    if out_dtype is not None and out_dtype not in TYPE_NAMES:
+        raise GemmInputError(f"{op}: out_dtype {out_dtype} is not one cute_py writes (torch.bfloat16, "
+                             f"torch.float16, torch.float32)")
+    if not _concrete(*tensors):
+        return None
+    ra, rb, rsa, rsb, rbias = (_record(t, w, op) for t, w in zip(tensors, ("a", "b", "scale_a", "scale_b", "bias")))
+    return Problem.from_arrays(ra, rb, bias=rbias, scale_a=rsa, scale_b=rsb, fast_accum=use_fast_accum,
+                               out_dtype=TYPE_NAMES.get(out_dtype or torch.bfloat16), op=op)
+
+
+def _scaled_cuda(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Optional[Tensor] = None,
+                 out_dtype: Optional[torch.dtype] = None, use_fast_accum: bool = False) -> Tensor:
+    a, b = _k_major(a, b)
+    return _cute_scaled_gemm(a, b, scale_a, scale_b, out_dtype=TYPE_NAMES.get(out_dtype or torch.bfloat16),
+                             bias=bias, use_fast_accum=use_fast_accum)
+
+
+def _dequantized(x: Tensor, scale: Tensor, mode: str, which: str) -> Tensor:
+    """``x`` (a (M, K) or b (K, N)) in float32 times its scale, blocks expanded as the kernel applies them."""
+    x = x.float()
+    if mode != "block":
+        return x * scale.float()
+    s = scale.float()
+    if which == "a":                                    # (M, KB): 1 x 128 blocks along K
+        return x * s.repeat_interleave(SCALE_BLOCK, 1)[:, :x.shape[1]]
+    return x * s.repeat_interleave(SCALE_BLOCK, 0).repeat_interleave(SCALE_BLOCK, 1)[:x.shape[0], :x.shape[1]]
+
+
+def _scaled_cpu(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accum=False):
+    a, b = _k_major(a, b)
+    p = _scaled_problem("torch.ops.cute_py.scaled_gemm", a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum)
+    z = _dequantized(a, scale_a, p.scale, "a") @ _dequantized(b, scale_b, p.scale, "b")
+    if bias is not None:
+        z = z + (bias.float() if bias.shape[0] == b.shape[1] else bias.float()[:, None])
+    return z.to(out_dtype or torch.bfloat16)
+
+
+def _scaled_fake(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accum=False):
+    a, b = _k_major(a, b)
+    _scaled_problem("torch.ops.cute_py.scaled_gemm", a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum)
+    return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype or torch.bfloat16)
+
+
+scaled_gemm = define("scaled_gemm", _scaled_cuda, cpu=_scaled_cpu, fake=_scaled_fake)
+"""``torch.ops.cute_py.scaled_gemm``: :func:`cute_py.scaled_gemm` (``(scale_a * a) @ (scale_b * b) + bias`` for fp8
+``a`` and ``b``, the scales' shapes choosing the mode) as a new row-major tensor of type ``out_dtype`` (default
+bf16); MN-major operands are copied K-major first; no autograd (as ``torch._scaled_mm``)."""

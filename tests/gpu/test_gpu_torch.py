@@ -222,3 +222,17 @@ def test_autotune_a_model_fills_the_tuned_table(tmp_path, monkeypatch):
     assert len(results) == 1
     (key, result), = results.items()
     assert tuned.lookup(problem) == result.best
+
+
+def test_scaled_gemm_operator_matches_the_function_and_compiles():
+    """torch.ops.cute_py.scaled_gemm runs cute_py.scaled_gemm (blockwise here), also under torch.compile."""
+    M, N, K = 512, 384, 1024
+    g = torch.Generator(device="cuda").manual_seed(3)
+    a = torch.randn(M, K, device="cuda", generator=g).to(torch.float8_e4m3fn)
+    w = torch.randn(N, K, device="cuda", generator=g).to(torch.float8_e4m3fn)
+    sa = (torch.rand(K // 128, M, device="cuda", generator=g) + 0.5).t()
+    sb = torch.rand(K // 128, N // 128, device="cuda", generator=g) + 0.5
+    want = cute_py.scaled_gemm(a, w.t(), sa, sb)
+    assert torch.equal(torch.ops.cute_py.scaled_gemm(a, w.t(), sa, sb), want)
+    f = torch.compile(lambda x, y: torch.ops.cute_py.scaled_gemm(x, y, sa, sb), fullgraph=True)
+    assert torch.equal(f(a, w.t()), want)
