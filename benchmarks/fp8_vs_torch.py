@@ -31,7 +31,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from gemm_vs_cublas import CALLS, SWEEPS, BatchTimer, alternate, first_line, input_sets, parse_shape, stats  # noqa: E402
+from gemm_vs_cublas import (CALLS, SWEEPS, BatchTimer, alternate, batch_runners, first_line, input_sets,  # noqa: E402
+                            parse_shape, stats)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PEAK_FP8 = 1979.0               # H100 SXM dense fp8 TFLOP/s (datasheet)
@@ -122,17 +123,7 @@ def bench(torch, M, N, K, name, *, burst, sustained, bf16) -> dict:
         t = calls["torch"](0)
         row["rel_err_torch"] = reference_error(torch, mode, *inputs[0], sa, sb, t)
     flops = 2.0 * M * N * K
-    timer = BatchTimer(torch)
-    counter = {"i": 0}
-
-    def batch_of(call):
-        def run():
-            base = counter["i"]
-            counter["i"] += CALLS
-            return timer(lambda: [call(base + j) for j in range(CALLS)])
-        return run
-
-    plain = {k: batch_of(c) for k, c in calls.items()}
+    plain = batch_runners(BatchTimer(torch), calls)
     row["modes"] = {}
     for label, kw in (("burst", {"count": burst}), ("sustained", {"seconds": sustained})):
         if not list(kw.values())[0]:

@@ -104,6 +104,21 @@ class BatchTimer:
         return self.timer.seconds(run_batch) / calls
 
 
+def batch_runners(timer, calls: dict) -> dict:
+    """``{name: run}``: each ``run()`` times one batch of ``CALLS`` calls ``calls[name](i)`` with ``timer``, ``i``
+    running on across batches and names (so each call takes the next input set)."""
+    counter = {"i": 0}
+
+    def batch_of(call):
+        def run():
+            base = counter["i"]
+            counter["i"] += CALLS
+            return timer(lambda: [call(base + j) for j in range(CALLS)])
+        return run
+
+    return {name: batch_of(call) for name, call in calls.items()}
+
+
 def alternate(batches: dict, *, count: int = 0, seconds: float = 0.0) -> dict:
     """Call each ``batches[name]() -> seconds`` in turn, round after round, for ``count`` rounds or until
     ``seconds`` have passed (at least one round); ``{name: [seconds, ...]}``."""
@@ -182,16 +197,7 @@ def bench_shape(torch, M, N, K, layout, *, burst=20, sustained=2.0, graph=False,
         row["autotune"] = tuned
     flops = 2.0 * M * N * K
     timer = BatchTimer(torch)
-    counter = {"i": 0}
-
-    def batch_of(call):
-        def run():
-            base = counter["i"]
-            counter["i"] += CALLS
-            return timer(lambda: [call(base + j) for j in range(CALLS)])
-        return run
-
-    plain = {lib: batch_of(call) for lib, call in calls.items()}
+    plain = batch_runners(timer, calls)
     row["modes"] = {}
     if burst:
         row["modes"]["burst"] = mode_result(alternate(plain, count=burst), flops)

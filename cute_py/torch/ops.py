@@ -85,6 +85,18 @@ def _record(t: Tensor | None, what: str, op: str):
     return as_device_array(address, shape=tuple(t.shape), strides=tuple(t.stride()), dtype=name)
 
 
+def _checked(op: str, tensors, out_dtype) -> bool:
+    """What the records cannot say: the tensors on one device, ``out_dtype`` one cute_py writes. False when a size
+    or stride is symbolic (the CUDA kernel checks then)."""
+    devices = sorted({str(t.device) for t in tensors if t is not None})
+    if len(devices) > 1:
+        raise GemmInputError(f"{op}: the tensors are on different devices {devices}")
+    if out_dtype is not None and out_dtype not in TYPE_NAMES:
+        raise GemmInputError(f"{op}: out_dtype {out_dtype} is not one cute_py writes (torch.bfloat16, "
+                             f"torch.float16, torch.float32)")
+    return _concrete(*tensors)
+
+
 def problem_of(op: str, a, b, c=None, bias=None, alpha=1.0, beta=0.0, activation=None, out=None,
                out_dtype=None) -> Problem | None:
     """The :class:`~cute_py.problem.Problem` of a GEMM op's tensors (any device, fake ones included), read by
@@ -100,13 +112,7 @@ def problem_of(op: str, a, b, c=None, bias=None, alpha=1.0, beta=0.0, activation
     cute_py.problem.GemmInputError: gemm: inner dimensions differ: a is (64, 32), b is (48, 32) (K 32 vs 48)
     """
     tensors = (a, b, c, bias, out)
-    devices = sorted({str(t.device) for t in tensors if t is not None})
-    if len(devices) > 1:
-        raise GemmInputError(f"{op}: the tensors are on different devices {devices}")
-    if out_dtype is not None and out_dtype not in TYPE_NAMES:
-        raise GemmInputError(f"{op}: out_dtype {out_dtype} is not one cute_py writes (torch.bfloat16, "
-                             f"torch.float16, torch.float32)")
-    if not _concrete(*tensors):
+    if not _checked(op, tensors, out_dtype):
         return None
     records = [_record(t, w, op) for t, w in zip(tensors, ("a", "b", "c", "bias", "out"))]
     ra, rb, rc, rbias, rout = records
@@ -285,13 +291,7 @@ def _k_major(a: Tensor, b: Tensor) -> tuple:
 def _scaled_problem(op, a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum):
     """The scaled problem of the tensors (validated), None when a size is symbolic."""
     tensors = (a, b, scale_a, scale_b, bias)
-    devices = sorted({str(t.device) for t in tensors if t is not None})
-    if len(devices) > 1:
-        raise GemmInputError(f"{op}: the tensors are on different devices {devices}")
-    if out_dtype is not None and out_dtype not in TYPE_NAMES:
-        raise GemmInputError(f"{op}: out_dtype {out_dtype} is not one cute_py writes (torch.bfloat16, "
-                             f"torch.float16, torch.float32)")
-    if not _concrete(*tensors):
+    if not _checked(op, tensors, out_dtype):
         return None
     ra, rb, rsa, rsb, rbias = (_record(t, w, op) for t, w in zip(tensors, ("a", "b", "scale_a", "scale_b", "bias")))
     return Problem.from_arrays(ra, rb, bias=rbias, scale_a=rsa, scale_b=rsb, fast_accum=use_fast_accum,
