@@ -44,7 +44,8 @@ def add_parser(sub):
                         "use_fast_accum; faster, less accurate)")
     g.add_argument("--layout", default="tn", choices=tuple(LAYOUT_MAJORS),
                    help="BLAS naming: first letter A, second B; t = A K-major / B N-major (default tn: both K-major)")
-    g.add_argument("--spec", metavar="FILE", help="a GemmSpec in TOML or JSON (overrides --dtype/--layout); "
+    g.add_argument("--spec", metavar="FILE", help="a GemmSpec in TOML or JSON (overrides --dtype, --layout, "
+                   "--scale and --fast-accum); "
                    "'example:NAME' for a shipped one")
     g.add_argument("--check", action="store_true",
                    help="on a GPU: small-integer inputs, every element compared with a float64 reference")

@@ -84,7 +84,8 @@ def _bench(torch, scaled_gemm, spec, M, N, K, calls=10, batches=10):
     rng = np.random.default_rng(1)
     a, b = _operands(torch, spec, rng.standard_normal((M, K)), rng.standard_normal((K, N)))
     sa, sb, _, _ = _scales(torch, spec, M, N, K, lambda s: 0.5 + rng.random(s))
-    out = torch.empty(M, N, dtype=torch.bfloat16, device="cuda")
+    out_t = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[spec.out_dtype]
+    out = torch.empty(M, N, dtype=out_t, device="cuda")
     fns = {"cute_py": lambda: scaled_gemm(a, b, sa, sb, out=out, spec=spec, use_fast_accum=spec.fast_accum)}
     if spec.scale != "block" and spec.out_dtype == "bf16":
         fns["torch._scaled_mm"] = lambda: torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16,

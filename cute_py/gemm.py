@@ -17,7 +17,9 @@ import sys
 
 from ._callable import make_callable
 from .arraylib import allocator, current_stream
+from .dtypes import dtype
 from .emit import GemmSpec
+from .emit.spec import OUT_DTYPES
 from . import tuned
 from .launch import Launches
 from .problem import GemmInputError, Problem
@@ -74,7 +76,7 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
     return _run("gemm", a, b, c, alpha, beta, bias, activation, out, spec, stream)
 
 
-def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype="bf16", bias=None, out=None, use_fast_accum=False, spec=None,
+def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, use_fast_accum=False, spec=None,
                 stream=None):
     """``D = (scale_a * a) @ (scale_b * b) (+ bias)`` for fp8 ``a`` and ``b``, f32 accumulation; returns D.
 
@@ -86,8 +88,9 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype="bf16", bias=None, out=None
       (M, ceil(K/128)) and (ceil(K/128), ceil(N/128)) (blockwise, DeepSeek-V3's 1 x 128 blocks of a and
       128 x 128 of b: each 128-wide K tile's partial sums are scaled before they join the f32 accumulators).
       Any strides (PyTorch's blockwise kernels want scale_a M-major, strides (1, M); both work here).
-    - ``out_dtype``: bf16 (default), f16 or f32 (D's type when ``out`` is None); ``bias``: a vector of
-      length N (or M) in D's type, added after scaling; ``spec``, ``stream``: as :func:`gemm`.
+    - ``out_dtype``: "bf16", "f16" or "f32" (or a torch dtype), D's type when ``out`` is None; default ``spec``'s
+      when one is given, else bf16. ``bias``: a vector of length N (or M) in D's type, added after scaling;
+      ``spec``, ``stream``: as :func:`gemm` (a spec's ``fast_accum`` must be ``use_fast_accum``).
     - ``use_fast_accum`` (per-tensor and row-wise scales, as in ``torch._scaled_mm``): False (default) sums
       each 128-wide K tile in the tensor core and adds it into f32 accumulators; True accumulates all of K in the
       tensor core's fp8 accumulator (about 14 bits kept: faster, and about 10x the error at K = 4096).
@@ -97,10 +100,19 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype="bf16", bias=None, out=None
 
     >>> d = scaled_gemm(a8, w8.t(), sa, sb, out_dtype="bf16")          # doctest: +SKIP
     """
-    if out is not None:
-        out_dtype = None                         # D's type is out's
+    out_dtype = None if out is not None else _type_name(out_dtype)     # with out, D's type is out's
     return _run("scaled_gemm", a, b, None, 1.0, 0.0, bias, None, out, spec, stream, scale_a, scale_b, out_dtype,
                 bool(use_fast_accum))
+
+
+def _type_name(t):
+    """``t`` as cute_py names element types: "f32" for "float32", torch.float32 or numpy's float32; None stays."""
+    if t is None or isinstance(t, str) and t in OUT_DTYPES:
+        return t
+    try:
+        return dtype(str(t).removeprefix("torch.")).name
+    except (TypeError, ValueError, KeyError):
+        return str(t)                            # Problem refuses it by name
 
 
 def _run(op, a, b, c, alpha, beta, bias, activation, out, spec, stream, scale_a=None, scale_b=None,

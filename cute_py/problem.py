@@ -92,7 +92,8 @@ class Problem:
     - ``lda``, ``ldb``, ``ldc``, ``ldd``: the leading dimensions (elements) the launch binds; None means compact.
     - ``scale``: the fp8 scale mode (None, "tensor", "row", "block"; :data:`cute_py.emit.spec.SCALES`) and
       ``scale_strides`` the scales' element strides ``(sa_m, sa_k, sb_k, sb_n)`` (0 along modes they lack);
-      ``fast_accum``: the caller allows fp8 accumulation over all of K (PyTorch's ``use_fast_accum``).
+      ``fast_accum``: the caller asks for fp8 accumulation over all of K (PyTorch's ``use_fast_accum``); a
+      spec must agree (:meth:`mismatches`).
     - ``operands``: the inspected arrays (:class:`Operands`), or None for a problem described by its sizes.
 
     Equality and hashing cover the sizes, majors, types, epilogue and leading dimensions, not the arrays.
@@ -215,10 +216,13 @@ class Problem:
 
 
 def _matrix(x) -> tuple:
-    """``(shape, element strides)`` of a scale as a 2-D array (a vector or scalar is a row of one)."""
+    """``(shape, element strides)`` of a scale as a 2-D array; a 0-D or one-element 1-D scale is (1, 1). Other
+    ranks are left to the caller's mode check (None)."""
     if len(x.shape) == 2:
         return tuple(x.shape), tuple(x.strides)
-    return (1, x.size) if x.shape else (1, 1), (0, x.strides[0] if x.shape else 0)
+    if len(x.shape) <= 1 and x.size == 1:
+        return (1, 1), (0, 0)
+    return None, None
 
 
 class _Reader:
@@ -245,16 +249,18 @@ class _Reader:
         return name
 
     def major(self, x, what, inner_name, outer_name) -> tuple:
-        """``(major, ld)`` of a 2-D matrix operand: which dimension is contiguous and the other's stride."""
+        """``(major, ld)`` of a 2-D matrix operand: which dimension is contiguous and the other's stride (for a
+        single row, column or element, whose other stride is never used, the extent rounded up to 16 bytes)."""
         (r, c), (sr, sc) = x.shape, x.strides
+        unit = max(1, TMA_ALIGN // x.itemsize)  # elements per 16 bytes
         if r == 0 or c == 0:                    # empty: no element is read, any layout will do
-            return inner_name, round_up(max(c, 1), 8)
+            return inner_name, round_up(max(c, 1), unit)
         if c > 1 and sc == 1:
-            return inner_name, (sr if r > 1 else round_up(c, 8))
+            return inner_name, (sr if r > 1 else round_up(c, unit))
         if r > 1 and sr == 1:
-            return outer_name, (sc if c > 1 else round_up(r, 8))
+            return outer_name, (sc if c > 1 else round_up(r, unit))
         if r <= 1 and c <= 1:
-            return inner_name, 8
+            return inner_name, unit
         self.fail(f"{what} with shape {x.shape} and element strides {x.strides} is not contiguous along either "
                   f"dimension (one stride must be 1); make it contiguous first")
 
@@ -309,11 +315,12 @@ class _Reader:
                        lda, ldb, ldc, ldd, mode, strides, operands=operands)
 
     def k_major(self, A, a_major, B, b_major) -> None:
-        """fp8 wgmma reads both operands K-major: a (M, K) with K contiguous, b (K, N) with K contiguous."""
+        """fp8 wgmma reads both operands K-major: a (M, K) with K contiguous, b (K, N) with K contiguous (an
+        empty operand is read in no layout)."""
         bad = []
-        if a_major != "K":
+        if a_major != "K" and A.size:
             bad.append(f"a {A.shape} has strides {A.strides}: K is not contiguous (use a.contiguous())")
-        if b_major != "K":
+        if b_major != "K" and B.size:
             bad.append(f"b {B.shape} has strides {B.strides}: K is not contiguous (pass w.t() of a row-major "
                        f"w (N, K), or b.t().contiguous().t())")
         if bad:
@@ -330,7 +337,11 @@ class _Reader:
                 self.fail(f"{name} is on device {x.device}, the inputs on {sorted(devices)}")
         kb, nb = -(-K // SCALE_BLOCK), -(-N // SCALE_BLOCK)
         sa, sb = _matrix(SA), _matrix(SB)
-        if SA.size == 1 and SB.size == 1:
+        for name, x, m in (("scale_a", SA, sa), ("scale_b", SB, sb)):
+            if m[0] is None:
+                self.fail(f"{name} has shape {x.shape}: scales are 2-D (or a single element for per-tensor "
+                          f"scaling), as in torch._scaled_mm")
+        if SA.size == 1 and SB.size == 1 and sa[0] == (1, 1) and sb[0] == (1, 1):
             return SA, SB, "tensor", (0, 0, 0, 0)
         if sa[0] == (M, 1) and sb[0] == (1, N):
             return SA, SB, "row", (sa[1][0], 0, 0, sb[1][1])
@@ -356,6 +367,8 @@ class _Reader:
     def output(self, out, M, N, t, out_dtype, devices) -> tuple:
         """``(out_dtype, row_major, ldd, D)`` of ``out``, or of the compact row-major D the GEMM allocates."""
         if out is None:
+            if out_dtype is not None and out_dtype not in OUT_DTYPES:
+                self.fail(f"out_dtype {out_dtype!r} is not a type cute_py writes; use one of {', '.join(OUT_DTYPES)}")
             return (out_dtype or t), True, N, None
         D = self.array(out, "out")
         if len(D.shape) != 2 or D.shape != (M, N):

@@ -5,6 +5,8 @@ it is installed) and the CLI. tests/gpu/test_gpu_fp8.py runs the kernels.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from cute_py import cli
@@ -185,6 +187,25 @@ def test_bad_fp8_inputs(kw, message):
     a, b = args.pop("a"), args.pop("b")
     with pytest.raises(GemmInputError, match=f"^scaled_gemm: .*{message}"):
         Problem.from_arrays(a, b, op="scaled_gemm", **args)
+
+
+def test_scale_ranks_out_dtype_and_empty_problems():
+    """Scales are 2-D or one element (a (1, 1, N) scale_b must not pass for (1, N) with its first stride); a D
+    type cute_py does not write is refused by name before anything is allocated; N = 0 is an empty problem."""
+    for sb, shape in ((rec((1, 1, N), (N, N, 1), "f32"), "(1, 1, 512)"), (rec((N,), (1,), "f32"), "(512,)")):
+        with pytest.raises(GemmInputError, match=f"scale_b has shape {re.escape(shape)}: scales are 2-D"):
+            Problem.from_arrays(A, B, scale_a=rec((M, 1), (1, 1), "f32"), scale_b=sb, op="scaled_gemm")
+    with pytest.raises(GemmInputError, match="out_dtype 'e4m3' is not a type cute_py writes"):
+        Problem.from_arrays(A, B, scale_a=ONE, scale_b=ONE, out_dtype="e4m3", op="scaled_gemm")
+    empty = Problem.from_arrays(A, rec((K, 0), (1, K), "e4m3"), scale_a=ONE, scale_b=ONE, op="scaled_gemm")
+    assert empty.empty and empty.N == 0
+
+
+def test_out_dtype_spellings():
+    from cute_py.gemm import _type_name
+    torch = pytest.importorskip("torch")
+    assert [_type_name(t) for t in (None, "f32", "float32", torch.float32, torch.bfloat16, "half", "e4m3")] == \
+        [None, "f32", "f32", "f32", "bf16", "f16", "e4m3"]
 
 
 def test_fp8_without_scales_points_at_scaled_gemm():

@@ -157,6 +157,16 @@ def test_random_accuracy(mode, fast):
         assert err <= 1.5 * err_t, (err, err_t)
 
 
+def test_out_dtype_spellings_and_empty_results():
+    a8 = torch.ones(64, 128, device="cuda").to(torch.float8_e4m3fn)
+    b8 = torch.ones(32, 128, device="cuda").to(torch.float8_e4m3fn).t()
+    one = torch.ones((), device="cuda")
+    d = cute_py.scaled_gemm(a8, b8, one, one, out_dtype=torch.float32)
+    assert d.dtype == torch.float32 and torch.equal(d, torch.full((64, 32), 128.0, device="cuda"))
+    assert cute_py.scaled_gemm(a8, b8[:, :0], one, one).shape == (64, 0)
+    assert cute_py.scaled_gemm(a8[:0], b8, one, one).shape == (0, 32)
+
+
 def test_bad_inputs_raise_before_launch():
     M, N, K = 256, 256, 256
     a8 = torch.zeros(M, K, device="cuda").to(torch.float8_e4m3fn)
@@ -177,6 +187,10 @@ def test_bad_inputs_raise_before_launch():
             cute_py.scaled_gemm(*args)
     with pytest.raises(GemmInputError, match="fp8 operands need scales"):
         cute_py.gemm(a8, b8)
+    with pytest.raises(GemmInputError, match="out_dtype 'e4m3' is not a type cute_py writes"):
+        cute_py.scaled_gemm(a8, b8, one, one, out_dtype="e4m3")
+    with pytest.raises(GemmInputError, match="scales are 2-D"):
+        cute_py.scaled_gemm(a8, b8, torch.ones(M, 1, device="cuda"), torch.ones(1, 1, N, device="cuda"))
     with pytest.raises(GemmInputError, match="blockwise scales always promote"):
         cute_py.scaled_gemm(a8, b8, torch.ones(M, 2, device="cuda"), torch.ones(2, 2, device="cuda"),
                             use_fast_accum=True)
