@@ -90,7 +90,7 @@ class Problem:
     - ``c_row_major``: D (and C) row-major; ``d_tma``: D can be stored by TMA (row-major, 16-byte aligned base
       and leading dimension; set False here when ``ldd`` rules it out).
     - ``lda``, ``ldb``, ``ldc``, ``ldd``: the leading dimensions (elements) the launch binds; None means compact.
-    - ``scale``: the fp8 scale mode (None, "tensor", "row", "block"; :data:`cute_py.emit.spec.SCALES`) and
+    - ``scale``: the fp8 scale mode (None, "tensor", "row", "block"; :data:`cute_py.emit.scaling.SCALES`) and
       ``scale_strides`` the scales' element strides ``(sa_m, sa_k, sb_k, sb_n)`` (0 along modes they lack);
       ``fast_accum``: the caller asks for fp8 accumulation over all of K (PyTorch's ``use_fast_accum``); a
       spec must agree (:meth:`mismatches`).

@@ -33,6 +33,8 @@ from ..arch.sm90.operand import operand_problems
 from ..layouts import Layout, parse
 from ..layouts.errors import LayoutError
 from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS
+from .scaling import (FP8_DTYPES, PROMOTE_CHUNKS, PROMOTE_REGS, SCALE_BLOCK, SCALES, promote_chunk,  # noqa: F401
+                      scale_problems)
 
 __all__ = ["GemmSpec", "SpecError", "DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "SCALES", "SCALE_BLOCK",
            "PROMOTE_REGS", "PROMOTE_CHUNKS",
@@ -40,23 +42,8 @@ __all__ = ["GemmSpec", "SpecError", "DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT
 
 DTYPES = ("bf16", "f16")
 """Input types of the unscaled GEMM (``cute_py.gemm``)."""
-FP8_DTYPES = ("e4m3", "e5m2")
-"""Input types of the scaled GEMM (``cute_py.scaled_gemm``): OCP fp8, read by wgmma K-major only."""
 INPUT_DTYPES = DTYPES + FP8_DTYPES
 OUT_DTYPES = ("bf16", "f16", "f32")
-SCALES = (None, "tensor", "row", "block")
-"""How an fp8 GEMM's scales apply: one per tensor, one per row of A and column of B, or DeepSeek-style blocks
-(A: 1 x 128 along K, B: 128 x 128)."""
-SCALE_BLOCK = 128
-"""The extent of a scale block along K (and along N for B): the K tile of a blockwise kernel."""
-PROMOTE_REGS = {1: 192, 2: 128}
-"""At most this many f32 accumulator registers per consumer thread when the mainloop promotes
-(:attr:`GemmSpec.promotes`), by consumer warpgroups: the accumulators and one column chunk of the K tile's
-sums. Measured with ptxas (CUDA 13): one consumer warpgroup (256 threads) holds 128 + 64 without a spill; two
-(384 threads) spilled 648 bytes with 128 + 64 and hold 64 + 64."""
-PROMOTE_CHUNKS = (128, 64, 32)
-"""Column chunk widths a promoting mainloop tries, widest first (:meth:`GemmSpec.promote_chunk`): narrower
-chunks read more smem per MAC (a 64-column fp8 wgmma reads as many bytes as the tensor core consumes)."""
 SWIZZLES = (None, 0, 32, 64, 128)
 BIAS = (None, "row", "col")
 ACTIVATIONS = (None, "relu", "gelu")
@@ -324,23 +311,12 @@ class GemmSpec:
         return self.scale == "block" or (self.scale in ("tensor", "row") and not self.fast_accum)
 
     def promote_chunk(self) -> int | None:
-        """The column chunk of a promoting mainloop: the widest of :data:`PROMOTE_CHUNKS` that divides BN (and,
-        with blockwise scales, the 128-column scale block) and whose sums fit beside the accumulators
-        (:data:`PROMOTE_REGS`); None when none does (or the spec does not promote).
+        """The column chunk of a promoting mainloop (:func:`cute_py.emit.scaling.promote_chunk`).
 
         >>> [GemmSpec(dtype="e4m3", scale="block", tile=t).promote_chunk() for t in ((128, 128, 128), (128, 192, 128))]
         [128, 64]
         """
-        if not self.promotes or not isinstance(self.tile, tuple) or len(self.tile) != 3:
-            return None
-        bm, bn, _ = self.tile
-        c = self.tile_warpgroups
-        acc = bm * bn // (128 * c)
-        for n in PROMOTE_CHUNKS:
-            fits = acc + (bm // (64 * c)) * n // 2 <= PROMOTE_REGS.get(self.consumers, 0)
-            if bn % n == 0 and fits and (self.scale != "block" or SCALE_BLOCK % n == 0):
-                return n
-        return None
+        return promote_chunk(self)
 
     @property
     def tile_warpgroups(self) -> int:
@@ -461,7 +437,7 @@ class GemmSpec:
             out.append(f"bias = {self.bias!r} not in {BIAS}")
         if self.activation not in ACTIVATIONS:
             out.append(f"activation = {self.activation!r} not in {ACTIVATIONS}")
-        out += self._scale_problems()
+        out += scale_problems(self)
         stages = self.resolved_stages()
         if stages < 2:
             out.append(f"stages = {stages}: the smem ring needs at least 2")
@@ -485,40 +461,6 @@ class GemmSpec:
                 seen.add(p)
                 uniq.append(p)
         return uniq
-
-    def _scale_problems(self) -> list:
-        """The fp8 rules: a scale mode exactly for fp8 inputs, both operands K-major (fp8 wgmma reads only
-        K-major smem), and for blockwise scales K tiles of one scale block and a second accumulator set that
-        fits."""
-        fp8 = self.dtype in FP8_DTYPES
-        if self.scale not in SCALES:
-            return [f"scale = {self.scale!r} not in {SCALES}"]
-        if fp8 and self.scale is None:
-            return [f"dtype = {self.dtype!r} needs a scale mode (scale = 'tensor', 'row' or 'block')"]
-        if not fp8:
-            out = [f"scale = {self.scale!r} applies to fp8 inputs {FP8_DTYPES}, not dtype = {self.dtype!r}"
-                   ] if self.scale else []
-            return out + (["fast_accum = True applies to fp8 inputs only"] if self.fast_accum is True else [])
-        out = [f"{which} is {major}-major: Hopper's fp8 wgmma reads both operands K-major from shared memory "
-               f"(store {which} with K contiguous: {'a (M, K) row-major' if which == 'A' else 'b = w.t() of a row-major w (N, K)'})"
-               for which, major in (("A", self.a_major), ("B", self.b_major)) if major == "MN"]
-        if self.scale == "block" and self.fast_accum is True:
-            out.append("scale = 'block' always promotes each K tile (fast_accum = True applies to 'tensor' and 'row')")
-        if self.promotes and isinstance(self.tile, tuple) and len(self.tile) == 3:
-            bm, bn, bk = self.tile
-            why = "scale = 'block'" if self.scale == "block" else f"scale = {self.scale!r} without fast_accum"
-            if bk != SCALE_BLOCK:
-                out.append(f"{why} promotes per K tile of {SCALE_BLOCK} (one scale block): BK must be {SCALE_BLOCK}, "
-                           f"got BK = {bk}")
-            if self.promote_chunk() is None:
-                c = self.tile_warpgroups
-                acc = bm * bn // (128 * c)
-                out.append(f"{why} keeps the accumulators ({acc} per consumer thread) and one column chunk of the "
-                           f"K tile's sums ({PROMOTE_CHUNKS} columns, dividing BN = {bn}"
-                           + (f" and the {SCALE_BLOCK}-column scale block" if self.scale == "block" else "")
-                           + f"): none fits in {PROMOTE_REGS.get(self.consumers)} registers"
-                           + ("; or set fast_accum = True" if self.scale != "block" else ""))
-        return out
 
     def _layout_problems(self) -> list:
         """Smem atoms, wgmma descriptors and TMA boxes must exist for A's and B's tiles (asked of
