@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from . import arraylib
 from ._callable import make_callable
 from .emit.spec import GemmSpec
-from .gemm import gemm
+from .gemm import gemm, scaled_gemm
 from .problem import Problem
 from .runtime import device, synchronize
 from .runtime.timer import EventTimer
@@ -102,6 +102,12 @@ def candidate_specs(M: int, N: int, K: int, base: GemmSpec, sm_count: int = 132)
     ([1], [1, 4, 8, 16, 32], 7)
     >>> sorted({(s.cluster, s.schedule) for s in many})[:3]
     [((1, 1), 'cooperative'), ((1, 1), 'pingpong'), ((1, 2), 'cooperative')]
+
+    An fp8 base keeps its K tile of 128 and its scale mode; tiles whose promotion does not fit are dropped:
+
+    >>> block = candidate_specs(8192, 8192, 8192, GemmSpec(dtype="e4m3", scale="block", tile=(128, 128, 128)))
+    >>> sorted({s.tile for s in block})
+    [(64, 64, 128), (64, 128, 128), (64, 256, 128), (128, 64, 128), (128, 128, 128)]
     """
     _check_sizes("candidate_specs", M, N, K)
     if not isinstance(base, GemmSpec):
@@ -112,8 +118,8 @@ def candidate_specs(M: int, N: int, K: int, base: GemmSpec, sm_count: int = 132)
     if not isinstance(sm_count, int) or sm_count < 1:
         raise AutotuneError(f"candidate_specs: sm_count must be a positive int, got {sm_count!r}")
     specs, extra = [base], []
-    for tile in TILES:
-        bm, bn, bk = tile
+    for bm, bn, _ in TILES:
+        tile = bm, bn, bk = bm, bn, base.tile[2]            # BK as the base's: 64 for 16-bit types, 128 for fp8
         m_tiles, n_tiles, k_blocks = -(-M // bm), -(-N // bn), -(-K // bk)
         at = base.replace(tile=tile, consumers=1 if bm == 64 else 2, cluster=(1, 1), schedule="cooperative",
                           persistent=True, split_k=1)
@@ -425,10 +431,12 @@ class _Trial:
 
 def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=None, candidates=None,
              reps: int = 10, warmup: int = 3, batch: int = 10, progress: bool = True, cache: bool = True,
-             check: bool = True) -> AutotuneResult:
+             check: bool = True, scale_a=None, scale_b=None, use_fast_accum: bool = False) -> AutotuneResult:
     """Time every candidate spec on these arrays through ``cute_py.gemm(..., spec=s)``; return the best.
 
-    Arguments as :func:`cute_py.gemm.gemm` (``D = act(alpha * a @ b + beta * c + bias)``), plus:
+    Arguments as :func:`cute_py.gemm.gemm` (``D = act(alpha * a @ b + beta * c + bias)``), or with ``scale_a``
+    and ``scale_b`` (and ``use_fast_accum``) as :func:`cute_py.gemm.scaled_gemm` for fp8 ``a`` and ``b``
+    (timed through ``scaled_gemm(..., spec=s)``), plus:
 
     - ``candidates``: the specs to try (default :func:`candidate_specs` around the default spec, for
       this GPU's SM count); each must fit the arrays (majors, types, epilogue) and be valid.
@@ -461,7 +469,8 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
     for name, v, low in (("reps", reps, 1), ("warmup", warmup, 0), ("batch", batch, 1)):
         if isinstance(v, bool) or not isinstance(v, int) or v < low:
             raise AutotuneError(f"autotune: {name} must be an int >= {low}, got {v!r}")
-    problem = Problem.from_arrays(a, b, c, beta=beta, bias=bias, activation=activation, out=out, op="autotune")
+    problem = Problem.from_arrays(a, b, c, beta=beta, bias=bias, activation=activation, out=out, scale_a=scale_a,
+                                  scale_b=scale_b, fast_accum=use_fast_accum, op="autotune")
     _check_sizes("autotune", problem.M, problem.N, problem.K)
     specs = _resolve_candidates(candidates, problem) if candidates is not None else None
     if check and arraylib.library(out if out is not None else a) not in arraylib.LIBRARIES:
@@ -477,6 +486,8 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
         specs = candidate_specs(problem.M, problem.N, problem.K, default, dev.sm_count)
 
     def run(spec, dst):
+        if problem.scale:
+            return scaled_gemm(a, b, scale_a, scale_b, bias=bias, out=dst, spec=spec, use_fast_accum=use_fast_accum)
         return gemm(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=dst, spec=spec)
 
     trial = _Trial(run, default, out, check=check, reps=reps, warmup=warmup, batch=batch,

@@ -205,3 +205,22 @@ def test_cli_checks_and_times_fp8(argv, capsys):
                      *argv]) == 0
     out = capsys.readouterr().out
     assert "check     PASS: 600000 of 600000 elements equal" in out and "TFLOP/s" in out
+
+
+def test_autotune_times_fp8_candidates_and_records_the_winner(tmp_path, monkeypatch):
+    """cute_py.autotune with scales: candidates run through scaled_gemm and are checked against the default spec;
+    the recorded winner is what scaled_gemm then selects."""
+    from cute_py.emit import GemmSpec
+    from cute_py.problem import Problem
+    from cute_py.selection import select
+    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(tmp_path))           # a tuned table of its own
+    M, N, K = 1024, 1024, 2048
+    a8 = torch.randn(M, K, device="cuda").to(torch.float8_e4m3fn)
+    b8 = torch.randn(N, K, device="cuda").to(torch.float8_e4m3fn).t()
+    sa = (torch.rand(K // 128, M, device="cuda") + 0.5).t()
+    sb = torch.rand(K // 128, N // 128, device="cuda") + 0.5
+    cands = [GemmSpec(dtype="e4m3", scale="block", tile=t, consumers=t[0] // 64)
+             for t in ((128, 128, 128), (64, 128, 128))]
+    res = cute_py.autotune(a8, b8, scale_a=sa, scale_b=sb, candidates=cands, reps=2, progress=False)
+    assert res.best in cands and all(r.ok for r in res.rows)
+    assert select(Problem.from_arrays(a8, b8, scale_a=sa, scale_b=sb, op="scaled_gemm")) == res.best
