@@ -76,7 +76,9 @@ def test_make_layout_forms():
     three = make_layout(Layout(4, 2), Layout(3, 1), Layout((2, 2), (8, 16)))
     assert str(three) == "(4,3,(2,2)):(2,1,(8,16))"
     assert [three[i] for i in range(3)] == [Layout(4, 2), Layout(3, 1), Layout((2, 2), (8, 16))]
-    assert make_layout(a) == a
+    # one layout: a rank-1 layout whose mode is it, as CuTe C++ (make_shape(layout.shape()), ...)
+    assert str(make_layout(Layout((4, 8)))) == "((4,8)):((1,4))"
+    assert rank(make_layout(a)) == 1 and make_layout(a)[0] == a and str(make_layout(a)) == "(4):(2)"
     # lists are accepted as tuples
     assert make_layout([4, [2, 2]], [2, [1, 8]]) == Layout((4, (2, 2)), (2, (1, 8)))
 

@@ -299,8 +299,9 @@ def make_layout(*args):
     * ``make_layout(shape)``: compact column-major;
     * ``make_layout(shape, stride)``, ``make_layout(shape, LayoutLeft | LayoutRight)``;
     * ``make_layout(L0, L1, ...)``: concatenation, one mode per layout
-      (postcondition: ``rank(result) == n`` and ``result[i] == Li``);
-    * ``make_layout(L)``: ``L`` itself; ``make_layout(Sw)``: ``Sw o 0 o 2^(B+M+|S|):1``.
+      (postcondition: ``rank(result) == n`` and ``result[i] == Li``); with one layout, as in C++, a rank-1
+      layout whose mode is ``L`` (``make_layout(Layout((4, 8)))`` is ``((4,8)):((1,4))``);
+      ``make_layout(Sw)``: ``Sw o 0 o 2^(B+M+|S|):1``.
 
     >>> print(make_layout((4, 8), LayoutRight))
     (4,8):(8,1)
@@ -315,8 +316,6 @@ def make_layout(*args):
         sw = args[0]
         return ComposedLayout(sw, 0, Layout._make(sw.size(), 1))
     if all(isinstance(a, Layout) for a in args):
-        if len(args) == 1:
-            return args[0]
         return Layout._make(tuple(a.shape for a in args), tuple(a.stride for a in args))
     if any(is_layout(a) for a in args):
         raise TypeError("make_layout: cannot mix layouts with shapes, or concatenate composed layouts")
