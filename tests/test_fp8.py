@@ -17,6 +17,7 @@ from cute_py.problem import GemmInputError, Problem
 from cute_py.runtime import as_device_array
 from cute_py.selection import pick_spec
 from cute_py.tuned import problem_key
+from test_runtime_compile import needs_nvrtc
 
 E4M3 = dict(dtype="e4m3", tile=(128, 128, 128))
 
@@ -122,16 +123,6 @@ def test_emitted_source():
     assert "load_scales(sc, m_row, n0, kb + 1, sa, sb);" in b and "fmaf(part[mb][v], ab[0][mb][scale_slot(v)]" in b
 
 
-def _nvrtc_missing():
-    from cute_py import runtime as rt
-    try:
-        rt.nvrtc_version()
-    except (rt.NvrtcNotFoundError, rt.CudaNotInstalledError) as e:
-        return str(e)
-    return None
-
-
-@pytest.mark.skipif(_nvrtc_missing() is not None, reason="NVRTC unavailable")
 @pytest.mark.parametrize("fields", [dict(scale="tensor", fast_accum=True, tile=(128, 256, 128)),
                                     dict(scale="row", tile=(128, 128, 128), split_k=2),
                                     dict(scale="block", tile=(128, 128, 128), cluster=(1, 2)),

@@ -4,14 +4,15 @@ tile's partial sums into f32 accumulators.
 With ``scale='block'``, ``scale_a`` holds one f32 per row of A and 128-wide
 block along K (``(M, KB):(sa_m, sa_k)``, KB = ceil(K / 128)) and ``scale_b``
 one per 128 x 128 block of B (``(KB, NB):(sb_k, sb_n)``). The K tile is one
-scale block (BK = 128), so a tile's k-block ``kb`` has a single ``scale_b``
-value for the whole tile (BN divides 128) and one ``scale_a`` value per row.
+scale block (BK = 128), and it is issued in column chunks
+(:mod:`cute_py.emit.promote_plan`) each inside one 128-column block: per K
+tile ``kb`` a chunk has one ``scale_b`` value and each row one ``scale_a``.
 
-The wgmma sum a K tile into a second accumulator set ``part`` (scale-d 0 on
-its first k-slice); once they have retired and the stage is released, each
-partial sum is promoted into the f32 accumulators:
-``acc += part * scale_a[m, kb] * scale_b[kb, n0 / 128]``. The tensor core's
-fp8 accumulation runs over 128 K at most, so long K keeps full f32 accuracy.
+The wgmma sum a chunk of a K tile into a second accumulator set ``part``
+(scale-d 0 on its first k-slice); once they have retired, the sums are
+promoted into the f32 accumulators: ``acc += part * scale_a[m, kb] *
+scale_b[kb, n / 128]``. The tensor core's fp8 accumulation runs over 128 K at
+most, so long K keeps full f32 accuracy.
 
 Without blockwise scales the same loop serves per-tensor and row-wise scales without fast accumulation
 (``fast_accum=False``, PyTorch's default): the partial sums are added as they are, and the epilogue scales.
@@ -54,19 +55,31 @@ def scale_slot(p) -> tuple:
 
 
 def block_scales_init(p) -> str:
-    """The consumer's ``BlockScales`` from the kernel parameters (empty unless ``scale='block'``)."""
+    """The consumer's ``BlockScales`` from the kernel parameters (empty unless ``scale='block'``).
+
+    >>> from cute_py.emit import GemmSpec, gemm_plan
+    >>> block_scales_init(gemm_plan(GemmSpec(dtype="e4m3", scale="block", tile=(128, 128, 128)))).strip()
+    'const BlockScales sc = {scale_a, scale_b, sa_m, sa_k, sb_k, sb_n, M, N};'
+    """
     if p.scale != "block":
         return ""
     return f"    const BlockScales sc = {{scale_a, scale_b, {', '.join(SCALE_STRIDES)}, M, N}};\n"
 
 
-def block_mainloop(p, calls, handoff: str) -> str:
-    """The promoting mainloop: each K tile in column chunks (:mod:`cute_py.emit.promote_plan`); a chunk's wgmma
-    (``calls(h, "part")``, :func:`~cute_py.emit.gemm_sm90.wgmma_calls`) sum into ``part``, the warpgroup waits for
-    them, and adds the sums into ``acc``. Two consumer warpgroups overlap one's promotion with the other's
-    wgmma as far as the hardware interleaves them (benchmarks/NOTES.md, version 6: a second buffer of 64-column
-    chunks, or the warpgroups taking turns by named barriers, measured no faster)."""
-    return _promote_head(p) + _mainloop_text(p, calls, handoff)
+def block_mainloop(p, calls, head: str, handoff: str) -> str:
+    """The promoting mainloop: each K tile in column chunks (:mod:`cute_py.emit.promote_plan`); chunk ``h``'s wgmma
+    (``calls(h)``, into ``part``: :func:`~cute_py.emit.gemm_sm90.wgmma_calls`) run after ``head`` (the stage
+    wait and descriptors, :func:`~cute_py.emit.gemm_sm90.stage_head`), the warpgroup waits for them and adds the
+    sums into ``acc``. Two consumer warpgroups overlap one's promotion with the other's wgmma as far as the
+    hardware interleaves them (benchmarks/NOTES.md, version 6: a second buffer of 64-column chunks, or the
+    warpgroups taking turns by named barriers, measured no faster).
+
+    >>> from cute_py.emit import GemmSpec, gemm_plan
+    >>> p = gemm_plan(GemmSpec(dtype="e4m3", scale="tensor", tile=(128, 128, 128)))
+    >>> "acc[mb][0 + v] += part[mb][v];" in block_mainloop(p, lambda h: "", "", "")
+    True
+    """
+    return _promote_head(p) + _mainloop_text(p, calls, head, handoff)
 
 
 def _promote_head(p) -> str:
@@ -75,52 +88,50 @@ def _promote_head(p) -> str:
     block = p.scale == "block"
     what = ("scaled by scale_a[m, kb] * scale_b[kb, n / 128]" if block else
             "as they are (the epilogue applies the scales)")
+    chunks = f"constexpr int kChunks = {pp.chunks};\n" if block else ""
     return f"""
 // ---- promoting mainloop: each K tile is summed by wgmma in {pp.chunks} chunk(s) of {pp.n} columns ({pp.atom.name})
 //      into `part` (scale-d 0 on each chunk's first k-slice); a chunk's sums are then added
 //      into the f32 accumulators {what}:
 //      the tensor core's fp8 accumulation spans one K tile at most ----
-{f"constexpr int kChunks = {pp.chunks};" + chr(10) if block else ""}constexpr int kPartPerBlock = {pp.values};       // part registers per m-block: one chunk's accumulators
+{chunks}constexpr int kPartPerBlock = {pp.values};       // part registers per m-block: one chunk's accumulators
 {_scale_loads(p) if block else ""}"""
 
 
-def _promote(p, h: int, buf: str, ind: str) -> list:
-    """The lines adding chunk ``h``'s sums in ``buf`` into the accumulators."""
+def _promote(p, h: int, ind: str) -> list:
+    """The lines adding chunk ``h``'s sums in ``part`` into the accumulators."""
     pp = p.promotion
-    add = (f"acc[mb][{h * pp.values} + v] = fmaf({buf}[mb][v], ab[{h}][mb][scale_slot(v)], acc[mb][{h * pp.values} + v]);"
-           if p.scale == "block" else f"acc[mb][{h * pp.values} + v] += {buf}[mb][v];")
+    add = (f"acc[mb][{h * pp.values} + v] = fmaf(part[mb][v], ab[{h}][mb][scale_slot(v)], acc[mb][{h * pp.values} + v]);"
+           if p.scale == "block" else f"acc[mb][{h * pp.values} + v] += part[mb][v];")
     return ["#pragma unroll", f"{ind}for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
             f"{ind}  for (int v = 0; v < kPartPerBlock; ++v) {add}"]
 
 
-def _scale_products(ind: str, load: str | None) -> list:
-    """``ab``: this K tile's scale_a * scale_b per chunk and row; then the next K tile's scale loads, under the
-    condition ``load`` ("" for none, None for no loads)."""
-    out = [f"{ind}float ab[kChunks][kMBlocks][kScaleRows];           // this K tile's scale_a * scale_b",
-           "#pragma unroll", f"{ind}for (int c = 0; c < kChunks; ++c)", "#pragma unroll",
-           f"{ind}  for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
-           f"{ind}    for (int r = 0; r < kScaleRows; ++r) ab[c][mb][r] = sa[mb][r] * sb[c];"]
-    if load is not None:
-        out += [f"{ind}// the next K tile's scales: in flight during this K tile, used by the next",
-                f"{ind}{f'if ({load}) ' if load else ''}load_scales(sc, m_row, n0, kb + 1, sa, sb);"]
-    return out
+def _scale_products(ind: str) -> list:
+    """``ab``: this K tile's scale_a * scale_b per chunk and row; then the next K tile's scale loads."""
+    return [f"{ind}float ab[kChunks][kMBlocks][kScaleRows];           // this K tile's scale_a * scale_b",
+            "#pragma unroll", f"{ind}for (int c = 0; c < kChunks; ++c)", "#pragma unroll",
+            f"{ind}  for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
+            f"{ind}    for (int r = 0; r < kScaleRows; ++r) ab[c][mb][r] = sa[mb][r] * sb[c];",
+            f"{ind}// the next K tile's scales: in flight during this K tile, used by the next",
+            f"{ind}if (kb + 1 < kb1) load_scales(sc, m_row, n0, kb + 1, sa, sb);"]
 
 
-def _mainloop_text(p, calls, handoff: str) -> str:
+def _mainloop_text(p, calls, head: str, handoff: str) -> str:
     """``mainloop``: for each K tile and chunk, the chunk's wgmma into ``part``, a wait for them, the promotion."""
     pp = p.promotion
     block = p.scale == "block"
     handoff_param = ", bool hand_off" if p.pingpong else ""
     args = ", const BlockScales& sc, int m_row, int n0" if block else ""
     ind = "      "
-    body = _scale_products(ind, "kb + 1 < kb1") if block else []
+    body = _scale_products(ind) if block else []
     for h in range(pp.chunks):
         body.append(f"{ind}// ---- chunk {h}: columns [{h * pp.n}, {(h + 1) * pp.n}) ----")
-        body += [f"{ind}wgmma_fence();", _indent(calls(h, "part"), ind), f"{ind}wgmma_commit();"]
+        body += [f"{ind}wgmma_fence();", calls(h), f"{ind}wgmma_commit();"]
         body.append(f"{ind}wgmma_wait<0>();                                 // chunk {h}'s sums are in part")
         if h == pp.chunks - 1:
             body.append(f"{ind}release(empty_bars, s);")
-        body += _promote(p, h, "part", ind)
+        body += _promote(p, h, ind)
     first_scales = ("\n    float sa[kMBlocks][kScaleRows], sb[kChunks];        // the scales of the next K tile"
                     "\n    load_scales(sc, m_row, n0, kb0, sa, sb);") if block else ""
     body_text = "\n".join(body)
@@ -134,22 +145,12 @@ __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], i
     for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
   if (kb0 < kb1) {{{first_scales}
     for (int kb = kb0; kb < kb1; ++kb, ++it) {{
-      const int s = it % kStages;
-      const u32 stage = ring + s * kStageBytes;
-      mbar_wait(full_bars + kMbarBytes * s, (it / kStages) & 1);
-      const u64 da = kDescA + desc_start(stage + kOffA);
-      const u64 db = kDescB + desc_start(stage + kOffB);
+{head}
 {body_text}
     }}
   }}{handoff}
 }}
 """
-
-
-def _indent(text: str, ind: str) -> str:
-    """``text`` (lines indented by 6, as :func:`~cute_py.emit.gemm_sm90.wgmma_calls` prints them) indented by
-    ``ind`` instead."""
-    return "\n".join(ind + line[6:] for line in text.split("\n"))
 
 
 def _scale_loads(p) -> str:

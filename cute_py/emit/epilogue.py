@@ -87,7 +87,12 @@ def epi_init(p: GemmPlan) -> str:
 def row_scales(p: GemmPlan) -> str:
     """``scale_acc``: the row-wise scales applied to a finished tile's accumulators (before the epilogue, after a
     split-K reduction). A thread's row scales are loaded once per m-block (its rows: ``plan.scale_rows``), its
-    column scales once per column (the compiler merges the repeated loads)."""
+    column scales once per column (the compiler merges the repeated loads).
+
+    >>> from cute_py.emit import GemmSpec, gemm_plan
+    >>> "scale_acc(float (&acc)" in row_scales(gemm_plan(GemmSpec(dtype="e4m3", scale="row", tile=(128, 128, 128))))
+    True
+    """
     if p.out.scale != "row":
         return ""
     slot, step = scale_slot(p)

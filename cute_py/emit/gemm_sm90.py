@@ -26,6 +26,7 @@ from .resources import CONSUMER_REGS, MBARRIER_BYTES, PRODUCER_REGS, STAGING_BUF
 from .spec import GemmSpec, require_spec
 
 __all__ = ["emit_gemm", "header", "roles", "smem_ring", "scheduler", "producer", "consumer_mainloop", "wgmma_calls",
+           "stage_head",
            "epilogue", "splitk_reduce", "entry_point", "tv_expr"]
 
 
@@ -194,7 +195,12 @@ __device__ __forceinline__ void produce(const TmaDesc& tma_a, const TmaDesc& tma
 def wgmma_calls(p: GemmPlan, acc: str, first: str, chunk: int | None = None) -> str:
     """The wgmma of one stage: every (k-slice, m-block) into accumulators ``acc``, the first k-slice with scale-d
     ``first`` (0 overwrites, 1 accumulates), each with its descriptor increments; ``chunk``: only that column
-    chunk of a promoting mainloop (:mod:`cute_py.emit.promote_plan`)."""
+    chunk of a promoting mainloop (:mod:`cute_py.emit.promote_plan`).
+
+    >>> p = gemm_plan(GemmSpec(dtype="e4m3", scale="block", tile=(128, 128, 128)))
+    >>> wgmma_calls(p, "part", "0", 0).splitlines()[0][:58]
+    '      wgmma_m64n128k32(part[0], da + (w == 0 ? 0ull : 512u'
+    """
     pp = p.promotion if chunk is not None else None
     bn = pp.n if pp else p.tile[1]
     b_off = (lambda j: pp.b_offset(chunk, j)) if pp else (lambda j: p.b.desc_offset(0, j))
@@ -213,6 +219,19 @@ def wgmma_calls(p: GemmPlan, acc: str, first: str, chunk: int | None = None) -> 
     return "\n".join(calls)
 
 
+def stage_head(ind: str) -> str:
+    """A consumer's wait for ring stage ``it % kStages`` to be full, and the stage's A and B descriptors ``da``,
+    ``db``; lines indented by ``ind``.
+
+    >>> print(stage_head("").splitlines()[2])
+    mbar_wait(full_bars + kMbarBytes * s, (it / kStages) & 1);
+    """
+    return "\n".join(ind + line for line in (
+        "const int s = it % kStages;", "const u32 stage = ring + s * kStageBytes;",
+        "mbar_wait(full_bars + kMbarBytes * s, (it / kStages) & 1);",
+        "const u64 da = kDescA + desc_start(stage + kOffA);", "const u64 db = kDescB + desc_start(stage + kOffB);"))
+
+
 def consumer_mainloop(p: GemmPlan) -> str:
     """Consumers: wait full, wgmma over the stage's k-slices with constant descriptor increments, release (with
     promotion, :func:`~cute_py.emit.blockscale.block_mainloop`'s loop instead)."""
@@ -221,7 +240,7 @@ def consumer_mainloop(p: GemmPlan) -> str:
                        "for (u32 r = 0; r < kClusterSize; ++r) mbar_arrive_cluster(bar, r)")
     handoff = ("\n  // ping-pong: the other warpgroup (barrier kBarPingPong + its w) issues its tile while ours drain"
                "\n  if (hand_off) named_bar_arrive(kBarPingPong + (1 - w), 2 * kWarpGroupThreads);" if p.pingpong else "")
-    loop = (block_mainloop(p, lambda h, buf: wgmma_calls(p, buf, "0", h), handoff) if p.promotion else
+    loop = (block_mainloop(p, lambda h: wgmma_calls(p, "part", "0", h), stage_head("      "), handoff) if p.promotion else
             _mainloop(p, handoff))
     return f"""
 // ---- consumer warpgroups: wgmma from smem descriptors ----
@@ -267,11 +286,7 @@ def _mainloop(p: GemmPlan, handoff: str) -> str:
 __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], int w, u32 ring, u32 full_bars,
                                          u32 empty_bars, int& it, int kb0, int kb1{handoff_param}) {{{empty_fix}
   for (int kb = kb0; kb < kb1; ++kb, ++it) {{
-    const int s = it % kStages;
-    const u32 stage = ring + s * kStageBytes;
-    mbar_wait(full_bars + kMbarBytes * s, (it / kStages) & 1);
-    const u64 da = kDescA + desc_start(stage + kOffA);
-    const u64 db = kDescB + desc_start(stage + kOffB);
+{stage_head("    ")}
     wgmma_fence();
 {wgmma_calls(p, "acc", "kb != kb0")}
     wgmma_commit();

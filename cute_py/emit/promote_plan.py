@@ -49,7 +49,15 @@ class PromotePlan:
 
 
 def promote_plan(spec, atom: MMAAtom, b) -> PromotePlan:
-    """The chunking of a promoting spec's K tile; ``atom`` is the tile's wgmma atom, ``b`` B's OperandPlan."""
+    """The chunking of a promoting spec's K tile; ``atom`` is the tile's wgmma atom, ``b`` B's OperandPlan. Each
+    fact is checked when derived (:class:`~cute_py.emit.checks.EmitError`).
+
+    >>> from cute_py.emit import GemmSpec, gemm_plan
+    >>> from cute_py.emit.plan import operand_plan
+    >>> spec = GemmSpec(dtype="e4m3", scale="tensor", tile=(128, 128, 128))
+    >>> promote_plan(spec, gemm_plan(spec).atom, operand_plan(spec, "B")).atom.name
+    'SM90_64x128x32_F32E4M3E4M3_SS_TN'
+    """
     bn = spec.tile[1]
     n = spec.promote_chunk()
     chunk = gmma(n, spec.acc_dtype, spec.dtype, spec.dtype, a_major=spec.a_major, b_major=spec.b_major)

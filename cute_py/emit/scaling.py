@@ -36,7 +36,12 @@ chunks read more smem per MAC (a 64-column fp8 wgmma reads as many bytes as the 
 def promote_chunk(spec) -> int | None:
     """The column chunk of ``spec``'s promoting mainloop: the widest of :data:`PROMOTE_CHUNKS` that divides BN
     (and, with blockwise scales, the 128-column scale block) and whose sums fit beside the accumulators
-    (:data:`PROMOTE_REGS`); None when none does (or the spec does not promote)."""
+    (:data:`PROMOTE_REGS`); None when none does (or the spec does not promote).
+
+    >>> from cute_py.emit import GemmSpec
+    >>> promote_chunk(GemmSpec(dtype="e4m3", scale="block", tile=(64, 256, 128), consumers=1))
+    128
+    """
     if not spec.promotes or not isinstance(spec.tile, tuple) or len(spec.tile) != 3:
         return None
     bm, bn, _ = spec.tile
