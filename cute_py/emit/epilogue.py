@@ -231,6 +231,9 @@ def _epilogue_tma(p: GemmPlan) -> str:
     bits, base, shift = e.swizzle
     swizzled = _line70(f"  const u32 thread_off = {sw_c('x')};", f"Sw<{bits},{base},{shift}> of x, in bytes: the staging layout")
     index, how, writes = _st_shared_writes(p) if e.stsm is None else _stsm_writes(p)
+    # a batch's D has the batch mode L as the tensor map's outer dimension: its coordinate l
+    l_param, l_coord = (", int l", ", l") if e.tma.rank == 3 else ("", "")
+    store_call = f"tma_store_{e.tma.rank}d(tma_d, buf, n0 + j * {cols}, row0{l_coord})"
     return f"""
 // ---- TMA-store epilogue: each consumer warpgroup writes its 64-row slab in {chunks} chunks of 64 x {cols}
 // into one of kEpiBuffers {e.buf_bytes}-byte staging buffers, and one thread stores the chunk with TMA; a buffer is
@@ -243,7 +246,7 @@ constexpr u32 kEpiBufBytes = {e.buf_bytes}u;
 {commented(f"constexpr int kEpiBuffers = {STAGING_BUFFERS};", "staging buffers per consumer warpgroup", 40)}
 constexpr u32 kStageXor[{len(xors)}] = {{{", ".join(map(str, xors))}}};
 __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAccPerBlock], int t, int w, int m0,
-                                               int n0, const TmaDesc* tma_d, u32 bufs, int& ebuf, const Epi& ep) {{
+                                               int n0, const TmaDesc* tma_d, u32 bufs, int& ebuf, const Epi& ep{l_param}) {{
   const int tw = {tw}, slab = {slab};   // thread within the warpgroup; the warpgroup's first row in the tile
   const int rt = acc_m_thread(t) - slab, ct = acc_n_thread(t);
 {index}{swizzled}
@@ -259,7 +262,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAcc
       fence_proxy_async();                                 // generic-proxy writes -> visible to the TMA engine
       named_bar_sync(kBarEpilogue + w, kWarpGroupThreads);
       if (tw == 0) {{
-        tma_store_2d(tma_d, buf, n0 + j * {cols}, row0);
+        {store_call};
         bulk_commit();
       }}
       ++ebuf;

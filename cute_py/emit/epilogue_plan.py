@@ -133,8 +133,9 @@ def epilogue_plan(spec: GemmSpec, c_tv: Layout, tv_rows: int) -> EpiloguePlan:
     acc = gmma(cols, spec.acc_dtype, spec.dtype, spec.dtype).c_layout
     report = bank_conflicts(smem, acc, t, vector_bits=2 * nbytes * 8 if nbytes == 2 else 64)
     tma = make_tma_params(spec.c, smem, t)
-    require(tma.box_dim == (cols, rows) and tma.gmem_modes == (1, 0), "epilogue_plan",
-            "the TMA store box is one staging chunk, (cols, rows) over gmem modes (N, M)",
+    require(tma.box_dim[:2] == (cols, rows) and tma.gmem_modes[:2] == (1, 0) and tma.box_dim[2:] in ((), (1,)),
+            "epilogue_plan", "the TMA store box is one staging chunk, (cols, rows) over gmem modes (N, M) (and "
+            "extent 1 along a batch mode L)",
             box_dim=tma.box_dim, gmem_modes=tma.gmem_modes, chunk=(rows, cols))
     stsm = stsm_report = None
     if nbytes == 2:

@@ -20,6 +20,7 @@ from . import ptx
 from .blockscale import block_mainloop, block_scales_init
 from .cprint import commented as _line
 from .epilogue import epi_init, epilogue, splitk_reduce, tv_expr
+from .group_scheduler import group_loop, group_producer, group_scheduler
 from ..arch.sm90 import SMEM_ALIGN
 from .plan import GemmPlan, gemm_plan
 from .resources import CONSUMER_REGS, MBARRIER_BYTES, PRODUCER_REGS, STAGING_BUFFERS, WARPGROUP_THREADS
@@ -130,8 +131,11 @@ __device__ __forceinline__ int work_units(int num_m, int num_n) {{
 """
 
 
-def _load_lines(op, tmap: str, stage_expr: str, mn_tile: str, k_tile: str, indent: str) -> list:
-    """The TMA issues of operand ``op`` for one stage; with a multicast, one branch per cluster rank."""
+def _load_lines(op, tmap: str, stage_expr: str, mn_tile: str, k_tile: str, indent: str, mn_origin: str = "",
+                l_coord: str = "") -> list:
+    """The TMA issues of operand ``op`` for one stage; with a multicast, one branch per cluster rank. A grouped
+    kernel's tiles start at row ``mn_origin`` of their group, and a dimension that walks the group mode L
+    (gmem mode 2) takes the coordinate ``l_coord``."""
     t = op.tma
     mc = t.multicast
     head = (f"{indent}// {op.which}: TmaParams box {t.box_dim} over gmem modes {t.gmem_modes} "
@@ -144,10 +148,14 @@ def _load_lines(op, tmap: str, stage_expr: str, mn_tile: str, k_tile: str, inden
         for i, c in enumerate(coord):
             smn, sk = op.tile_step[i]
             terms = [f"{mn_tile} * {smn}" if smn else "", f"{k_tile} * {sk}" if sk else "", str(c) if c else ""]
-            cs.append(" + ".join(x for x in terms if x) or "0")
+            if t.gmem_modes[i] == 0 and mn_origin:
+                terms.insert(0, mn_origin)
+            cs.append(l_coord if t.gmem_modes[i] == 2 else " + ".join(x for x in terms if x) or "0")
+        coords = ", ".join(cs)
         if mc > 1:
-            return f"tma_load_2d_mc({stage_expr} + kOff{op.which} + {off}u, &{tmap}, full, {cs[0]}, {cs[1]}, kMcastMask);"
-        return f"tma_load_2d({stage_expr} + kOff{op.which} + {off}u, &{tmap}, full, {cs[0]}, {cs[1]});"
+            return (f"tma_load_{t.rank}d_mc({stage_expr} + kOff{op.which} + {off}u, &{tmap}, full, {coords}, "
+                    f"kMcastMask);")
+        return f"tma_load_{t.rank}d({stage_expr} + kOff{op.which} + {off}u, &{tmap}, full, {coords});"
 
     lines = [head]
     if mc == 1:
@@ -165,6 +173,9 @@ def _load_lines(op, tmap: str, stage_expr: str, mn_tile: str, k_tile: str, inden
 
 def producer(p: GemmPlan) -> str:
     """The producer: one elected thread streams every work unit's k-blocks into the ring."""
+    if p.grouping:
+        return group_producer(p, lambda op, tmap, tile, origin: _load_lines(op, tmap, "stage", tile, "kb", "      ",
+                                                                             origin, "g.l"))
     a_lines = _load_lines(p.a, "tma_a", "stage", "w.m_tile", "kb", "      ")
     b_lines = _load_lines(p.b, "tma_b", "stage", "w.n_tile", "kb", "      ")
     body = "\n".join(a_lines + b_lines)
@@ -343,6 +354,9 @@ def entry_point(p: GemmPlan) -> str:
     scale_args = f", sc, wk.m_tile * {bm} + acc_m_thread(mt), wk.n_tile * {bn}" if p.scale == "block" else ""
     scale = (f"      scale_acc(acc, mt, wk.m_tile * {bm}, wk.n_tile * {bn}, scale_a, scale_b, sa_m, sb_n, M, N);\n"
              if p.scale == "row" else "")
+    loop = {"produce_args": "", "units": "    const int units = work_units(num_m, num_n);\n", "cond": "unit < units",
+            "work": "work_of(unit, num_m, num_n, k_tiles, rank)", "store": store}
+    loop.update(group_loop(p) if p.grouping else {})
     return f"""
 // ---- entry point: persistent grid of CTAs (clusters of {cs}) over the work units, {p.threads} threads,
 //      {p.smem_bytes} bytes of dynamic smem ----
@@ -373,7 +387,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     setmaxnreg_dec<kProducerRegs>();
     // ---- producer::load: one elected thread issues every copy ----
     if (threadIdx.x == 0)
-      produce(tma_a, tma_b, ring, full_bars, empty_bars, num_m, num_n, k_tiles, rank);
+      produce(tma_a, tma_b, ring, full_bars, empty_bars, num_m, num_n, k_tiles, rank{loop["produce_args"]});
   }} else {{
     // ---- consumer::setup: take registers, find this thread's place ----
     setmaxnreg_inc<kConsumerRegs>();
@@ -382,13 +396,12 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
     const Epi ep = {epi_init(p)};
 {block_scales_init(p)}{epi_setup}    float acc[kMBlocks][kAccPerBlock];
     int it = 0, i = 0;
-    const int units = work_units(num_m, num_n);
-    for (int unit = blockIdx.x / kClusterSize; unit < units; unit += gridDim.x / kClusterSize, ++i) {{
-      const Work wk = work_of(unit, num_m, num_n, k_tiles, rank);
+{loop["units"]}    for (int unit = blockIdx.x / kClusterSize; {loop["cond"]}; unit += gridDim.x / kClusterSize, ++i) {{
+      const Work wk = {loop["work"]};
 {turn}      // ---- consumer::compute: the tile's k-blocks ----
       mainloop(acc, w, ring, full_bars, empty_bars, it, wk.kb0, wk.kb1{scale_args}{hand_off});
       // ---- consumer::finish: {"the split-K reduction, then " if p.split_k > 1 else ""}the epilogue ----
-{split}{scale}      {store}
+{split}{scale}      {loop["store"]}
     }}
 {finish}  }}
   {"cluster_sync();                                      // no CTA leaves while a peer may still write to it" if cs > 1 else ""}
@@ -401,7 +414,8 @@ def emit_gemm(spec: GemmSpec) -> str:
     p = gemm_plan(require_spec(spec, "emit_gemm").validate())
     parts = [header(p), ptx.all_wrappers(p.atom, p.a.major, p.b.major, store=p.epi is not None,
                                           clusters=p.cluster_size > 1, split=p.split_k > 1,
-                                          chunk=p.promotion.atom if p.promotion else None),
-             roles(p), smem_ring(p), scheduler(p), producer(p), consumer_mainloop(p), epilogue(p), splitk_reduce(p),
+                                          chunk=p.promotion.atom if p.promotion else None,
+                                          grouped=p.grouping is not None),
+             roles(p), smem_ring(p), scheduler(p) + (group_scheduler(p) if p.grouping else ""), producer(p), consumer_mainloop(p), epilogue(p), splitk_reduce(p),
              entry_point(p)]
     return "\n".join(parts)

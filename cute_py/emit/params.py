@@ -63,7 +63,9 @@ def kernel_params(spec) -> tuple:
     """The parameters of ``spec``'s kernel, in order: A's and B's tensor maps, D's for the TMA-store epilogue,
     the D, C and bias pointers (in D's element type), the fp8 scales (f32) and their element strides along
     (M, K) for A's and (K, N) for B's when the spec scales, the split-K workspace and counters when K is split,
-    then the problem extents, D's and C's leading dimensions and the epilogue scalars.
+    then the problem extents, D's and C's leading dimensions and the epilogue scalars; a grouped kernel's
+    offsets (groups along M: ``offs[g]`` is group g's end row), its group count ``L``, and a batched one's D
+    batch stride ``ld_dl``.
 
     >>> from cute_py.emit import GemmSpec
     >>> [p.decl for p in kernel_params(GemmSpec(out_dtype="f32", epilogue="direct"))][2:4]
@@ -84,4 +86,10 @@ def kernel_params(spec) -> tuple:
     params += [KernelParam(n, "s32") for n in ("M", "N", "K")]
     params += [KernelParam(n, "s64") for n in ("ld_d", "ld_c")]
     params += [KernelParam(n, "f32") for n in ("alpha", "beta")]
+    if spec.grouping == "m":
+        params += [KernelParam("offs", "pointer", "const int")]
+    if spec.grouping:
+        params += [KernelParam("L", "s32")]
+    if spec.grouping == "batch":
+        params += [KernelParam("ld_dl", "s64")]
     return tuple(params)

@@ -108,7 +108,7 @@ def _copies(tma: TmaParams, smem, block, rank: int = 0) -> tuple:
     for i in range(tma.copies_per_tile):
         q = i * tma.multicast + rank
         lin = inv(q * box)
-        coord = (lin % block[0], lin // block[0])
+        coord = (lin % block[0], lin // block[0], 0)        # a group mode L (gmem mode 2) is the caller's
         out.append((q * box * nbytes, tuple(int(coord[g]) for g in tma.gmem_modes)))
     return tuple(out)
 
@@ -236,6 +236,7 @@ class GemmPlan:
     scale: str | None          # the fp8 scale mode ("block": applied per K tile in the mainloop)
     promotion: PromotePlan | None   # the mainloop sums each K tile apart (in column chunks) and adds it in
     value_rows: tuple          # acc_m_value(v) for each value v of an m-block: the rows a thread's values lie in
+    grouping: str | None       # "batch", "m" (groups along M), None (cute_py.emit.grouping)
 
     @property
     def scale_rows(self) -> tuple:
@@ -305,7 +306,7 @@ def _gemm_plan(spec: GemmSpec) -> GemmPlan:
         WARPGROUP_THREADS * (1 + spec.consumers), a.tile_bytes + b.tile_bytes, epi, kernel_params(spec),
         named_barriers(uses), _mcast_mask(a, b, cm * cn), spec.scale,
         promote_plan(spec, atom, b) if spec.promotes else None,
-        tuple(int(split_part(value_terms, v, 2)) for v in range(atom.regs["c"])))
+        tuple(int(split_part(value_terms, v, 2)) for v in range(atom.regs["c"])), spec.grouping)
 
 
 def _acc_place(thread_terms, value_terms) -> tuple:

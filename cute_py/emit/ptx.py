@@ -111,6 +111,29 @@ __device__ __forceinline__ void st_shared_v2_f32(u32 addr, float x, float y) {
 """
 
 
+def tma_3d(store: bool) -> str:
+    """3-D TMA loads (plain and multicast) and, with ``store``, the 3-D store: a grouped or batched operand's
+    tensor map has the group mode L as its outer dimension."""
+    out = r"""// ---- 3-D TMA: the third coordinate is the group (or batch) mode L ----
+__device__ __forceinline__ void tma_load_3d(u32 dst, const TmaDesc* desc, u32 bar, int c0, int c1, int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];"
+               :: "r"(dst), "l"((u64)desc), "r"(c0), "r"(c1), "r"(c2), "r"(bar) : "memory");
+}
+__device__ __forceinline__ void tma_load_3d_mc(u32 dst, const TmaDesc* desc, u32 bar, int c0, int c1, int c2, u16 mask) {
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+               " [%0], [%1, {%2, %3, %4}], [%5], %6;"
+               :: "r"(dst), "l"((u64)desc), "r"(c0), "r"(c1), "r"(c2), "r"(bar), "h"(mask) : "memory");
+}
+"""
+    if store:
+        out += r"""__device__ __forceinline__ void tma_store_3d(const TmaDesc* desc, u32 src, int c0, int c1, int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%1, %2, %3}], [%4];"
+               :: "l"((u64)desc), "r"(c0), "r"(c1), "r"(c2), "r"(src) : "memory");
+}
+"""
+    return out
+
+
 def cluster() -> str:
     """Cluster rank, cluster-wide barrier and an mbarrier arrive on another CTA of the cluster (``mapa``)."""
     return r"""// ---- clusters ----
@@ -212,10 +235,13 @@ __device__ __forceinline__ float f16_to_f32(u16 x) { float r; asm("cvt.f32.f16 %
 """
 
 
-def all_wrappers(atom, a_major: str, b_major: str, *, store=True, clusters=True, split=True, chunk=None) -> str:
-    """Every wrapper a kernel uses; ``chunk``: a second wgmma atom (a promoting mainloop's column chunk)."""
+def all_wrappers(atom, a_major: str, b_major: str, *, store=True, clusters=True, split=True, chunk=None,
+                 grouped=False) -> str:
+    """Every wrapper a kernel uses; ``chunk``: a second wgmma atom (a promoting mainloop's column chunk);
+    ``grouped``: the 3-D TMA copies of a grouped or batched kernel."""
     parts = [types(), mbarrier(), tma()]
     parts += [tma_store()] if store else []
+    parts += [tma_3d(store)] if grouped else []
     parts += [cluster()] if clusters else []
     parts += [splitk()] if split else []
     parts += [wgmma_sync(), wgmma_mma(atom, a_major, b_major)]

@@ -33,6 +33,7 @@ from ..arch.sm90.operand import operand_problems
 from ..layouts import Layout, parse
 from ..layouts.errors import LayoutError
 from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS
+from .grouping import GROUP_MODE, grouping, group_problems
 from .scaling import (FP8_DTYPES, PROMOTE_CHUNKS, PROMOTE_REGS, SCALE_BLOCK, SCALES, promote_chunk,  # noqa: F401
                       scale_problems)
 
@@ -101,19 +102,26 @@ def gmem_problems(layout, modes: tuple) -> list:
     """Why ``layout`` is not a gmem layout of a GEMM operand with modes ``modes`` (empty: it is one).
 
     It must be a rank-2 Layout over the symbolic extents ``modes`` (the problem size is a launch parameter)
-    whose strides are ``1`` (the contiguous mode, exactly one) and a symbol (the leading dimension).
+    whose strides are ``1`` (the contiguous mode, exactly one) and a symbol (the leading dimension); or rank 3
+    with the group mode ``L`` last, its stride a symbol too (:mod:`cute_py.emit.grouping`).
 
     >>> gmem_problems(parse("(M,N):(1,ldd)"), ("M", "N"))
+    []
+    >>> gmem_problems(parse("(N,K,L):(K,1,ldl)"), ("N", "K"))
     []
     >>> gmem_problems(parse("(K,M):(1,K)"), ("M", "K"))
     ["gmem layout '(K,M):(1,K)': modes must be named ('M', 'K'), found ('K', 'M')"]
     """
     text = str(layout)
-    if not isinstance(layout, Layout) or not isinstance(layout.shape, tuple) or len(layout.shape) != 2:
+    if not isinstance(layout, Layout) or not isinstance(layout.shape, tuple) or len(layout.shape) not in (2, 3):
         return [f"gmem layout {text!r} is not of the form '({modes[0]},{modes[1]}):(s0,s1)' "
-                f"(CuTe notation, symbolic extents)"]
+                f"(CuTe notation, symbolic extents; a third mode {GROUP_MODE} for groups or batches)"]
     shape, stride = layout.shape, layout.stride
     problems = []
+    if len(shape) == 3:
+        modes = tuple(modes) + (GROUP_MODE,)
+        if stride[2] == 1:
+            problems.append(f"gmem layout {text!r}: the group mode {GROUP_MODE} cannot be the contiguous one")
     names = tuple(x.name if _is_symbol(x) else str(x) for x in shape)
     if names != tuple(modes) or not all(_is_symbol(x) for x in shape):
         problems.append(f"gmem layout {text!r}: modes must be named {tuple(modes)}, found {names}")
@@ -254,7 +262,8 @@ class GemmSpec:
             if isinstance(getattr(self, name), list):
                 set_(self, name, tuple(getattr(self, name)))
         if self.epilogue is None:                  # TMA stores where D allows them
-            set_(self, "epilogue", "tma" if self._c_ok() and self.c_row_major else "direct")
+            tma = self._c_ok() and self.c_row_major and grouping(self) != "m"
+            set_(self, "epilogue", "tma" if tma else "direct")
 
     # -- layouts -----------------------------------------------------------
     def _stride(self, name: str):
@@ -288,6 +297,16 @@ class GemmSpec:
         a = "t" if self.a_major == "K" else "n"
         b = "n" if self.b_major == "K" else "t"
         return a + b
+
+    @property
+    def grouping(self) -> str | None:
+        """"batch" (a, b and c carry the group mode L), "m" (b alone: groups stacked along M), or None
+        (:func:`cute_py.emit.grouping.grouping`).
+
+        >>> GemmSpec(a="(M,K,L):(K,1,lda_l)", b="(N,K,L):(K,1,ldb_l)", c="(M,N,L):(N,1,ldd_l)").grouping
+        'batch'
+        """
+        return grouping(self)
 
     def operand(self, which: str) -> tuple:
         """``(gmem layout, major, tile extent along MN, wgmma slice rows, multicast)`` of operand "A" or "B".
@@ -381,6 +400,8 @@ class GemmSpec:
             parts.append(f"scale{self.scale}")
         if self.fast_accum:
             parts.append("fastaccum")
+        if self.grouping:
+            parts.append({"batch": "batched", "m": "grouped"}.get(self.grouping, "xgroup"))
         return re.sub(r"\W", "_", "_".join(parts))
 
     def _c_ok(self) -> bool:
@@ -437,7 +458,7 @@ class GemmSpec:
             out.append(f"bias = {self.bias!r} not in {BIAS}")
         if self.activation not in ACTIVATIONS:
             out.append(f"activation = {self.activation!r} not in {ACTIVATIONS}")
-        out += scale_problems(self)
+        out += scale_problems(self) + group_problems(self)
         stages = self.resolved_stages()
         if stages < 2:
             out.append(f"stages = {stages}: the smem ring needs at least 2")

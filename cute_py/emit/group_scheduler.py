@@ -1,0 +1,115 @@
+"""The group scheduler of grouped and batched kernels: the persistent walk over (group, M tile, N tile).
+
+Work units are numbered group by group: group ``l`` owns ``units(l) = ceil(rows(l) / (kClusterM BM)) *
+ceil(num_n / kClusterN)`` consecutive units, and inside a group the dense scheduler's ``work_of`` places a unit
+(its L2 raster bands included). A batch has ``rows(l) = M`` for every ``l``, so the group of a unit is one
+division. Groups along M read their rows from ``offs`` on the device: a CTA keeps a cursor (:c:`Group`) that
+only moves forward, since its units only grow, so each offset is read once per CTA and the launch needs no host
+synchronisation (it can be captured in a CUDA graph). Offsets are clamped into ``[previous offset, M]``, so
+offsets out of order or past M make empty groups instead of reads or writes out of bounds.
+
+>>> from cute_py.emit import GemmSpec, gemm_plan
+>>> "offs[g.l]" in group_scheduler(gemm_plan(GemmSpec(b="(N,K,L):(K,1,ldb_l)")))
+True
+"""
+
+from __future__ import annotations
+
+from .plan import GemmPlan
+
+__all__ = ["group_scheduler", "group_producer", "group_loop"]
+
+
+def group_scheduler(p: GemmPlan) -> str:
+    """``Group``, ``group_of`` (the group of a work unit, advancing the cursor; false past the last group) and
+    ``m_tiles`` (a group's M tiles)."""
+    bm = p.tile[0]
+    if p.grouping == "batch":
+        walk = f"""// ---- batches: the L GEMMs of one shape one after another; unit u is unit u % per of batch u / per ----
+struct Group {{ int l, row0, row1, first; }};      // batch l: rows [row0, row1) = [0, M), its units from `first`
+constexpr Group kNoGroup = {{-1, 0, 0, 0}};
+__device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_n, int L, int M) {{
+  const int per = work_units(num_m, num_n);
+  g.l = unit / per;
+  g.first = g.l * per;
+  g.row1 = M;
+  return g.l < L;
+}}"""
+    else:
+        walk = f"""// ---- groups along M: group l is rows [offs[l-1], offs[l]) of A and D (offs[-1] = 0) times B[l];
+//      the cursor g moves forward only (a CTA's units grow), each offset is read once per CTA ----
+struct Group {{ int l, row0, row1, first, end; }};  // group l: rows [row0, row1), units [first, end)
+constexpr Group kNoGroup = {{-1, 0, 0, 0, 0}};
+__device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_n, const int* __restrict__ offs,
+                                         int L, int M) {{
+  const int units_n = (num_n + kClusterN - 1) / kClusterN;
+  while (unit >= g.end) {{
+    if (++g.l >= L) return false;
+    g.row0 = g.row1;
+    g.row1 = min(max(__ldg(offs + g.l), g.row0), M);   // clamped: bad offsets give empty groups, never stray rows
+    g.first = g.end;
+    g.end += (g.row1 - g.row0 + kClusterM * {bm} - 1) / (kClusterM * {bm}) * units_n;
+  }}
+  return true;
+}}"""
+    return f"""
+{walk}
+__device__ __forceinline__ int m_tiles(const Group& g) {{ return (g.row1 - g.row0 + {bm - 1}) / {bm}; }}
+"""
+
+
+def _group_args(p: GemmPlan) -> str:
+    return "num_m, num_n, offs, L, M" if p.grouping == "m" else "num_m, num_n, L, M"
+
+
+def group_producer(p: GemmPlan, loads) -> str:
+    """The producer of a grouped kernel: the dense one's ring walk over the group scheduler's units; ``loads(op,
+    tmap, tile, origin)`` gives the TMA lines of one operand (A's rows start at its group's first row)."""
+    a_origin = "g.row0" if p.grouping == "m" else ""
+    body = "\n".join(loads(p.a, "tma_a", "w.m_tile", a_origin) + loads(p.b, "tma_b", "w.n_tile", ""))
+    offs = ", const int* __restrict__ offs" if p.grouping == "m" else ""
+    return f"""
+// ---- producer: TMA coordinates from TmaParams.box_coords (tile origin per MN tile and k-block, plus each
+//      issue's offset right_inverse(smem tile)(issue * box)), the group's first row and its index l as the
+//      coordinate of the group mode; the ring position `it` runs on across tiles and groups ----
+__device__ __forceinline__ void produce(const TmaDesc& tma_a, const TmaDesc& tma_b, u32 ring, u32 full_bars,
+                                        u32 empty_bars, int num_m, int num_n, int k_tiles, u32 rank{offs},
+                                        int L, int M) {{
+  tma_prefetch_desc(&tma_a);
+  tma_prefetch_desc(&tma_b);
+  int it = 0;
+  Group g = kNoGroup;
+  for (int unit = blockIdx.x / kClusterSize; group_of(unit, g, {_group_args(p)}); unit += gridDim.x / kClusterSize) {{
+    const Work w = work_of(unit - g.first, m_tiles(g), num_n, k_tiles, rank);
+    for (int kb = w.kb0; kb < w.kb1; ++kb, ++it) {{
+      const int s = it % kStages;
+      const u32 stage = ring + s * kStageBytes;
+      const u32 full = full_bars + kMbarBytes * s;
+      mbar_wait(empty_bars + kMbarBytes * s, ((it / kStages) & 1) ^ 1);   // first pass: the fresh barrier counts as released
+      mbar_arrive_expect_tx(full, kTxBytes);
+{body}
+    }}
+  }}
+}}
+"""
+
+
+def group_loop(p: GemmPlan) -> dict:
+    """The consumer's lines that differ in a grouped kernel: the producer's extra arguments, the loop over the
+    group scheduler's units, the unit's work, and the tile's store (groups along M: rows up to the group's end;
+    a batch: batch l of D)."""
+    bm, bn, _ = p.tile
+    offs = ", offs" if p.grouping == "m" else ""
+    m0 = f"g.row0 + wk.m_tile * {bm}" if p.grouping == "m" else f"wk.m_tile * {bm}"
+    if p.epi:
+        store = f"store_tile_tma(acc, mt, w, {m0}, wk.n_tile * {bn}, &tma_d, bufs, ebuf, ep, g.l);"
+    elif p.grouping == "m":
+        store = (f"Epi gep = ep;\n      gep.M = g.row1;                                     // the group's last row "
+                 f"bounds the stores\n      store_tile(acc, mt, {m0}, wk.n_tile * {bn}, d, ld_d, gep);")
+    else:
+        store = f"store_tile(acc, mt, {m0}, wk.n_tile * {bn}, d + (long long)g.l * ld_dl, ld_d, ep);"
+    return {"produce_args": f"{offs}, L, M",
+            "units": "    Group g = kNoGroup;\n",
+            "cond": f"group_of(unit, g, {_group_args(p)})",
+            "work": "work_of(unit - g.first, m_tiles(g), num_n, k_tiles, rank)",
+            "store": store}
