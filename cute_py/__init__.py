@@ -33,7 +33,7 @@ __all__ += ["explain"]
 # cute_py.gemm(a, b, ...) runs the GEMM and cute_py.gemm.pick_spec, cute_py.autotune.clear_cache ... resolve.
 from .problem import GemmInputError  # noqa: E402
 from . import gemm  # noqa: E402
-from .gemm import scaled_gemm  # noqa: E402
+from .gemm import bmm, grouped_gemm, scaled_gemm  # noqa: E402
 
 
 def __getattr__(name):
@@ -64,4 +64,4 @@ ERRORS = (
     "NoDeviceError", "UnsupportedArchError", "CompileError", "DriverError", "KernelNotFoundError", "LaunchError",
     "ArrayError", "TensorMapError", "PackError",
 )
-__all__ += ["gemm", "scaled_gemm", "autotune", *ERRORS]
+__all__ += ["gemm", "scaled_gemm", "grouped_gemm", "bmm", "autotune", *ERRORS]

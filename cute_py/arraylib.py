@@ -15,7 +15,7 @@ import sys
 from .dtypes import dtype
 from .problem import GemmInputError
 
-__all__ = ["library", "library_dtype", "current_stream", "allocator", "zeros", "f32_copy", "fill_nan", "rel_err", "LIBRARIES", "ArrayLibraryError"]
+__all__ = ["library", "library_dtype", "current_stream", "allocator", "zeros", "host_ints", "f32_copy", "fill_nan", "rel_err", "LIBRARIES", "ArrayLibraryError"]
 
 LIBRARIES = ("torch", "cupy")
 _TORCH = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "s32": "int32"}
@@ -130,6 +130,20 @@ def zeros(like, n: int, dtype_name: str, op: str = "gemm"):
         return like.new_zeros((n,), dtype=library_dtype(mod, dtype_name))
     with like.device:
         return mod.zeros((n,), dtype=library_dtype(mod, dtype_name))
+
+
+def host_ints(x) -> list:
+    """The values of a small integer device array, read back to the host (a device-to-host copy: the caller's
+    stream synchronises).
+
+    >>> import numpy as np
+    >>> host_ints(np.zeros(2))                                # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
+    """
+    lib, _ = _module(x, "host_ints", "host values")
+    return [int(v) for v in (x.tolist() if lib == "torch" else x.get().tolist())]
 
 
 def f32_copy(x):

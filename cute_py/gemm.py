@@ -23,10 +23,11 @@ from .emit.spec import OUT_DTYPES
 from . import tuned
 from .launch import Launches
 from .problem import GemmInputError, Problem
+from .problem_groups import bmm_problem, grouped_problem
 from .runtime import DriverError, stream_capturing, stream_int
 from .selection import pick_spec, select
 
-__all__ = ["gemm", "scaled_gemm", "pick_spec", "compiled", "GemmInputError", "LAUNCHES"]
+__all__ = ["gemm", "scaled_gemm", "grouped_gemm", "bmm", "pick_spec", "compiled", "GemmInputError", "LAUNCHES"]
 
 LAUNCHES = Launches()
 """The prepared launches, compiled kernels, tensor maps and workspaces of :func:`gemm` (bounded)."""
@@ -73,7 +74,11 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
     ...
     cute_py.problem.GemmInputError: gemm: a: as_device_array: the array lives on the CPU device, not a CUDA GPU; ...
     """
-    return _run("gemm", a, b, c, alpha, beta, bias, activation, out, spec, stream)
+    def read(o, t):
+        return Problem.from_arrays(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=o,
+                                   out_dtype=t)
+    return _run("gemm", (a, b, c, bias, out, None, None), (alpha, beta, activation, None, False), read, out, spec,
+                stream)
 
 
 def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, use_fast_accum=False, spec=None,
@@ -101,8 +106,60 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, 
     >>> d = scaled_gemm(a8, w8.t(), sa, sb, out_dtype="bf16")          # doctest: +SKIP
     """
     out_dtype = None if out is not None else _type_name(out_dtype)     # with out, D's type is out's
-    return _run("scaled_gemm", a, b, None, 1.0, 0.0, bias, None, out, spec, stream, scale_a, scale_b, out_dtype,
-                bool(use_fast_accum))
+    fast = bool(use_fast_accum)
+
+    def read(o, t):
+        return Problem.from_arrays(a, b, bias=bias, out=o, out_dtype=t, scale_a=scale_a, scale_b=scale_b,
+                                   fast_accum=fast, op="scaled_gemm")
+    return _run("scaled_gemm", (a, b, None, bias, out, scale_a, scale_b), (1.0, 0.0, None, out_dtype, fast), read,
+                out, spec, stream, out_dtype)
+
+
+def grouped_gemm(a, b, offs=None, *, out_dtype=None, out=None, spec=None, stream=None, check_offs=True):
+    """PyTorch's ``grouped_mm``: groups of GEMMs in one persistent kernel; returns D.
+
+    - ``a`` (total_M, K), ``b`` (G, K, N), ``offs`` (G,) int32 on the device: groups stacked along M (a
+      mixture-of-experts layer: expert g's tokens are rows ``[offs[g-1], offs[g])`` of ``a``, ``offs[-1]`` = 0);
+      D (total_M, N), row g of a group times ``b[g]``. Groups may be empty and of any size.
+    - ``a`` (G, M, K), ``b`` (G, K, N), no ``offs``: a batch (as :func:`bmm`); D (G, M, N).
+    - bf16 or f16; each matrix contiguous along one dimension (``b`` stored (G, N, K) and passed as
+      ``w.transpose(-2, -1)`` is the common, K-major case), strides 16-byte multiples (TMA), as :func:`gemm`.
+    - ``check_offs``: read ``offs`` back to the host and check it (non-decreasing, the last one total_M) before
+      launching: one device-to-host copy, which synchronises. Pass False in a hot loop or while capturing a CUDA
+      graph (the kernel reads ``offs`` on the device and clamps it into ``[previous, total_M]``, so bad offsets
+      never touch memory out of bounds; a capture skips the check by itself).
+    - ``out_dtype``, ``out``, ``spec``, ``stream``: as :func:`gemm` and :func:`scaled_gemm`.
+
+    Raises :class:`GemmInputError` before launching for wrong ranks, shapes, types, alignment or offsets.
+
+    >>> d = grouped_gemm(x, w.transpose(-2, -1), offs)          # doctest: +SKIP
+    """
+    out_dtype = None if out is not None else _type_name(out_dtype)
+    check = check_offs and offs is not None and not stream_capturing(current_stream(a) if stream is None else stream)
+
+    def read(o, t):
+        return grouped_problem(a, b, offs, out=o, out_dtype=t, check_offs=check)
+    if check:                                      # checked on every call: the values may change in place
+        read(out, out_dtype)
+    return _run("grouped_gemm", (a, b, offs, None, out, None, None), (1.0, 0.0, None, out_dtype, False), read, out,
+                spec, stream, out_dtype)
+
+
+def bmm(a, b, *, out_dtype=None, out=None, spec=None, stream=None):
+    """``torch.bmm``: ``D[l] = a[l] @ b[l]`` for ``a`` (L, M, K) and ``b`` (L, K, N) in one persistent kernel
+    (3-D tensor maps: the batch is their outer mode); returns D (L, M, N).
+
+    Any batch strides that are 16-byte multiples (not 0: expand a broadcast operand first); each matrix as
+    :func:`gemm` takes it. ``out_dtype``, ``out``, ``spec``, ``stream``: as :func:`gemm`.
+
+    >>> d = bmm(q, k.transpose(1, 2))                               # doctest: +SKIP
+    """
+    out_dtype = None if out is not None else _type_name(out_dtype)
+
+    def read(o, t):
+        return bmm_problem(a, b, out=o, out_dtype=t)
+    return _run("bmm", (a, b, None, None, out, None, None), (1.0, 0.0, None, out_dtype, False), read, out, spec,
+                stream, out_dtype)
 
 
 def _type_name(t):
@@ -115,14 +172,15 @@ def _type_name(t):
         return str(t)                            # Problem refuses it by name
 
 
-def _run(op, a, b, c, alpha, beta, bias, activation, out, spec, stream, scale_a=None, scale_b=None,
-         out_dtype=None, fast_accum=False):
-    """The product path of :func:`gemm` and :func:`scaled_gemm`, with the prepared launches of repeated calls."""
+def _run(op, arrays, options, read, out, spec, stream, out_dtype=None):
+    """The product path of every operation, with the prepared launches of repeated calls: ``arrays`` identify the
+    call's arrays (a first; the launch key), ``options`` its scalars (alpha, beta, activation, out_dtype,
+    fast_accum; alpha and beta numbers), ``read(out, out_dtype)`` its :class:`Problem`."""
+    a = arrays[0]
     current = current_stream(a)
     launch_on = current if stream is None else stream
     foreign = stream is not None and stream_int(stream) != current
-    key = _launch_key((a, b, c, bias, out, scale_a, scale_b), alpha, beta, activation, spec, launch_on,
-                      (out_dtype, fast_accum))
+    key = _launch_key(arrays, options, spec, launch_on)
     if key is not None:
         call = LAUNCHES.get(key, tuned.generation())
         if call is not None:                 # the same arrays, scalars and spec as a checked call before
@@ -131,13 +189,13 @@ def _run(op, a, b, c, alpha, beta, bias, activation, out, spec, stream, scale_a=
             return call.run(out)
     if isinstance(spec, GemmSpec) and out_dtype is None:
         out_dtype = spec.out_dtype
-    problem = Problem.from_arrays(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=out,
-                                  out_dtype=out_dtype, scale_a=scale_a, scale_b=scale_b, fast_accum=fast_accum, op=op)
+    problem = read(out, out_dtype)
     if foreign:
         _refuse_outside_capture(op, stream, current)
     if out is None:                          # D from a's library, read like a given out (its alignment counts)
-        out = allocator(a)((problem.M, problem.N), problem.out_dtype)
-        problem = problem if problem.empty else problem.with_out(out, op)
+        out = allocator(a)(problem.out_shape, problem.out_dtype)
+        if not problem.empty:
+            problem = problem.with_out(out, op) if problem.grouping is None else read(out, problem.out_dtype)
     if problem.empty:
         return out
     capturing = stream_capturing(launch_on)
@@ -189,11 +247,12 @@ def _array_key(x):
     return None
 
 
-def _launch_key(arrays, alpha, beta, activation, spec, stream, options):
-    """The key of a prepared launch: the arrays' identities (a, b, c, bias, out, scale_a, scale_b), the scalars,
-    the spec, the stream and the call's ``options`` (out_dtype, fast_accum); None when some array has no cheap
-    identity."""
+def _launch_key(arrays, options, spec, stream):
+    """The key of a prepared launch: the arrays' identities (a, b, c or offs, bias, out, scale_a, scale_b), the
+    call's ``options`` (alpha, beta, activation, out_dtype, fast_accum), the spec and the stream; None when some
+    array has no cheap identity or alpha or beta is no number."""
     keys = tuple(_array_key(x) for x in arrays)
+    alpha, beta = options[:2]
     if None in keys or not isinstance(alpha, (int, float)) or not isinstance(beta, (int, float)):
         return None
     if arrays[4] is None:                    # out: D is allocated by a's library
@@ -201,7 +260,7 @@ def _launch_key(arrays, alpha, beta, activation, spec, stream, options):
     s = stream_int(stream)
     if s is None:
         return None
-    return keys + (float(alpha), float(beta), activation, spec, s, options)
+    return keys + (float(alpha), float(beta)) + tuple(options[2:]) + (spec, s)
 
 
 make_callable(sys.modules[__name__])    # cute_py.gemm(a, b) runs gemm; cute_py.gemm.pick_spec is this module's

@@ -75,8 +75,8 @@ class GemmLaunch:
     >>> d2 = call.run(None)                                              # doctest: +SKIP
     """
 
-    def __init__(self, launch, binding, new, out_dtype, tensor_map, keep, d_ptr):
-        self.launch, self.new, self.shape, self.out_dtype = launch, new, (binding.M, binding.N), out_dtype
+    def __init__(self, launch, binding, new, shape, out_dtype, tensor_map, keep, d_ptr):
+        self.launch, self.new, self.shape, self.out_dtype = launch, new, shape, out_dtype
         self.d_index, self.tmd_index = binding.index("d"), binding.index("tma_d")
         self.d_params = binding.tma.get("tma_d")
         self.tensor_map, self.keep = tensor_map, keep
@@ -182,7 +182,8 @@ class Launches:
         values.update(d=ops.out.ptr, c=ops.c.ptr if ops.c is not None else 0,
                       bias=ops.bias.ptr if ops.bias is not None else 0, alpha=ops.alpha, beta=ops.beta,
                       scale_a=ops.scale_a.ptr if ops.scale_a is not None else 0,
-                      scale_b=ops.scale_b.ptr if ops.scale_b is not None else 0)
+                      scale_b=ops.scale_b.ptr if ops.scale_b is not None else 0,
+                      offs=ops.offs.ptr if ops.offs is not None else 0)
         keep = ()
         if binding.workspace_tiles:
             ws, cnt = self.workspace(ops.like, ops.device, binding, rt.stream_int(stream), private=capturing)
@@ -192,4 +193,5 @@ class Launches:
         launch = rt.prepare_launch(kernel, grid=(self.grid(spec, plan, kernel, binding.units), 1, 1),
                                    block=plan.threads, smem=plan.smem_bytes, cluster=(cs, 1, 1) if cs > 1 else None,
                                    stream=stream, args=binding.arguments(values))
-        return GemmLaunch(launch, binding, allocator(ops.like), spec.out_dtype, self.tensor_map, keep, ops.out.ptr)
+        return GemmLaunch(launch, binding, allocator(ops.like), problem.out_shape, spec.out_dtype, self.tensor_map,
+                          keep, ops.out.ptr)

@@ -72,6 +72,7 @@ class Operands:
     like: object = None
     scale_a: object = None
     scale_b: object = None
+    offs: object = None
 
     @property
     def device(self):
@@ -94,6 +95,10 @@ class Problem:
       ``scale_strides`` the scales' element strides ``(sa_m, sa_k, sb_k, sb_n)`` (0 along modes they lack);
       ``fast_accum``: the caller asks for fp8 accumulation over all of K (PyTorch's ``use_fast_accum``); a
       spec must agree (:meth:`mismatches`).
+    - ``grouping``: None (one GEMM), "batch" (``groups`` GEMMs of one shape; ``batch_strides`` the element
+      strides of a, b and D along the batch) or "m" (``groups`` groups stacked along M: rows ``[offs[g-1],
+      offs[g])`` of a and D times b's group g; ``batch_strides[1]`` b's group stride)
+      (:mod:`cute_py.problem_groups` reads them).
     - ``operands``: the inspected arrays (:class:`Operands`), or None for a problem described by its sizes.
 
     Equality and hashing cover the sizes, majors, types, epilogue and leading dimensions, not the arrays.
@@ -124,6 +129,9 @@ class Problem:
     scale: str | None = None
     scale_strides: tuple = (0, 0, 0, 0)
     fast_accum: bool = False
+    grouping: str | None = None
+    groups: int = 1
+    batch_strides: tuple = (0, 0, 0)
     operands: Operands | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
@@ -139,18 +147,24 @@ class Problem:
 
     @property
     def flops(self) -> int:
-        """``2 * M * N * K``."""
-        return 2 * self.M * self.N * self.K
+        """``2 * M * N * K`` (times the batch count of a batch; groups along M count their real rows, M in all)."""
+        return 2 * self.M * self.N * self.K * (self.groups if self.grouping == "batch" else 1)
 
     @property
     def shape(self) -> str:
-        """``"MxNxK"``."""
-        return f"{self.M}x{self.N}x{self.K}"
+        """``"MxNxK"`` (a batch: ``"LxMxNxK"``; groups along M: ``"G:MxNxK"``)."""
+        head = {None: "", "batch": f"{self.groups}x", "m": f"{self.groups}:"}[self.grouping]
+        return f"{head}{self.M}x{self.N}x{self.K}"
 
     @property
     def empty(self) -> bool:
-        """True when M or N is 0 (D is empty and nothing launches)."""
-        return self.M == 0 or self.N == 0
+        """True when M or N (or a batch's count) is 0 (D is empty and nothing launches)."""
+        return self.M == 0 or self.N == 0 or (self.grouping == "batch" and self.groups == 0)
+
+    @property
+    def out_shape(self) -> tuple:
+        """D's shape: ``(M, N)``, a batch's ``(L, M, N)``."""
+        return (self.groups, self.M, self.N) if self.grouping == "batch" else (self.M, self.N)
 
     def mismatches(self, spec) -> list:
         """What of ``spec`` disagrees with this problem (majors, types, epilogue, D's layout); [] if nothing.
@@ -163,7 +177,7 @@ class Problem:
         """
         have = {"a_major": spec.a_major, "b_major": spec.b_major, "dtype": spec.dtype, "out_dtype": spec.out_dtype,
                 "beta": spec.beta, "bias": spec.bias, "activation": spec.activation, "c_row_major": spec.c_row_major,
-                "scale": spec.scale, "fast_accum": spec.fast_accum}
+                "scale": spec.scale, "fast_accum": spec.fast_accum, "grouping": spec.grouping}
         bad = [f"{k}: spec {v!r}, arrays {getattr(self, k)!r}" for k, v in have.items() if v != getattr(self, k)]
         if not bad and spec.epilogue == "tma" and not self.d_tma:
             bad.append(f"epilogue: spec 'tma' stores D with TMA, which needs a row-major out with a "
@@ -200,7 +214,7 @@ class Problem:
         ...         self.__cuda_array_interface__ = {"version": 3, "data": (1 << 40, False), "shape": shape,
         ...                                          "typestr": typestr, "strides": tuple(2 * s for s in strides)}
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((64, 128), (1, 64)))
-        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False)
+        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False, grouping=None, groups=1, batch_strides=(0, 0, 0))
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((32, 128), (1, 32)))
         Traceback (most recent call last):
         ...

@@ -43,11 +43,12 @@ def heuristic(problem, sm_count: int = 132) -> GemmSpec:
     p = problem
     return pick_spec(p.M, p.N, p.K, p.a_major, p.b_major, p.dtype, p.out_dtype, beta=p.beta, bias=p.bias,
                      activation=p.activation, c_row_major=p.c_row_major, d_tma=p.d_tma, sm_count=sm_count,
-                     scale=p.scale, fast_accum=p.fast_accum)
+                     scale=p.scale, fast_accum=p.fast_accum, grouping=p.grouping, groups=p.groups)
 
 
 def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=None, activation=None,
-              c_row_major=True, d_tma=True, sm_count=132, scale=None, fast_accum=False) -> GemmSpec:
+              c_row_major=True, d_tma=True, sm_count=132, scale=None, fast_accum=False, grouping=None,
+              groups=1) -> GemmSpec:
     """The heuristic's spec for a problem (:func:`~cute_py.autotune.autotune` can do better).
 
     Measured on the H100 (benchmarks/NOTES.md, versions 2 and 3):
@@ -86,13 +87,27 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
 
     >>> pick_spec(8192, 8192, 8192, "K", "K", "e4m3", "bf16", scale="block").tile
     (128, 128, 128)
+
+    Grouped and batched problems (``grouping``, ``groups``; :mod:`cute_py.emit.grouping`) count the tiles of all
+    their GEMMs (groups along M: up to one partial tile more per group) and put the group mode L in the layouts:
+
+    >>> pick_spec(16384, 4096, 7168, "K", "K", "bf16", "bf16", grouping="m", groups=8).name
+    'cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g32_grouped'
+    >>> pick_spec(32768, 1536, 2048, "K", "K", "bf16", "bf16", grouping="m", groups=128).name
+    'cute_gemm_sm90_bf16_tn_64x256x64_s4_c2_obf16_dr_g32_pingpong_grouped'
     """
     a = "(M,K):(K,1)" if a_major == "K" else "(M,K):(1,M)"
     b = "(N,K):(K,1)" if b_major == "K" else "(N,K):(1,N)"
     c = "(M,N):(N,1)" if c_row_major else "(M,N):(1,M)"
+    if grouping:                                 # the group mode L: b's alone (groups along M), or all three
+        b = _with_group_mode(b, "ldb_l")
+        if grouping == "batch":
+            a, c = _with_group_mode(a, "lda_l"), _with_group_mode(c, "ldd_l")
 
     def tiles(bm, bn):
-        return -(-M // bm) * -(-N // bn)
+        if grouping == "m":
+            return (-(-M // bm) + groups // 2) * -(-N // bn)
+        return -(-M // bm) * -(-N // bn) * (groups if grouping == "batch" else 1)
 
     extras = int(bool(beta)) + (bias is not None) + (activation is not None) + (scale == "row")
     light = extras == 0 or (a_major == "K" and extras == 1)
@@ -110,9 +125,32 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     else:
         tile = (64, 64, bk)
     n = tiles(tile[0], tile[1])
-    if n * 2 <= sm_count and long_k:
+    if n * 2 <= sm_count and long_k and not grouping:
         split = 2
     group = 32 if n >= 8 * sm_count else 16 if n >= 2 * sm_count else 8
-    return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=tile[0] // 64, beta=beta,
-                    bias=bias, activation=activation, split_k=split, group=group,
+    schedule, cluster, consumers = "cooperative", (1, 1), tile[0] // 64
+    if grouping == "m" and not promotes:
+        tile, schedule, cluster, consumers = _moe_tile(M // max(groups, 1), N, bk, tile)
+    return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=consumers, beta=beta,
+                    bias=bias, activation=activation, split_k=split, group=group, schedule=schedule, cluster=cluster,
                     epilogue="tma" if c_row_major and d_tma else "direct", scale=scale, fast_accum=fast_accum)
+
+
+def _moe_tile(rows: int, N: int, bk: int, dense: tuple) -> tuple:
+    """``(tile, schedule, cluster, consumers)`` for groups along M of ``rows`` rows on average (measured on the
+    H100, benchmarks/NOTES.md version 7): groups of thousands of rows run as dense GEMMs do; smaller ones in
+    64-row tiles (a group's last, partial tile wastes less), two warpgroups taking turns so that one's epilogue
+    overlaps the other's mainloop, and from 512 rows in clusters of two along M sharing each B tile (multicast)."""
+    if rows >= 2048 or N < 256:
+        return dense, "cooperative", (1, 1), dense[0] // 64
+    return (64, 256, bk), "pingpong", (2, 1) if rows >= 512 else (1, 1), 2
+
+
+def _with_group_mode(text: str, stride: str) -> str:
+    """The gmem layout ``text`` with the group mode L (stride ``stride``) appended.
+
+    >>> _with_group_mode("(N,K):(1,N)", "ldb_l")
+    '(N,K,L):(1,N,ldb_l)'
+    """
+    shape, strides = text[1:-1].split("):(")
+    return f"({shape},L):({strides},{stride})"

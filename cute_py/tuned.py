@@ -56,9 +56,10 @@ def problem_key(problem, *, device: str | None = None) -> str:
         if device is None:
             device = _device().name                      # raises NoDeviceError with its reason
     p = problem
-    return (f"v{FORMAT}|{device}|{p.M}x{p.N}x{p.K}|a:{p.a_major} b:{p.b_major}|{p.dtype}->{p.out_dtype}|"
+    return (f"v{FORMAT}|{device}|{p.shape}|a:{p.a_major} b:{p.b_major}|{p.dtype}->{p.out_dtype}|"
             f"beta:{int(bool(p.beta))} bias:{p.bias or '-'} act:{p.activation or '-'} "
-            f"c:{'row' if p.c_row_major else 'col'}" + (f" scale:{p.scale}{' fast' if p.fast_accum else ''}" if p.scale else ""))
+            f"c:{'row' if p.c_row_major else 'col'}" + (f" scale:{p.scale}{' fast' if p.fast_accum else ''}" if p.scale else "")
+            + (f" groups:{p.grouping}" if p.grouping else ""))
 
 
 def cache_path() -> Path:

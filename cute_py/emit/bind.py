@@ -93,19 +93,38 @@ def bind(plan, problem) -> Binding:
     ((144,), 200, 2)
     """
     M, N, K = problem.M, problem.N, problem.K
-    tma = {"tma_a": plan.a.tma.bind((M, K), _strides(plan.a.major, problem.lda)),
-           "tma_b": plan.b.tma.bind((N, K), _strides(plan.b.major, problem.ldb))}
+    L = problem.groups
+    la, lb, ld = problem.batch_strides
+    a_shape, a_strides = (M, K), _strides(plan.a.major, problem.lda)
+    b_shape, b_strides = (N, K), _strides(plan.b.major, problem.ldb)
+    d_shape, d_strides = (M, N), (problem.ldd, 1)
+    if plan.grouping == "batch":
+        a_shape, a_strides = a_shape + (L,), a_strides + (_group_stride(la, a_shape, a_strides),)
+        d_shape, d_strides = d_shape + (L,), d_strides + (_group_stride(ld, d_shape, d_strides),)
+    if plan.grouping:
+        b_shape, b_strides = b_shape + (L,), b_strides + (_group_stride(lb, b_shape, b_strides),)
+    tma = {"tma_a": plan.a.tma.bind(a_shape, a_strides), "tma_b": plan.b.tma.bind(b_shape, b_strides)}
     if plan.epi is not None:
-        tma["tma_d"] = plan.epi.tma.bind((M, N), (problem.ldd, 1))
+        tma["tma_d"] = plan.epi.tma.bind(d_shape, d_strides)
     bm, bn, _ = plan.spec.tile
     cm, cn = plan.spec.cluster
     split = plan.spec.split_k
     m_units, n_units = ceil_div(M, bm * cm), ceil_div(N, bn * cn)
     tiles = m_units * cm * n_units * cn if split > 1 else 0
-    scalars = {"M": M, "N": N, "K": K, "ld_d": problem.ldd, "ld_c": problem.ldc,
+    units = m_units * n_units * split
+    if plan.grouping == "batch":
+        units *= L
+    elif plan.grouping == "m":                   # at most one partial cluster tile more per group
+        units = (m_units + L) * n_units
+    scalars = {"M": M, "N": N, "K": K, "ld_d": problem.ldd, "ld_c": problem.ldc, "L": L, "ld_dl": ld,
                **dict(zip(SCALE_STRIDES, problem.scale_strides))}
-    return Binding(plan, M, N, K, tma, m_units * n_units * split, tiles * bm * bn * split, tiles, scalars,
-                   kernel_params(plan.spec))
+    return Binding(plan, M, N, K, tma, units, tiles * bm * bn * split, tiles, scalars, kernel_params(plan.spec))
+
+
+def _group_stride(stride: int, shape: tuple, strides: tuple) -> int:
+    """The group mode's element stride for the tensor map: ``stride``, or for a single group (whose stride is
+    never used, and may be 0) one matrix's span."""
+    return stride or max(s * d for s, d in zip(shape, strides))
 
 
 def _strides(major: str, ld: int) -> tuple:

@@ -17,7 +17,6 @@ from .blockscale import scale_slot
 from .cprint import commented, to_c
 from .epilogue_plan import staging_swizzle, stsm_lane_index, thread_index
 from .plan import GemmPlan, split_part
-from .resources import STAGING_BUFFERS
 
 __all__ = ["epilogue", "epi_init", "splitk_reduce", "tv_expr"]
 
@@ -139,8 +138,10 @@ __device__ __forceinline__ int acc_n_value(int v) {{ return {vn}; }}
 
 def epilogue(p: GemmPlan) -> str:
     """The epilogue: math, then the TMA-store path (staged in swizzled smem) or masked direct stores."""
-    return (_epilogue_math(p) + _acc_placement(p) + row_scales(p) +
-            (_epilogue_tma(p) if p.epi else _epilogue_direct(p)))
+    stores = _epilogue_tma(p) if p.epi else _epilogue_direct(p)
+    if p.epi and p.grouping == "m":            # a group's last, partial tile is stored directly
+        stores += _epilogue_direct(p)
+    return _epilogue_math(p) + _acc_placement(p) + row_scales(p) + stores
 
 
 def _epilogue_direct(p: GemmPlan) -> str:
@@ -243,7 +244,7 @@ def _epilogue_tma(p: GemmPlan) -> str:
 {how}
 // TMA store of D: box {e.tma.box_dim} over gmem modes {e.tma.gmem_modes}, swizzle {e.tma.swizzle}.
 constexpr u32 kEpiBufBytes = {e.buf_bytes}u;
-{commented(f"constexpr int kEpiBuffers = {STAGING_BUFFERS};", "staging buffers per consumer warpgroup", 40)}
+{commented(f"constexpr int kEpiBuffers = {e.buffers};", "staging buffers per consumer warpgroup", 40)}
 constexpr u32 kStageXor[{len(xors)}] = {{{", ".join(map(str, xors))}}};
 __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAccPerBlock], int t, int w, int m0,
                                                int n0, const TmaDesc* tma_d, u32 bufs, int& ebuf, const Epi& ep{l_param}) {{

@@ -71,6 +71,7 @@ class EpiloguePlan:
     stage_xor: tuple
     stsm: Layout | None = None
     stsm_conflicts: object = None
+    buffers: int = 2           # staging buffers per consumer warpgroup (GemmSpec.epi_buffers)
 
 
 def staging_swizzle(e) -> tuple:
@@ -143,7 +144,7 @@ def epilogue_plan(spec: GemmSpec, c_tv: Layout, tv_rows: int) -> EpiloguePlan:
         stsm_report = bank_conflicts(smem, stsm, t, vector_bits=128)
     sw = smem.outer
     e = EpiloguePlan(smem, cols, rows, rows * cols * nbytes, acc, report, tma, (sw.bits, sw.base, sw.shift), nbytes,
-                     spec.tile[1] // cols, cols // 2, (), stsm, stsm_report)
+                     spec.tile[1] // cols, cols // 2, (), stsm, stsm_report, spec.epi_buffers)
     table = layout_offsets(c_tv).reshape(it.product(c_tv.shape[1]), -1)        # [v, t]: c_tv(t, v)
     _check_chunks(e, table, tv_rows, c_tv)
     xors = _stsm_xor(e, table, tv_rows, c_tv) if stsm is not None else _staging_xor(e, table, tv_rows, c_tv)

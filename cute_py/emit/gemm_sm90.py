@@ -23,7 +23,7 @@ from .epilogue import epi_init, epilogue, splitk_reduce, tv_expr
 from .group_scheduler import group_loop, group_producer, group_scheduler
 from ..arch.sm90 import SMEM_ALIGN
 from .plan import GemmPlan, gemm_plan
-from .resources import CONSUMER_REGS, MBARRIER_BYTES, PRODUCER_REGS, STAGING_BUFFERS, WARPGROUP_THREADS
+from .resources import CONSUMER_REGS, MBARRIER_BYTES, PRODUCER_REGS, WARPGROUP_THREADS
 from .spec import GemmSpec, require_spec
 
 __all__ = ["emit_gemm", "header", "roles", "smem_ring", "scheduler", "producer", "consumer_mainloop", "wgmma_calls",
@@ -355,8 +355,9 @@ def entry_point(p: GemmPlan) -> str:
     scale = (f"      scale_acc(acc, mt, wk.m_tile * {bm}, wk.n_tile * {bn}, scale_a, scale_b, sa_m, sb_n, M, N);\n"
              if p.scale == "row" else "")
     loop = {"produce_args": "", "units": "    const int units = work_units(num_m, num_n);\n", "cond": "unit < units",
-            "work": "work_of(unit, num_m, num_n, k_tiles, rank)", "store": store}
+            "work": "work_of(unit, num_m, num_n, k_tiles, rank)", "store": store, "hand_off": hand_off}
     loop.update(group_loop(p) if p.grouping else {})
+    hand_off = loop["hand_off"]
     return f"""
 // ---- entry point: persistent grid of CTAs (clusters of {cs}) over the work units, {p.threads} threads,
 //      {p.smem_bytes} bytes of dynamic smem ----

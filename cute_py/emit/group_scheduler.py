@@ -25,16 +25,16 @@ def group_scheduler(p: GemmPlan) -> str:
     ``m_tiles`` (a group's M tiles)."""
     bm = p.tile[0]
     if p.grouping == "batch":
-        walk = f"""// ---- batches: the L GEMMs of one shape one after another; unit u is unit u % per of batch u / per ----
-struct Group {{ int l, row0, row1, first; }};      // batch l: rows [row0, row1) = [0, M), its units from `first`
-constexpr Group kNoGroup = {{-1, 0, 0, 0}};
-__device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_n, int L, int M) {{
+        walk = """// ---- batches: the L GEMMs of one shape one after another; unit u is unit u % per of batch u / per ----
+struct Group { int l, row0, row1, first; };      // batch l: rows [row0, row1) = [0, M), its units from `first`
+constexpr Group kNoGroup = {-1, 0, 0, 0};
+__device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_n, int L, int M) {
   const int per = work_units(num_m, num_n);
   g.l = unit / per;
   g.first = g.l * per;
   g.row1 = M;
   return g.l < L;
-}}"""
+}"""
     else:
         walk = f"""// ---- groups along M: group l is rows [offs[l-1], offs[l]) of A and D (offs[-1] = 0) times B[l];
 //      the cursor g moves forward only (a CTA's units grow), each offset is read once per CTA ----
@@ -55,7 +55,17 @@ __device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_
     return f"""
 {walk}
 __device__ __forceinline__ int m_tiles(const Group& g) {{ return (g.row1 - g.row0 + {bm - 1}) / {bm}; }}
-"""
+{_next_unit(p)}"""
+
+
+def _next_unit(p: GemmPlan) -> str:
+    """``next_unit``: whether unit ``unit`` has work (a ping-pong warpgroup hands the tensor cores on only then);
+    the cursor is a copy."""
+    if not p.pingpong:
+        return ""
+    offs = "const int* __restrict__ offs, " if p.grouping == "m" else ""
+    return (f"__device__ __forceinline__ bool next_unit(int unit, Group g, int num_m, int num_n, {offs}int L, int M) {{\n"
+            f"  return group_of(unit, g, {_group_args(p)});\n}}\n")
 
 
 def _group_args(p: GemmPlan) -> str:
@@ -101,15 +111,24 @@ def group_loop(p: GemmPlan) -> dict:
     bm, bn, _ = p.tile
     offs = ", offs" if p.grouping == "m" else ""
     m0 = f"g.row0 + wk.m_tile * {bm}" if p.grouping == "m" else f"wk.m_tile * {bm}"
-    if p.epi:
+    direct = (f"Epi gep = ep;\n      gep.M = g.row1;                                     // the group's last row "
+              f"bounds the stores\n      store_tile(acc, mt, {m0}, wk.n_tile * {bn}, d, ld_d, gep);")
+    if p.epi and p.grouping == "m":
+        store = (f"if ({m0} + {bm} <= g.row1) {{            // a full tile of the group: TMA stores\n"
+                 f"        store_tile_tma(acc, mt, w, {m0}, wk.n_tile * {bn}, &tma_d, bufs, ebuf, ep);\n"
+                 f"      }} else {{                                       // its last, partial tile: masked stores "
+                 f"(a TMA box would write the next group's rows)\n        "
+                 + direct.replace("\n      ", "\n        ") + "\n      }")
+    elif p.epi:
         store = f"store_tile_tma(acc, mt, w, {m0}, wk.n_tile * {bn}, &tma_d, bufs, ebuf, ep, g.l);"
     elif p.grouping == "m":
-        store = (f"Epi gep = ep;\n      gep.M = g.row1;                                     // the group's last row "
-                 f"bounds the stores\n      store_tile(acc, mt, {m0}, wk.n_tile * {bn}, d, ld_d, gep);")
+        store = direct
     else:
         store = f"store_tile(acc, mt, {m0}, wk.n_tile * {bn}, d + (long long)g.l * ld_dl, ld_d, ep);"
     return {"produce_args": f"{offs}, L, M",
             "units": "    Group g = kNoGroup;\n",
             "cond": f"group_of(unit, g, {_group_args(p)})",
             "work": "work_of(unit - g.first, m_tiles(g), num_n, k_tiles, rank)",
-            "store": store}
+            "store": store,
+            # ping-pong: unit i + 1 exists (asked of a copy of the cursor)
+            "hand_off": f", next_unit(unit + gridDim.x / kClusterSize, g, {_group_args(p)})" if p.pingpong else ""}

@@ -44,7 +44,8 @@ def grouping(spec) -> str | None:
 def group_problems(spec) -> list:
     """Why ``spec`` breaks the rules of grouped and batched kernels ([]: it keeps them): the group mode in a
     combination of layouts that names a grouping; no split-K, C or bias (``torch.bmm`` and ``grouped_mm`` have
-    neither); groups along M store D directly (a TMA box of a group's last tile would write the next group's rows)."""
+    neither). (Groups along M with the TMA-store epilogue store a group's full tiles by TMA and its last, partial
+    tile directly: a TMA box there would write rows of the next group.)"""
     g = grouping(spec)
     if g is None:
         return []
@@ -57,7 +58,4 @@ def group_problems(spec) -> list:
         out.append(f"split_k = {spec.split_k}: {what} kernel does not split K")
     if spec.beta or spec.bias:
         out.append(f"{what} kernel reads no C and no bias (beta = {spec.beta}, bias = {spec.bias!r})")
-    if g == GROUPS_M and spec.epilogue == "tma":
-        out.append("groups along M store D directly (epilogue = 'direct'): a TMA store box of a group's last tile "
-                   "would write rows of the next group")
     return out

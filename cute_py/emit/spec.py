@@ -54,6 +54,7 @@ SCHEDULES = ("cooperative", "pingpong")
 RASTERS = ("m", "n")
 MAX_STAGES = 16
 MAX_SPLIT_K = 16
+MAX_EPI_BUFFERS = 8
 _ALIASES = {"fp16": "f16", "half": "f16", "float16": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32"}
 GMEM_MODES = {"a": ("M", "K"), "b": ("N", "K"), "c": ("M", "N")}
 """The mode names of each gmem layout: A is ``(M,K)``, B ``(N,K)``, C/D ``(M,N)``."""
@@ -136,7 +137,8 @@ def gmem_problems(layout, modes: tuple) -> list:
 
 BOOL_FIELDS = ("persistent", "alpha", "beta", "fast_accum")
 """Fields that take True or False only (not "yes", "no", 0 or 1)."""
-INT_FIELDS = {"consumers": False, "group": False, "split_k": False, "stages": True, "swizzle": True}
+INT_FIELDS = {"consumers": False, "group": False, "split_k": False, "stages": True, "swizzle": True,
+              "epi_buffers": False}
 """Fields that take an int (never a bool) -> whether None is allowed too."""
 PAIR_FIELDS = {"tile": 3, "cluster": 2}
 """Fields that take a tuple (or list) of that many positive ints (never bools)."""
@@ -222,6 +224,8 @@ class GemmSpec:
       and written by TMA stores that overlap the next tile; D row-major) or
       "direct" (masked stores from registers; any D layout); None picks
       "tma" for a row-major D, else "direct".
+    - ``epi_buffers``: TMA-store staging buffers per consumer warpgroup (default 2); more keep more stores in
+      flight, which pays where D's writes dominate (small K), at the cost of ring stages.
     - epilogue: ``alpha`` (scale by a runtime alpha), ``beta`` (read C),
       ``bias`` ("row": one value per row m, length M; "col": per column n,
       length N; in ``out_dtype``), ``activation`` ("relu", "gelu" (erf form)).
@@ -250,6 +254,7 @@ class GemmSpec:
     activation: str | None = None
     scale: str | None = None
     fast_accum: bool = False
+    epi_buffers: int = STAGING_BUFFERS
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -262,8 +267,7 @@ class GemmSpec:
             if isinstance(getattr(self, name), list):
                 set_(self, name, tuple(getattr(self, name)))
         if self.epilogue is None:                  # TMA stores where D allows them
-            tma = self._c_ok() and self.c_row_major and grouping(self) != "m"
-            set_(self, "epilogue", "tma" if tma else "direct")
+            set_(self, "epilogue", "tma" if self._c_ok() and self.c_row_major else "direct")
 
     # -- layouts -----------------------------------------------------------
     def _stride(self, name: str):
@@ -358,7 +362,8 @@ class GemmSpec:
         """Shared memory besides the ring: ``SMEM_ALIGN`` (1024) bytes of alignment slack (the dynamic smem is
         rounded up to a 1024-byte boundary), plus for the TMA epilogue two 64-row x 128-byte staging buffers per
         consumer warpgroup (swizzled 128 B, one TMA store box each)."""
-        staging = STAGING_BUFFERS * STAGING_ROWS * STAGING_ROW_BYTES * (self.consumers if self.consumers in (1, 2) else 1)
+        buffers = self.epi_buffers if _is_int(self.epi_buffers) else STAGING_BUFFERS
+        staging = buffers * STAGING_ROWS * STAGING_ROW_BYTES * (self.consumers if self.consumers in (1, 2) else 1)
         return SMEM_ALIGN + (staging if self.epilogue == "tma" else 0)
 
     @property
@@ -400,6 +405,8 @@ class GemmSpec:
             parts.append(f"scale{self.scale}")
         if self.fast_accum:
             parts.append("fastaccum")
+        if self.epi_buffers != STAGING_BUFFERS:
+            parts.append(f"eb{self.epi_buffers}")
         if self.grouping:
             parts.append({"batch": "batched", "m": "grouped"}.get(self.grouping, "xgroup"))
         return re.sub(r"\W", "_", "_".join(parts))
@@ -454,6 +461,8 @@ class GemmSpec:
             out.append(f"split_k = {self.split_k} needs persistent = True")
         if self.swizzle not in SWIZZLES:
             out.append(f"swizzle = {self.swizzle!r} not in {SWIZZLES}")
+        if not 1 <= self.epi_buffers <= MAX_EPI_BUFFERS:
+            out.append(f"epi_buffers = {self.epi_buffers} not in [1, {MAX_EPI_BUFFERS}]")
         if self.bias not in BIAS:
             out.append(f"bias = {self.bias!r} not in {BIAS}")
         if self.activation not in ACTIVATIONS:

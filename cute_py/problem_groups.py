@@ -1,0 +1,158 @@
+"""The problems of grouped and batched GEMMs, read from their arrays: :func:`grouped_problem` and
+:func:`bmm_problem` (the one reader of ``cute_py.grouped_gemm``, ``cute_py.bmm`` and their torch operators).
+
+PyTorch's ``grouped_mm`` forms, as :func:`grouped_problem` takes them:
+
+- ``a`` (total_M, K), ``b`` (G, K, N), ``offs`` (G,) int32: groups stacked along M (mixture of experts):
+  rows ``[offs[g-1], offs[g])`` of a and of D (total_M, N) times ``b[g]``;
+- ``a`` (G, M, K), ``b`` (G, K, N), no ``offs``: a batch, D (G, M, N) (as :func:`bmm_problem`).
+
+Each matrix of an operand follows the rules of :class:`~cute_py.problem.Problem` (one contiguous dimension,
+TMA's 16-byte alignment); the group stride of a 3-D operand is a multiple of 16 bytes too (it is the tensor
+map's outer stride). The offsets' values are read on the device by the kernel; :func:`check_offsets` checks them
+on the host.
+
+>>> from cute_py.problem import GemmInputError
+>>> check_offsets([128, 64, 300], 300, "grouped_gemm")
+Traceback (most recent call last):
+...
+cute_py.problem.GemmInputError: grouped_gemm: offs must be non-decreasing: offs[1] = 64 < offs[0] = 128
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .arraylib import host_ints
+from .emit.spec import DTYPES
+from .problem import MAX_EXTENT, TMA_ALIGN, GemmInputError, Operands, Problem, _Reader
+
+__all__ = ["grouped_problem", "bmm_problem", "check_offsets"]
+
+
+def check_offsets(offs, total: int, op: str) -> None:
+    """``offs`` (host ints) are group ends along M: each at least 0, non-decreasing, the last one ``total``;
+    raises :class:`GemmInputError` naming the first offending index."""
+    prev = 0
+    for g, x in enumerate(offs):
+        if x < prev:
+            what = f"offs[{g}] = {x} < offs[{g - 1}] = {prev}" if g else f"offs[0] = {x} < 0"
+            raise GemmInputError(f"{op}: offs must be non-decreasing: {what}")
+        prev = x
+    if offs and offs[-1] != total:
+        raise GemmInputError(f"{op}: the last offset offs[{len(offs) - 1}] = {offs[-1]} must be the row count of a, "
+                             f"{total}")
+
+
+def _matrix(x, what: str, r: _Reader):
+    """A 3-D operand's first matrix as a 2-D record, and its group stride (elements; 16-byte multiples)."""
+    L, stride = x.shape[0], x.strides[0]
+    if L > 1 and stride == 0:
+        r.fail(f"{what} has group stride 0 (one matrix broadcast over {L} groups); make it contiguous first")
+    if L > 1 and stride * x.itemsize % TMA_ALIGN:
+        r.fail(f"{what}'s group stride {stride} x {x.itemsize} B is not a multiple of {TMA_ALIGN} B (TMA)")
+    m = replace(x, shape=x.shape[1:], strides=x.strides[1:], byte_strides=x.byte_strides[1:])
+    return m, (stride if L > 1 else 0)
+
+
+def _read(r: _Reader, A, B):
+    """Types, devices, majors, alignment of the (2-D) matrices ``A`` and ``B``."""
+    t, tb = r.dtype(A, "a", DTYPES), r.dtype(B, "b", DTYPES)
+    if t != tb:
+        r.fail(f"a is {t} but b is {tb}; both must have one type")
+    devices = {d for d in (A.device, B.device) if d is not None}
+    if len(devices) > 1:
+        r.fail(f"a and b are on different devices {sorted(devices)}")
+    a_major, lda = r.major(A, "a", "K", "MN")
+    b_major, ldb = r.major(B, "b", "MN", "K")
+    r.aligned((("a", A, lda), ("b", B, ldb)))
+    return t, devices, a_major, lda, b_major, ldb
+
+
+def _offsets(r: _Reader, offs, G: int, M: int, devices, check: bool):
+    if offs is None:
+        r.fail("a is 2-D and b is 3-D: groups along M need offs, the int32 end row of each group")
+    O = r.array(offs, "offs")
+    if O.dtype.name != "s32" or len(O.shape) != 1 or (O.shape[0] > 1 and O.strides[0] != 1):
+        r.fail(f"offs must be a contiguous 1-D int32 array, got {O.dtype.name} of shape {O.shape}")
+    if O.shape[0] != G:
+        r.fail(f"offs has {O.shape[0]} entries but b has {G} groups")
+    if O.device is not None and devices and O.device not in devices:
+        r.fail(f"offs is on device {O.device}, the inputs on {sorted(devices)}")
+    if check:
+        check_offsets(host_ints(offs), M, r.op)
+    return O
+
+
+def grouped_problem(a, b, offs=None, *, out=None, out_dtype=None, check_offs: bool = True,
+                    op: str = "grouped_gemm") -> Problem:
+    """The problem of ``grouped_gemm(a, b, offs)`` in one of the forms above. ``check_offs``: read ``offs``
+    back and check its values (:func:`check_offsets`); the kernel clamps them either way, so bad offsets never
+    read or write out of bounds. Raises :class:`GemmInputError` naming ``op``."""
+    r = _Reader(op)
+    A, B = r.array(a, "a"), r.array(b, "b")
+    ranks = (len(A.shape), len(B.shape))
+    if ranks == (3, 3):
+        if offs is not None:
+            r.fail("offs applies to a 2-D a (groups along M); 3-D a and b are a batch")
+        return _batch(r, a, A, B, out, out_dtype)
+    if ranks != (2, 3):
+        r.fail(f"a {A.shape} and b {B.shape}: supported are a (total_M, K) with b (G, K, N) and offs (groups along "
+               f"M), or a (G, M, K) with b (G, K, N) (a batch)")
+    (M, K), (G, K2, N) = A.shape, B.shape
+    if K != K2:
+        r.fail(f"inner dimensions differ: a is {A.shape}, b is {B.shape} (K {K} vs {K2})")
+    if G == 0:
+        r.fail("b has no groups")
+    _extents(r, M, N, K)
+    B2, ldb_l = _matrix(B, "b", r)
+    t, devices, a_major, lda, b_major, ldb = _read(r, A, B2)
+    O = _offsets(r, offs, G, M, devices, check_offs and M > 0)
+    out_t, row, ldd, D = r.output(out, M, N, t, out_dtype, devices)
+    ops = Operands(A, B, out=D, like=a, offs=O)
+    return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row,
+                   d_tma=D is None or D.ptr % TMA_ALIGN == 0, grouping="m", groups=G, batch_strides=(0, ldb_l, 0),
+                   operands=ops)
+
+
+def bmm_problem(a, b, *, out=None, out_dtype=None, op: str = "bmm") -> Problem:
+    """The problem of ``bmm(a, b)``: ``a`` (L, M, K), ``b`` (L, K, N), any batch strides (multiples of 16 bytes),
+    D (L, M, N). Raises :class:`GemmInputError` naming ``op``."""
+    r = _Reader(op)
+    A, B = r.array(a, "a"), r.array(b, "b")
+    if len(A.shape) != 3 or len(B.shape) != 3:
+        r.fail(f"a and b must be 3-D (batch, rows, columns), got shapes {A.shape} and {B.shape}")
+    return _batch(r, a, A, B, out, out_dtype)
+
+
+def _extents(r: _Reader, M, N, K):
+    if K == 0:
+        r.fail("K = 0 (empty inner dimension) is not supported")
+    if max(M, N, K) > MAX_EXTENT:
+        r.fail(f"M, N and K must be at most {MAX_EXTENT} (the kernel's 32-bit extents), got {M}x{N}x{K}")
+
+
+def _batch(r: _Reader, a, A, B, out, out_dtype) -> Problem:
+    (L, M, K), (L2, K2, N) = A.shape, B.shape
+    if L != L2:
+        r.fail(f"batch counts differ: a is {A.shape}, b is {B.shape}")
+    if K != K2:
+        r.fail(f"inner dimensions differ: a is {A.shape}, b is {B.shape} (K {K} vs {K2})")
+    _extents(r, M, N, K)
+    A2, lda_l = _matrix(A, "a", r)
+    B2, ldb_l = _matrix(B, "b", r)
+    t, devices, a_major, lda, b_major, ldb = _read(r, A2, B2)
+    D, D2, ldd_l = None, None, 0
+    if out is not None:
+        D = r.array(out, "out")
+        if D.shape != (L, M, N):
+            r.fail(f"out has shape {D.shape}, expected {(L, M, N)}")
+        D2, ldd_l = _matrix(D, "out", r)
+    out_t, row, ldd, _ = r.output(D2, M, N, t, out_dtype, devices)
+    if D is None:
+        ldd_l = M * N                                      # the compact (L, M, N) D the call allocates
+    itemsize = 4 if out_t == "f32" else 2
+    d_tma = row and (D is None or D.ptr % TMA_ALIGN == 0) and (L == 1 or ldd_l * itemsize % TMA_ALIGN == 0)
+    ops = Operands(A, B, out=D, like=a)
+    return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row, d_tma=d_tma,
+                   grouping="batch", groups=L, batch_strides=(lda_l, ldb_l, ldd_l), operands=ops)

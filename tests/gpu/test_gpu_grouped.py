@@ -1,0 +1,229 @@
+"""cute_py.grouped_gemm and cute_py.bmm on the GPU: exact results on small integers against a float64 reference
+per group (uneven and empty groups, both majors of b, bf16 and f16, explicit specs), torch's grouped_mm
+semantics, and bad input refused before any launch.
+
+Exactness: a and b hold integers in [-3, 3], so every partial sum (|sum| <= 9 K < 2^24) is exact in f32 and D
+must equal the float64 reference rounded once to D's type.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cute_py
+from cute_py.emit import GemmSpec
+from cute_py.gemm import GemmInputError
+
+pytestmark = pytest.mark.gpu
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():  # pragma: no cover
+    pytest.skip("GPU test skipped: torch has no CUDA device", allow_module_level=True)
+
+T = {"bf16": torch.bfloat16, "f16": torch.float16}
+
+
+def ints(rng, shape):
+    return rng.integers(-3, 4, size=shape).astype(np.float64)
+
+
+def moe_operands(sizes, N, K, t, rng, b_major="K"):
+    """a (total_M, K), b (G, K, N) (K-major: stored (G, N, K) and transposed, as expert weights are), offs."""
+    M, G = sum(sizes), len(sizes)
+    a, b = ints(rng, (M, K)), ints(rng, (G, K, N))
+    da = torch.from_numpy(a).to(T[t]).cuda()
+    if b_major == "K":
+        db = torch.from_numpy(b.transpose(0, 2, 1).copy()).to(T[t]).cuda().transpose(-2, -1)
+    else:
+        db = torch.from_numpy(b).to(T[t]).cuda()
+    offs = torch.tensor(np.cumsum(sizes), dtype=torch.int32, device="cuda")
+    return a, b, da, db, offs
+
+
+def moe_reference(a, b, sizes):
+    out, row = np.zeros((a.shape[0], b.shape[2])), 0
+    for g, n in enumerate(sizes):
+        out[row:row + n] = a[row:row + n] @ b[g]
+        row += n
+    return out
+
+
+def check_moe(sizes, N, K, t="bf16", b_major="K", spec=None, seed=0):
+    rng = np.random.default_rng(seed)
+    a, b, da, db, offs = moe_operands(sizes, N, K, t, rng, b_major)
+    d = cute_py.grouped_gemm(da, db, offs, spec=spec, out_dtype=spec.out_dtype if spec else None)
+    ot = {"f32": torch.float32, **T}[spec.out_dtype if spec else t]
+    want = torch.from_numpy(moe_reference(a, b, sizes)).to(ot).cuda()
+    assert d.shape == want.shape and d.dtype == ot
+    bad = (d.double() - want.double()).abs()
+    assert torch.equal(d, want), (sizes[:8], N, K, t, b_major, bad.max().item(), bad.nonzero()[:4].tolist())
+    return d, da, db, offs
+
+
+def uneven(G, tile, rng, total=None):
+    """Group sizes with zeros, 1, tile - 1, tile, tile + 1 and random ones."""
+    special = [0, 1, tile - 1, tile, tile + 1, 0, 3 * tile + 5]
+    sizes = [special[g] if g < len(special) else int(rng.integers(0, 3 * tile)) for g in range(G)]
+    return sizes
+
+
+@pytest.mark.parametrize("G", [1, 8, 64, 128])
+@pytest.mark.parametrize("t", ["bf16", "f16"])
+def test_moe_uneven_groups(G, t):
+    rng = np.random.default_rng(G)
+    sizes = [300] if G == 1 else uneven(G, 128, rng)
+    check_moe(sizes, 256, 192, t, seed=G)
+
+
+@pytest.mark.parametrize("b_major", ["K", "MN"])
+def test_moe_both_majors_of_b(b_major):
+    rng = np.random.default_rng(5)
+    check_moe(uneven(8, 128, rng), 320, 256, b_major=b_major)
+
+
+def test_moe_all_tokens_in_one_group():
+    check_moe([0, 0, 0, 777, 0, 0, 0, 0], 384, 128)
+    check_moe([777, 0, 0, 0], 384, 128)
+    check_moe([0, 0, 0, 777], 384, 128)
+
+
+def test_moe_every_group_empty_and_zero_rows():
+    rng = np.random.default_rng(1)
+    a, b, da, db, offs = moe_operands([0, 0, 0], 128, 64, "bf16", rng)
+    d = cute_py.grouped_gemm(da, db, offs)
+    assert d.shape == (0, 128)
+
+
+@pytest.mark.parametrize("spec", [
+    dict(tile=(128, 256, 64)), dict(tile=(64, 64, 64), consumers=1), dict(tile=(128, 128, 64), cluster=(2, 1)),
+    dict(tile=(128, 128, 64), cluster=(1, 2)), dict(tile=(128, 128, 64), schedule="pingpong"),
+    dict(tile=(64, 256, 64), schedule="pingpong"), dict(tile=(128, 128, 64), raster="n", group=2),
+    dict(tile=(128, 128, 64), persistent=False), dict(tile=(128, 256, 64), epilogue="direct"),
+    dict(tile=(128, 128, 64), out_dtype="f32")])
+def test_moe_explicit_specs(spec):
+    """Every schedule, cluster and raster over uneven groups; the TMA-store epilogue stores a group's full tiles
+    by TMA and its partial last tile directly (also with f32 D), the direct one every tile."""
+    rng = np.random.default_rng(11)
+    s = GemmSpec(b="(N,K,L):(K,1,ldb_l)", **spec)
+    check_moe(uneven(12, s.tile[0], rng), 512, 320, spec=s, seed=11)
+
+
+def test_moe_matches_torch_grouped_mm():
+    if not hasattr(torch, "_grouped_mm"):
+        pytest.skip("torch has no _grouped_mm")
+    rng = np.random.default_rng(3)
+    sizes = uneven(16, 128, rng)
+    _, _, da, db, offs = moe_operands(sizes, 256, 512, "bf16", rng)
+    d = cute_py.grouped_gemm(da, db, offs)
+    assert torch.equal(d, torch._grouped_mm(da, db, offs=offs))
+
+
+def test_moe_repeated_call_reads_new_offsets_in_place():
+    """The prepared launch is reused for the same arrays; offsets changed in place are read on the device."""
+    rng = np.random.default_rng(4)
+    sizes = [100, 0, 200, 50]
+    a, b, da, db, offs = moe_operands(sizes, 128, 64, "bf16", rng)
+    cute_py.grouped_gemm(da, db, offs)
+    new = [0, 250, 300, 350]
+    offs.copy_(torch.tensor(new, dtype=torch.int32))
+    d = cute_py.grouped_gemm(da, db, offs)
+    want = moe_reference(a, b, [0, 250, 50, 50])
+    assert torch.equal(d, torch.from_numpy(want).to(torch.bfloat16).cuda())
+
+
+def test_moe_out_and_unchecked_bad_offsets_stay_in_bounds():
+    rng = np.random.default_rng(6)
+    sizes = [64, 64, 64]
+    a, b, da, db, offs = moe_operands(sizes, 128, 64, "bf16", rng)
+    big = torch.full((200, 128), 7.0, dtype=torch.bfloat16, device="cuda")
+    out = big[4:196]
+    cute_py.grouped_gemm(da, db, offs, out=out)
+    assert torch.equal(out, torch.from_numpy(moe_reference(a, b, sizes)).to(torch.bfloat16).cuda())
+    assert (big[:4] == 7).all() and (big[196:] == 7).all()
+    offs.copy_(torch.tensor([100, 50, 5000], dtype=torch.int32))          # out of order and past M: clamped
+    cute_py.grouped_gemm(da, db, offs, out=out, check_offs=False)
+    torch.cuda.synchronize()
+    assert (big[:4] == 7).all() and (big[196:] == 7).all()
+
+
+def test_moe_bad_input_is_refused():
+    rng = np.random.default_rng(7)
+    _, _, da, db, offs = moe_operands([10, 20, 30], 128, 64, "bf16", rng)
+    cases = [
+        (torch.tensor([10, 5, 60], dtype=torch.int32, device="cuda"), "offs[1] = 5 < offs[0] = 10"),
+        (torch.tensor([10, 30, 59], dtype=torch.int32, device="cuda"), "offs[2] = 59 must be the row count of a, 60"),
+        (torch.tensor([10, 30, 60], dtype=torch.int64, device="cuda"), "offs must be a contiguous 1-D int32"),
+        (torch.tensor([10, 30, 60], dtype=torch.int32), "offs"),
+        (torch.tensor([30, 60], dtype=torch.int32, device="cuda"), "offs has 2 entries but b has 3 groups"),
+        (None, "need offs"),
+    ]
+    for bad, message in cases:
+        with pytest.raises(GemmInputError, match="grouped_gemm: .*" + message.replace("[", r"\[").replace("]", r"\]")):
+            cute_py.grouped_gemm(da, db, bad)
+
+
+# ---- batches ----------------------------------------------------------------------------------------------------
+
+def check_bmm(L, M, N, K, t="bf16", a_major="K", b_major="MN", spec=None, seed=0, op=None):
+    rng = np.random.default_rng(seed)
+    a, b = ints(rng, (L, M, K)), ints(rng, (L, K, N))
+    da = torch.from_numpy(a).to(T[t]).cuda()
+    db = torch.from_numpy(b).to(T[t]).cuda()
+    if a_major == "MN":
+        da = da.transpose(1, 2).contiguous().transpose(1, 2)
+    if b_major == "K":
+        db = db.transpose(1, 2).contiguous().transpose(1, 2)
+    d = (op or cute_py.bmm)(da, db, spec=spec)
+    want = torch.from_numpy(np.einsum("lmk,lkn->lmn", a, b)).to(T[t]).cuda()
+    assert d.shape == (L, M, N) and torch.equal(d, want), (L, M, N, K, t, (d.double() - want.double()).abs().max())
+    return d
+
+
+@pytest.mark.parametrize("L,M,N,K", [(1, 64, 64, 64), (8, 512, 512, 512), (3, 104, 200, 72), (5, 136, 120, 136),
+                                     (32, 1024, 1024, 128)])
+@pytest.mark.parametrize("a_major,b_major", [("K", "MN"), ("K", "K"), ("MN", "MN"), ("MN", "K")])
+def test_bmm_exact(L, M, N, K, a_major, b_major):
+    check_bmm(L, M, N, K, "bf16" if (M + N) % 2 == 0 else "f16", a_major, b_major, seed=L + M)
+
+
+def test_bmm_strided_batches_and_out():
+    rng = np.random.default_rng(9)
+    a, b = ints(rng, (8, 64, 128)), ints(rng, (8, 128, 96))
+    big_a = torch.from_numpy(np.concatenate([a, a], axis=0)).bfloat16().cuda()[::2]       # batch stride 2 M K
+    db = torch.from_numpy(b).bfloat16().cuda()
+    out = torch.empty((8, 64, 96), dtype=torch.bfloat16, device="cuda")
+    cute_py.bmm(big_a, db, out=out)
+    want = np.einsum("lmk,lkn->lmn", np.concatenate([a, a], axis=0)[::2], b)
+    assert torch.equal(out, torch.from_numpy(want).bfloat16().cuda())
+    col = torch.empty((8, 96, 64), dtype=torch.bfloat16, device="cuda").transpose(1, 2)   # column-major D: direct
+    cute_py.bmm(big_a, db, out=col)
+    assert torch.equal(col, torch.from_numpy(want).bfloat16().cuda())
+
+
+@pytest.mark.parametrize("spec", [dict(tile=(128, 256, 64)), dict(tile=(64, 128, 64), consumers=1),
+                                  dict(tile=(128, 128, 64), cluster=(2, 1)), dict(tile=(128, 128, 64),
+                                  schedule="pingpong"), dict(tile=(128, 128, 64), epilogue="direct")])
+def test_bmm_explicit_specs(spec):
+    s = GemmSpec(a="(M,K,L):(K,1,lda_l)", b="(N,K,L):(1,N,ldb_l)", c="(M,N,L):(N,1,ldd_l)", **spec)
+    check_bmm(6, 300, 520, 192, spec=s, seed=2)
+
+
+def test_grouped_gemm_3d_is_a_batch_and_matches_torch():
+    d = check_bmm(4, 256, 128, 64, op=lambda a, b, spec: cute_py.grouped_gemm(a, b, spec=spec))
+    if hasattr(torch, "_grouped_mm"):
+        rng = np.random.default_rng(0)
+        a = torch.from_numpy(ints(rng, (4, 256, 64))).bfloat16().cuda()
+        b = torch.from_numpy(ints(rng, (4, 64, 128))).bfloat16().cuda()
+        assert torch.equal(cute_py.grouped_gemm(a, b), torch._grouped_mm(a, b.transpose(-2, -1).contiguous()
+                                                                             .transpose(-2, -1)))
+    assert d.shape == (4, 256, 128)
+
+
+def test_bmm_bad_input_is_refused():
+    a = torch.zeros((4, 64, 64), dtype=torch.bfloat16, device="cuda")
+    with pytest.raises(GemmInputError, match="bmm: batch counts differ"):
+        cute_py.bmm(a, torch.zeros((3, 64, 64), dtype=torch.bfloat16, device="cuda"))
+    with pytest.raises(GemmInputError, match="bmm: a and b must be 3-D"):
+        cute_py.bmm(a[0], a[0])
+    with pytest.raises(GemmInputError, match="group stride 0"):
+        cute_py.bmm(a, a[:1].expand(4, 64, 64))
