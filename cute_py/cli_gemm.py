@@ -42,6 +42,10 @@ def add_parser(sub):
     g.add_argument("--fast-accum", action="store_true",
                    help="fp8 with tensor/row scales: accumulate all of K in the tensor core (as torch's "
                         "use_fast_accum; faster, less accurate)")
+    g.add_argument("--groups", type=extent, metavar="G",
+                   help="groups along M (mixture of experts): the M rows split unevenly into G groups, each "
+                        "times its own B, as torch._grouped_mm (bf16/f16)")
+    g.add_argument("--batch", type=extent, metavar="L", help="a batch of L GEMMs of M x N x K, as torch.bmm")
     g.add_argument("--layout", default="tn", choices=tuple(LAYOUT_MAJORS),
                    help="BLAS naming: first letter A, second B; t = A K-major / B N-major (default tn: both K-major)")
     g.add_argument("--spec", metavar="FILE", help="a GemmSpec in TOML or JSON (overrides --dtype, --layout, "
@@ -74,6 +78,11 @@ def _spec(args):
         return GemmSpec.from_file(args.spec)
     a, b = LAYOUT_MAJORS[args.layout]
     fp8 = args.dtype in FP8_DTYPES
+    if args.groups and args.batch:
+        raise CliError("--groups and --batch exclude each other (groups along M, or a batch of equal GEMMs)")
+    grouping = "m" if args.groups else "batch" if args.batch else None
+    if grouping and fp8:
+        raise CliError(f"--groups and --batch run bf16 and f16, not --dtype {args.dtype}")
     if not fp8 and (args.scale or args.fast_accum):
         raise CliError(f"--scale and --fast-accum apply to fp8 (--dtype {' or '.join(FP8_DTYPES)}), not --dtype "
                        f"{args.dtype}")
@@ -83,7 +92,8 @@ def _spec(args):
     if scale == "block" and args.fast_accum:
         raise CliError("--fast-accum applies to --scale tensor or row (blockwise scales always promote)")
     return heuristic(Problem(args.m, args.n, args.k, a, b, args.dtype, "bf16" if fp8 else args.dtype,
-                             scale=scale, fast_accum=args.fast_accum))
+                             scale=scale, fast_accum=args.fast_accum, grouping=grouping,
+                             groups=args.groups or args.batch or 1))
 
 
 def _gpu_reason():
@@ -144,6 +154,13 @@ def _run_on_gpu(args, spec) -> int:
     if spec.scale:
         from .cli_scaled import run_scaled
         return run_scaled(args, spec, xp)
+    if spec.grouping:
+        from .cli_grouped import run_grouped
+        if spec.grouping != ("m" if args.groups else "batch" if args.batch else None):
+            print(f"cute-py gemm: the spec {spec.name} is {spec.grouping!r}-grouped: pass "
+                  f"{'--groups G' if spec.grouping == 'm' else '--batch L'}", file=sys.stderr)
+            return 2
+        return run_grouped(args, spec, xp)
     M, N, K = args.m, args.n, args.k
     print(f"GPU       {xp.device_name}; arrays from {xp.name}")
     status = 0
