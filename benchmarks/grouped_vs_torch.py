@@ -53,16 +53,23 @@ def expert_loads(E: int, tokens: int, top_k: int, routing: str, seed: int = 0) -
     return np.bincount(picks.ravel(), minlength=E).tolist()
 
 
-def moe_case(torch, model, tokens, routing, proj, *, burst, sustained, spec=None) -> dict:
+def moe_case(torch, model, tokens, routing, proj, *, burst, sustained, spec=None, fp8=False) -> dict:
+    """One MoE row (``fp8``: e4m3 with row-wise scales and fast accumulation on both sides, against
+    torch._scaled_grouped_mm; the loop then runs bf16 matmuls)."""
     import cute_py
     E, hidden, inter, top_k = MODELS[model]
     N, K = (2 * inter, hidden) if proj == "up" else (hidden, inter)
     loads = expert_loads(E, tokens, top_k, routing)
+    if fp8:                                            # torch's fp8 grouped kernel wants 16-row multiples per group
+        loads = [x + (-x) % 16 for x in loads]
     M = sum(loads)
     a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
     w = torch.randn(E, N, K, device="cuda", dtype=torch.bfloat16) * 0.05
     b = w.transpose(-2, -1)
     offs = torch.tensor([sum(loads[:g + 1]) for g in range(E)], dtype=torch.int32, device="cuda")
+    if fp8:
+        return _fp8_moe(torch, cute_py, a, w, offs, {"kind": "moe", "model": model, "tokens": tokens,
+                        "routing": routing, "proj": f"{proj} e4m3", "E": E, "M": M, "N": N, "K": K}, burst, sustained)
     outs = {k: torch.empty(M, N, device="cuda", dtype=torch.bfloat16) for k in ("cute_py", "torch", "loop")}
     bounds = [0] + offs.tolist()
     row = {"kind": "moe", "model": model, "tokens": tokens, "routing": routing, "proj": proj, "E": E, "M": M,
@@ -79,6 +86,24 @@ def moe_case(torch, model, tokens, routing, proj, *, burst, sustained, spec=None
              "loop": loop}
     return _measure(torch, row, calls, 2.0 * M * N * K, burst, sustained,
                     check=lambda: _rel(torch, outs["cute_py"], torch._grouped_mm(a, b, offs=offs)))
+
+
+def _fp8_moe(torch, cute_py, a, w, offs, row, burst, sustained) -> dict:
+    f8 = torch.float8_e4m3fn
+    a8, b8 = a.to(f8), w.to(f8).transpose(-2, -1)
+    sa = torch.rand(a.shape[0], device="cuda") + 0.5
+    sb = torch.rand(w.shape[0], w.shape[1], device="cuda") + 0.5
+    out = torch.empty(a.shape[0], w.shape[1], device="cuda", dtype=torch.bfloat16)
+    calls = {"cute_py": lambda i: cute_py.grouped_gemm(a8, b8, offs, scale_a=sa, scale_b=sb, use_fast_accum=True,
+                                                       out=out, check_offs=False),
+             "torch": lambda i: torch._scaled_grouped_mm(a8, b8, sa, sb, offs=offs, out_dtype=torch.bfloat16,
+                                                         use_fast_accum=True)}
+    from cute_py.problem_groups import grouped_problem
+    from cute_py.selection import select
+    row["spec"] = select(grouped_problem(a8, b8, offs, scale_a=sa, scale_b=sb, fast_accum=True,
+                                         check_offs=False)).name
+    return _measure(torch, row, calls, 2.0 * row["M"] * row["N"] * row["K"], burst, sustained,
+                    check=lambda: _rel(torch, out, calls["torch"](0)))
 
 
 def bmm_case(torch, B, M, N, K, *, burst, sustained, spec=None) -> dict:
@@ -144,12 +169,14 @@ def _gm(xs):
 
 def summary(rows, mode="burst") -> list:
     out = []
-    for kind, other, bar in (("moe", "torch", 1.1), ("moe", "loop", 1.5), ("bmm", "torch", 1.0)):
+    for kind, other, bar, fp8 in (("moe", "torch", 1.1, False), ("moe", "loop", 1.5, False),
+                                  ("bmm", "torch", 1.0, False), ("moe", "torch", 1.1, True)):
         rs = [r for r in rows if r["kind"] == kind and f"ratio_{other}" in r.get("modes", {}).get(mode, {})
-              and (other != "loop" or r["E"] >= 8)]
+              and (other != "loop" or r["E"] >= 8) and ("e4m3" in r.get("proj", "")) == fp8]
         xs = [r["modes"][mode][f"ratio_{other}"] for r in rs]
         if xs:
             name = {"torch": "torch._grouped_mm" if kind == "moe" else "torch.bmm", "loop": "a torch.matmul loop"}[other]
+            name = "torch._scaled_grouped_mm (e4m3, row-wise, fast accumulation)" if fp8 else name
             low = min(zip(xs, rs), key=lambda p: p[0])
             out.append(f"- {kind} vs {name} ({mode}): geometric mean {_gm(xs):.3f} (bar {bar}), min {low[0]:.3f} "
                        f"({label(low[1])}), {len(xs)} cases")
@@ -198,6 +225,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tokens", default="4096,16384")
     ap.add_argument("--routings", default="uniform,zipf")
     ap.add_argument("--no-bmm", action="store_true")
+    ap.add_argument("--fp8", action="store_true", help="also e4m3 MoE rows (row-wise scales, fast accumulation) "
+                    "against torch._scaled_grouped_mm")
     ap.add_argument("--no-moe", action="store_true")
     ap.add_argument("--burst", type=int, default=8)
     ap.add_argument("--sustained", type=float, default=0.0)
@@ -215,6 +244,11 @@ def main(argv=None) -> int:
                                              sustained=args.sustained))
                         print(table(rows[-1:])[-1], flush=True)
                         torch.cuda.empty_cache()
+                        if args.fp8:
+                            rows.append(moe_case(torch, model, tokens, routing, proj, burst=args.burst,
+                                                 sustained=args.sustained, fp8=True))
+                            print(table(rows[-1:])[-1], flush=True)
+                            torch.cuda.empty_cache()
     if not args.no_bmm:
         for B, M, N, K in BMM:
             rows.append(bmm_case(torch, B, M, N, K, burst=args.burst, sustained=args.sustained))

@@ -115,7 +115,8 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, 
                 out, spec, stream, out_dtype)
 
 
-def grouped_gemm(a, b, offs=None, *, out_dtype=None, out=None, spec=None, stream=None, check_offs=True):
+def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=False, out_dtype=None, out=None,
+                 spec=None, stream=None, check_offs=True):
     """PyTorch's ``grouped_mm``: groups of GEMMs in one persistent kernel; returns D.
 
     - ``a`` (total_M, K), ``b`` (G, K, N), ``offs`` (G,) int32 on the device: groups stacked along M (a
@@ -124,6 +125,11 @@ def grouped_gemm(a, b, offs=None, *, out_dtype=None, out=None, spec=None, stream
     - ``a`` (G, M, K), ``b`` (G, K, N), no ``offs``: a batch (as :func:`bmm`); D (G, M, N).
     - bf16 or f16; each matrix contiguous along one dimension (``b`` stored (G, N, K) and passed as
       ``w.transpose(-2, -1)`` is the common, K-major case), strides 16-byte multiples (TMA), as :func:`gemm`.
+    - fp8 (e4m3 / e5m2, both K-major) with f32 ``scale_a`` and ``scale_b``, groups along M, as
+      ``torch._scaled_grouped_mm``: scale_a (total_M,) and scale_b (G, N) are row-wise (scale_a[m] per token,
+      scale_b[g, n] per expert and column); scale_a (total_M, ceil(K/128)) and scale_b (G, ceil(K/128),
+      ceil(N/128)) blockwise (DeepGEMM's contiguous layout); one element each per tensor. D defaults to bf16;
+      ``use_fast_accum`` as :func:`scaled_gemm`.
     - ``check_offs``: read ``offs`` back to the host and check it (non-decreasing, the last one total_M) before
       launching: one device-to-host copy, which synchronises. Pass False in a hot loop or while capturing a CUDA
       graph (the kernel reads ``offs`` on the device and clamps it into ``[previous, total_M]``, so bad offsets
@@ -137,12 +143,15 @@ def grouped_gemm(a, b, offs=None, *, out_dtype=None, out=None, spec=None, stream
     out_dtype = None if out is not None else _type_name(out_dtype)
     check = check_offs and offs is not None and not stream_capturing(current_stream(a) if stream is None else stream)
 
+    fast = bool(use_fast_accum)
+
     def read(o, t):
-        return grouped_problem(a, b, offs, out=o, out_dtype=t, check_offs=check)
+        return grouped_problem(a, b, offs, scale_a=scale_a, scale_b=scale_b, fast_accum=fast, out=o, out_dtype=t,
+                               check_offs=check)
     if check:                                      # checked on every call: the values may change in place
         read(out, out_dtype)
-    return _run("grouped_gemm", (a, b, offs, None, out, None, None), (1.0, 0.0, None, out_dtype, False), read, out,
-                spec, stream, out_dtype)
+    return _run("grouped_gemm", (a, b, offs, None, out, scale_a, scale_b), (1.0, 0.0, None, out_dtype, fast), read,
+                out, spec, stream, out_dtype)
 
 
 def bmm(a, b, *, out_dtype=None, out=None, spec=None, stream=None):

@@ -96,8 +96,9 @@ class Problem:
       ``fast_accum``: the caller asks for fp8 accumulation over all of K (PyTorch's ``use_fast_accum``); a
       spec must agree (:meth:`mismatches`).
     - ``grouping``: None (one GEMM), "batch" (``groups`` GEMMs of one shape; ``batch_strides`` the element
-      strides of a, b and D along the batch) or "m" (``groups`` groups stacked along M: rows ``[offs[g-1],
-      offs[g])`` of a and D times b's group g; ``batch_strides[1]`` b's group stride)
+      strides of a, b, D and scale_b along the batch) or "m" (``groups`` groups stacked along M: rows
+      ``[offs[g-1], offs[g])`` of a and D times b's group g; ``batch_strides[1]`` b's group stride, ``[3]``
+      scale_b's)
       (:mod:`cute_py.problem_groups` reads them).
     - ``operands``: the inspected arrays (:class:`Operands`), or None for a problem described by its sizes.
 
@@ -131,7 +132,7 @@ class Problem:
     fast_accum: bool = False
     grouping: str | None = None
     groups: int = 1
-    batch_strides: tuple = (0, 0, 0)
+    batch_strides: tuple = (0, 0, 0, 0)
     operands: Operands | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
@@ -214,7 +215,7 @@ class Problem:
         ...         self.__cuda_array_interface__ = {"version": 3, "data": (1 << 40, False), "shape": shape,
         ...                                          "typestr": typestr, "strides": tuple(2 * s for s in strides)}
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((64, 128), (1, 64)))
-        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False, grouping=None, groups=1, batch_strides=(0, 0, 0))
+        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False, grouping=None, groups=1, batch_strides=(0, 0, 0, 0))
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((32, 128), (1, 32)))
         Traceback (most recent call last):
         ...

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .arraylib import host_ints
-from .emit.spec import DTYPES
+from .emit.spec import DTYPES, FP8_DTYPES, SCALE_BLOCK
 from .problem import MAX_EXTENT, TMA_ALIGN, GemmInputError, Operands, Problem, _Reader
 
 __all__ = ["grouped_problem", "bmm_problem", "check_offsets"]
@@ -55,9 +55,11 @@ def _matrix(x, what: str, r: _Reader):
     return m, (stride if L > 1 else 0)
 
 
-def _read(r: _Reader, A, B):
+def _read(r: _Reader, A, B, kinds=DTYPES):
     """Types, devices, majors, alignment of the (2-D) matrices ``A`` and ``B``."""
-    t, tb = r.dtype(A, "a", DTYPES), r.dtype(B, "b", DTYPES)
+    if kinds == DTYPES and A.dtype.name in FP8_DTYPES:
+        r.fail(f"a is {A.dtype.name}: fp8 operands need scale_a and scale_b")
+    t, tb = r.dtype(A, "a", kinds), r.dtype(B, "b", kinds)
     if t != tb:
         r.fail(f"a is {t} but b is {tb}; both must have one type")
     devices = {d for d in (A.device, B.device) if d is not None}
@@ -65,8 +67,40 @@ def _read(r: _Reader, A, B):
         r.fail(f"a and b are on different devices {sorted(devices)}")
     a_major, lda = r.major(A, "a", "K", "MN")
     b_major, ldb = r.major(B, "b", "MN", "K")
+    if kinds == FP8_DTYPES:
+        r.k_major(A, a_major, B, b_major)
     r.aligned((("a", A, lda), ("b", B, ldb)))
     return t, devices, a_major, lda, b_major, ldb
+
+
+def _scales(r: _Reader, scale_a, scale_b, M, N, K, G, devices, fast_accum) -> tuple:
+    """``(scale_a record, scale_b record, mode, (sa_m, sa_k, sb_k, sb_n), sb_l)`` of a grouped fp8 GEMM: one
+    element each (per tensor); scale_a (M,) or (M, 1) per row of a and scale_b (G, N) or (G, 1, N) per group
+    and column (row-wise, as torch._scaled_grouped_mm); scale_a (M, KB) and scale_b (G, KB, NB) (blockwise,
+    DeepGEMM's contiguous layout; KB = ceil(K / 128), NB = ceil(N / 128))."""
+    if scale_a is None or scale_b is None:
+        r.fail(f"scale_{'b' if scale_b is None else 'a'} is missing: an fp8 grouped GEMM takes both scales")
+    SA, SB = r.array(scale_a, "scale_a"), r.array(scale_b, "scale_b")
+    for name, x in (("scale_a", SA), ("scale_b", SB)):
+        if x.dtype.name != "f32":
+            r.fail(f"{name} has element type {x.dtype.name}; scales are f32")
+        if x.device is not None and devices and x.device not in devices:
+            r.fail(f"{name} is on device {x.device}, the inputs on {sorted(devices)}")
+    kb, nb = -(-K // SCALE_BLOCK), -(-N // SCALE_BLOCK)
+    sa, sb = (SA.shape, SA.strides), (SB.shape, SB.strides)
+    if SA.size == 1 and SB.size == 1 and G == 1 or SA.size == 1 and SB.size == 1 and len(SB.shape) <= 1:
+        mode, strides, sb_l = "tensor", (0, 0, 0, 0), 0
+    elif sa[0] in ((M,), (M, 1)) and sb[0] in ((G, N), (G, 1, N)):
+        mode, strides, sb_l = "row", (sa[1][0], 0, 0, sb[1][-1]), sb[1][0]
+    elif sa[0] == (M, kb) and sb[0] == (G, kb, nb):
+        mode, strides, sb_l = "block", sa[1] + sb[1][1:], sb[1][0]
+    else:
+        r.fail(f"scale shapes {SA.shape} and {SB.shape} name no scale mode for {G} groups of M={M} rows in all, "
+               f"N={N}, K={K}: one element each (per tensor), ({M},) and ({G}, {N}) (row-wise), or ({M}, {kb}) and "
+               f"({G}, {kb}, {nb}) (blockwise)")
+    if fast_accum and mode == "block":
+        r.fail("use_fast_accum applies to per-tensor and row-wise scales; blockwise scales always promote")
+    return SA, SB, mode, strides, sb_l
 
 
 def _offsets(r: _Reader, offs, G: int, M: int, devices, check: bool):
@@ -84,17 +118,22 @@ def _offsets(r: _Reader, offs, G: int, M: int, devices, check: bool):
     return O
 
 
-def grouped_problem(a, b, offs=None, *, out=None, out_dtype=None, check_offs: bool = True,
-                    op: str = "grouped_gemm") -> Problem:
-    """The problem of ``grouped_gemm(a, b, offs)`` in one of the forms above. ``check_offs``: read ``offs``
-    back and check its values (:func:`check_offsets`); the kernel clamps them either way, so bad offsets never
-    read or write out of bounds. Raises :class:`GemmInputError` naming ``op``."""
+def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: bool = False, out=None,
+                    out_dtype=None, check_offs: bool = True, op: str = "grouped_gemm") -> Problem:
+    """The problem of ``grouped_gemm(a, b, offs)`` in one of the forms above; with ``scale_a`` and ``scale_b``
+    (f32) a and b are fp8 (e4m3 or e5m2, K-major) grouped along M, the scales' shapes choosing the mode
+    (:func:`_scales`). ``check_offs``: read ``offs`` back and check its values (:func:`check_offsets`); the
+    kernel clamps them either way, so bad offsets never read or write out of bounds. Raises
+    :class:`GemmInputError` naming ``op``."""
     r = _Reader(op)
     A, B = r.array(a, "a"), r.array(b, "b")
     ranks = (len(A.shape), len(B.shape))
+    scaled = scale_a is not None or scale_b is not None
     if ranks == (3, 3):
         if offs is not None:
             r.fail("offs applies to a 2-D a (groups along M); 3-D a and b are a batch")
+        if scaled:
+            r.fail("fp8 scales apply to groups along M (a 2-D, b 3-D with offs), not to a batch")
         return _batch(r, a, A, B, out, out_dtype)
     if ranks != (2, 3):
         r.fail(f"a {A.shape} and b {B.shape}: supported are a (total_M, K) with b (G, K, N) and offs (groups along "
@@ -106,13 +145,18 @@ def grouped_problem(a, b, offs=None, *, out=None, out_dtype=None, check_offs: bo
         r.fail("b has no groups")
     _extents(r, M, N, K)
     B2, ldb_l = _matrix(B, "b", r)
-    t, devices, a_major, lda, b_major, ldb = _read(r, A, B2)
+    t, devices, a_major, lda, b_major, ldb = _read(r, A, B2, FP8_DTYPES if scaled else DTYPES)
     O = _offsets(r, offs, G, M, devices, check_offs and M > 0)
-    out_t, row, ldd, D = r.output(out, M, N, t, out_dtype, devices)
-    ops = Operands(A, B, out=D, like=a, offs=O)
+    SA = SB = mode = None
+    strides, sb_l = (0, 0, 0, 0), 0
+    if scaled:
+        SA, SB, mode, strides, sb_l = _scales(r, scale_a, scale_b, M, N, K, G, devices, fast_accum)
+    out_t, row, ldd, D = r.output(out, M, N, "bf16" if scaled else t, out_dtype, devices)
+    ops = Operands(A, B, out=D, like=a, offs=O, scale_a=SA, scale_b=SB)
     return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row,
-                   d_tma=D is None or D.ptr % TMA_ALIGN == 0, grouping="m", groups=G, batch_strides=(0, ldb_l, 0),
-                   operands=ops)
+                   d_tma=D is None or D.ptr % TMA_ALIGN == 0, scale=mode, scale_strides=strides,
+                   fast_accum=bool(fast_accum and scaled), grouping="m", groups=G,
+                   batch_strides=(0, ldb_l, 0, sb_l), operands=ops)
 
 
 def bmm_problem(a, b, *, out=None, out_dtype=None, op: str = "bmm") -> Problem:
@@ -155,4 +199,4 @@ def _batch(r: _Reader, a, A, B, out, out_dtype) -> Problem:
     d_tma = row and (D is None or D.ptr % TMA_ALIGN == 0) and (L == 1 or ldd_l * itemsize % TMA_ALIGN == 0)
     ops = Operands(A, B, out=D, like=a)
     return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row, d_tma=d_tma,
-                   grouping="batch", groups=L, batch_strides=(lda_l, ldb_l, ldd_l), operands=ops)
+                   grouping="batch", groups=L, batch_strides=(lda_l, ldb_l, ldd_l, 0), operands=ops)

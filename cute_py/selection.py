@@ -131,6 +131,8 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     schedule, cluster, consumers = "cooperative", (1, 1), tile[0] // 64
     if grouping == "m" and not promotes:
         tile, schedule, cluster, consumers = _moe_tile(M // max(groups, 1), N, bk, tile)
+    elif grouping == "m" and tile[0] == 128 and M // max(groups, 1) < 2048:    # promoting: 64 x 128 ping-pong
+        tile, schedule, consumers = (64, 128, bk), "pingpong", 2
     return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=consumers, beta=beta,
                     bias=bias, activation=activation, split_k=split, group=group, schedule=schedule, cluster=cluster,
                     epilogue="tma" if c_row_major and d_tma else "direct", scale=scale, fast_accum=fast_accum)
@@ -140,9 +142,12 @@ def _moe_tile(rows: int, N: int, bk: int, dense: tuple) -> tuple:
     """``(tile, schedule, cluster, consumers)`` for groups along M of ``rows`` rows on average (measured on the
     H100, benchmarks/NOTES.md version 7): groups of thousands of rows run as dense GEMMs do; smaller ones in
     64-row tiles (a group's last, partial tile wastes less), two warpgroups taking turns so that one's epilogue
-    overlaps the other's mainloop, and from 512 rows in clusters of two along M sharing each B tile (multicast)."""
+    overlaps the other's mainloop, and from 512 rows in clusters of two along M sharing each B tile (multicast;
+    wide N keeps the 128x256 tiles then)."""
     if rows >= 2048 or N < 256:
         return dense, "cooperative", (1, 1), dense[0] // 64
+    if rows >= 512 and N >= 8192 and dense[:2] == (128, 256):
+        return dense, "cooperative", (2, 1), 2
     return (64, 256, bk), "pingpong", (2, 1) if rows >= 512 else (1, 1), 2
 
 

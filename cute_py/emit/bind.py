@@ -94,7 +94,7 @@ def bind(plan, problem) -> Binding:
     """
     M, N, K = problem.M, problem.N, problem.K
     L = problem.groups
-    la, lb, ld = problem.batch_strides
+    la, lb, ld, sl = problem.batch_strides
     a_shape, a_strides = (M, K), _strides(plan.a.major, problem.lda)
     b_shape, b_strides = (N, K), _strides(plan.b.major, problem.ldb)
     d_shape, d_strides = (M, N), (problem.ldd, 1)
@@ -116,7 +116,7 @@ def bind(plan, problem) -> Binding:
         units *= L
     elif plan.grouping == "m":                   # at most one partial cluster tile more per group
         units = (m_units + L) * n_units
-    scalars = {"M": M, "N": N, "K": K, "ld_d": problem.ldd, "ld_c": problem.ldc, "L": L, "ld_dl": ld,
+    scalars = {"M": M, "N": N, "K": K, "ld_d": problem.ldd, "ld_c": problem.ldc, "L": L, "ld_dl": ld, "sb_l": sl,
                **dict(zip(SCALE_STRIDES, problem.scale_strides))}
     return Binding(plan, M, N, K, tma, units, tiles * bm * bn * split, tiles, scalars, kernel_params(plan.spec))
 

@@ -351,8 +351,13 @@ def entry_point(p: GemmPlan) -> str:
     c = _consumer_parts(p)
     mt, turn, hand_off, split, store = c["mt"], c["turn"], c["hand_off"], c["split"], c["store"]
     flag_decl, epi_setup, finish = c["flag_decl"], c["epi_setup"], c["finish"]
-    scale_args = f", sc, wk.m_tile * {bm} + acc_m_thread(mt), wk.n_tile * {bn}" if p.scale == "block" else ""
-    scale = (f"      scale_acc(acc, mt, wk.m_tile * {bm}, wk.n_tile * {bn}, scale_a, scale_b, sa_m, sb_n, M, N);\n"
+    # a group's rows start at g.row0 and its scale_b at scale_b + g.l * sb_l
+    row0 = "g.row0 + " if p.grouping == "m" else ""
+    sc, sb = ("{sc.a, sc.b + g.l * sb_l, sc.a_m, sc.a_k, sc.b_k, sc.b_n, sc.M, sc.N}", "scale_b + g.l * sb_l"
+              ) if p.grouping else ("sc", "scale_b")
+    scale_args = (f", {sc}, {row0}wk.m_tile * {bm} + acc_m_thread(mt), wk.n_tile * {bn}" if p.scale == "block"
+                  else "")
+    scale = (f"      scale_acc(acc, mt, {row0}wk.m_tile * {bm}, wk.n_tile * {bn}, scale_a, {sb}, sa_m, sb_n, M, N);\n"
              if p.scale == "row" else "")
     loop = {"produce_args": "", "units": "    const int units = work_units(num_m, num_n);\n", "cond": "unit < units",
             "work": "work_of(unit, num_m, num_n, k_tiles, rank)", "store": store, "hand_off": hand_off}

@@ -56,6 +56,8 @@ def group_problems(spec) -> list:
     out = []
     if spec.split_k != 1:
         out.append(f"split_k = {spec.split_k}: {what} kernel does not split K")
+    if g == BATCH and spec.scale:
+        out.append(f"scale = {spec.scale!r}: fp8 scales are emitted for groups along M, not for a batch")
     if spec.beta or spec.bias:
         out.append(f"{what} kernel reads no C and no bias (beta = {spec.beta}, bias = {spec.bias!r})")
     return out

@@ -64,8 +64,8 @@ def kernel_params(spec) -> tuple:
     the D, C and bias pointers (in D's element type), the fp8 scales (f32) and their element strides along
     (M, K) for A's and (K, N) for B's when the spec scales, the split-K workspace and counters when K is split,
     then the problem extents, D's and C's leading dimensions and the epilogue scalars; a grouped kernel's
-    offsets (groups along M: ``offs[g]`` is group g's end row), its group count ``L``, and a batched one's D
-    batch stride ``ld_dl``.
+    offsets (groups along M: ``offs[g]`` is group g's end row), its group count ``L``, a batched one's D
+    batch stride ``ld_dl``, and a grouped fp8 one's scale_b group stride ``sb_l``.
 
     >>> from cute_py.emit import GemmSpec
     >>> [p.decl for p in kernel_params(GemmSpec(out_dtype="f32", epilogue="direct"))][2:4]
@@ -92,4 +92,6 @@ def kernel_params(spec) -> tuple:
         params += [KernelParam("L", "s32")]
     if spec.grouping == "batch":
         params += [KernelParam("ld_dl", "s64")]
+    if spec.grouping and spec.scale:
+        params += [KernelParam("sb_l", "s64")]
     return tuple(params)

@@ -227,3 +227,79 @@ def test_bmm_bad_input_is_refused():
         cute_py.bmm(a[0], a[0])
     with pytest.raises(GemmInputError, match="group stride 0"):
         cute_py.bmm(a, a[:1].expand(4, 64, 64))
+
+
+# ---- fp8 groups along M -----------------------------------------------------------------------------------------
+
+F8 = {"e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}
+
+
+def fp8_moe(sizes, N, K, mode, t, rng):
+    """Small-integer fp8 a (total_M, K), K-major b (G, K, N), offs, power-of-two scales of ``mode``, and the
+    float64 reference of D."""
+    M, G = sum(sizes), len(sizes)
+    a, b = ints(rng, (M, K)), ints(rng, (G, K, N))
+    da = torch.from_numpy(a).to(F8[t]).cuda()
+    db = torch.from_numpy(b.transpose(0, 2, 1).copy()).to(F8[t]).cuda().transpose(-2, -1)
+    offs = torch.tensor(np.cumsum(sizes), dtype=torch.int32, device="cuda")
+    p2 = lambda *s: np.exp2(rng.integers(-2, 3, size=s)).astype(np.float64)  # noqa: E731
+    kb, nb = -(-K // 128), -(-N // 128)
+    if mode == "row":
+        sa, sb = p2(M), p2(G, N)
+        ea, eb = np.broadcast_to(sa[:, None], (M, K)), np.broadcast_to(sb[:, None, :], (G, K, N))
+    else:
+        sa, sb = p2(M, kb), p2(G, kb, nb)
+        ea = np.repeat(sa, 128, axis=1)[:, :K]
+        eb = np.repeat(np.repeat(sb, 128, axis=1), 128, axis=2)[:, :K, :N]
+    ref = moe_reference(a * ea, b * eb, sizes)
+    return da, db, offs, torch.from_numpy(sa).float().cuda(), torch.from_numpy(sb).float().cuda(), ref
+
+
+@pytest.mark.parametrize("mode", ["row", "block"])
+@pytest.mark.parametrize("fast", [False, True])
+def test_fp8_moe_exact(mode, fast):
+    if mode == "block" and fast:
+        pytest.skip("blockwise scales always promote")
+    rng = np.random.default_rng(21)
+    sizes = uneven(16, 64, rng)
+    t = "e4m3" if fast else "e5m2"
+    da, db, offs, sa, sb, ref = fp8_moe(sizes, 384, 272, mode, t, rng)
+    for out_t, tt in (("bf16", torch.bfloat16), ("f32", torch.float32)):
+        d = cute_py.grouped_gemm(da, db, offs, scale_a=sa, scale_b=sb, use_fast_accum=fast, out_dtype=out_t)
+        want = torch.from_numpy(ref).to(tt).cuda()
+        assert d.dtype == tt and torch.equal(d, want), (mode, fast, out_t, (d.double() - want.double()).abs().max())
+
+
+def test_fp8_moe_explicit_specs():
+    rng = np.random.default_rng(22)
+    sizes = uneven(9, 128, rng)
+    da, db, offs, sa, sb, ref = fp8_moe(sizes, 256, 256, "row", "e4m3", rng)
+    for kw in (dict(tile=(128, 256, 128), fast_accum=True), dict(tile=(128, 128, 128)),
+               dict(tile=(64, 128, 128), schedule="pingpong"), dict(tile=(128, 128, 128), cluster=(2, 1))):
+        s = GemmSpec(dtype="e4m3", scale="row", b="(N,K,L):(K,1,ldb_l)", **kw)
+        d = cute_py.grouped_gemm(da, db, offs, scale_a=sa, scale_b=sb, use_fast_accum=s.fast_accum, spec=s)
+        assert torch.equal(d, torch.from_numpy(ref).to(torch.bfloat16).cuda()), s.name
+
+
+def test_fp8_moe_matches_torch_scaled_grouped_mm():
+    if not hasattr(torch, "_scaled_grouped_mm"):
+        pytest.skip("torch has no _scaled_grouped_mm")
+    rng = np.random.default_rng(23)
+    sizes = [128, 256, 0, 384]                       # torch's kernel wants groups of 16-row multiples
+    da, db, offs, sa, sb, _ = fp8_moe(sizes, 256, 256, "row", "e4m3", rng)
+    try:
+        want = torch._scaled_grouped_mm(da, db, sa, sb, offs=offs, out_dtype=torch.bfloat16)
+    except RuntimeError as e:                        # pragma: no cover - a torch build without the kernel
+        pytest.skip(f"torch._scaled_grouped_mm refused: {str(e).splitlines()[0]}")
+    assert torch.equal(cute_py.grouped_gemm(da, db, offs, scale_a=sa, scale_b=sb), want)
+
+
+def test_fp8_moe_bad_scales_are_refused():
+    rng = np.random.default_rng(24)
+    da, db, offs, sa, sb, _ = fp8_moe([10, 20], 128, 128, "row", "e4m3", rng)
+    with pytest.raises(GemmInputError, match="grouped_gemm: scale shapes .* name no scale mode"):
+        cute_py.grouped_gemm(da, db, offs, scale_a=sa, scale_b=sb[:1])
+    with pytest.raises(GemmInputError, match="fp8 operands need scale_a and scale_b"):
+        cute_py.grouped_gemm(da, db, offs)
+    with pytest.raises(GemmInputError, match="scale_b is missing"):
+        cute_py.grouped_gemm(da, db, offs, scale_a=sa)
