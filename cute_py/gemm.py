@@ -122,6 +122,10 @@ def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=
     - ``a`` (total_M, K), ``b`` (G, K, N), ``offs`` (G,) int32 on the device: groups stacked along M (a
       mixture-of-experts layer: expert g's tokens are rows ``[offs[g-1], offs[g])`` of ``a``, ``offs[-1]`` = 0);
       D (total_M, N), row g of a group times ``b[g]``. Groups may be empty and of any size.
+    - ``a`` (M, total_K), ``b`` (total_K, N), ``offs`` (G,) int32: groups stacked along K (the weight gradient
+      of a mixture-of-experts layer, ``x.t()`` and ``dy``): D (G, M, N), D[g] the product of columns
+      ``[offs[g-1], offs[g])`` of ``a`` and those rows of ``b``. Both MN-major (K outermost: TMA zero-fills the
+      K tile that crosses a group's end); an empty group gives zeros.
     - ``a`` (G, M, K), ``b`` (G, K, N), no ``offs``: a batch (as :func:`bmm`); D (G, M, N).
     - bf16 or f16; each matrix contiguous along one dimension (``b`` stored (G, N, K) and passed as
       ``w.transpose(-2, -1)`` is the common, K-major case), strides 16-byte multiples (TMA), as :func:`gemm`.

@@ -177,7 +177,8 @@ class Launches:
         shape = replace(problem, operands=None)       # the key holds no arrays: they must not be kept alive
         binding = self.bindings.get((spec, shape)) or self.bindings.put((spec, shape), plan.bind(problem))
         _, kernel = self.compiled(spec)
-        values = {name: self.tensor_map(x.ptr, binding.tma[name])
+        shift = binding.ptr_offsets or {}
+        values = {name: self.tensor_map(x.ptr + shift.get(name, 0), binding.tma[name])
                   for name, x in (("tma_a", ops.a), ("tma_b", ops.b), ("tma_d", ops.out)) if name in binding.tma}
         values.update(d=ops.out.ptr, c=ops.c.ptr if ops.c is not None else 0,
                       bias=ops.bias.ptr if ops.bias is not None else 0, alpha=ops.alpha, beta=ops.beta,

@@ -149,23 +149,23 @@ class Problem:
     @property
     def flops(self) -> int:
         """``2 * M * N * K`` (times the batch count of a batch; groups along M count their real rows, M in all)."""
-        return 2 * self.M * self.N * self.K * (self.groups if self.grouping == "batch" else 1)
+        return 2 * self.M * self.N * self.K * (self.groups if self.grouping == "batch" else 1)   # K groups: K in all
 
     @property
     def shape(self) -> str:
-        """``"MxNxK"`` (a batch: ``"LxMxNxK"``; groups along M: ``"G:MxNxK"``)."""
-        head = {None: "", "batch": f"{self.groups}x", "m": f"{self.groups}:"}[self.grouping]
+        """``"MxNxK"`` (a batch: ``"LxMxNxK"``; groups along M: ``"G:MxNxK"``, along K ``"Gk:MxNxK"``)."""
+        head = {None: "", "batch": f"{self.groups}x", "m": f"{self.groups}:", "k": f"{self.groups}k:"}[self.grouping]
         return f"{head}{self.M}x{self.N}x{self.K}"
 
     @property
     def empty(self) -> bool:
         """True when M or N (or a batch's count) is 0 (D is empty and nothing launches)."""
-        return self.M == 0 or self.N == 0 or (self.grouping == "batch" and self.groups == 0)
+        return self.M == 0 or self.N == 0 or (self.grouping in ("batch", "k") and self.groups == 0)
 
     @property
     def out_shape(self) -> tuple:
         """D's shape: ``(M, N)``, a batch's ``(L, M, N)``."""
-        return (self.groups, self.M, self.N) if self.grouping == "batch" else (self.M, self.N)
+        return (self.groups, self.M, self.N) if self.grouping in ("batch", "k") else (self.M, self.N)
 
     def mismatches(self, spec) -> list:
         """What of ``spec`` disagrees with this problem (majors, types, epilogue, D's layout); [] if nothing.

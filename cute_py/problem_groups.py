@@ -30,9 +30,9 @@ from .problem import MAX_EXTENT, TMA_ALIGN, GemmInputError, Operands, Problem, _
 __all__ = ["grouped_problem", "bmm_problem", "check_offsets"]
 
 
-def check_offsets(offs, total: int, op: str) -> None:
-    """``offs`` (host ints) are group ends along M: each at least 0, non-decreasing, the last one ``total``;
-    raises :class:`GemmInputError` naming the first offending index."""
+def check_offsets(offs, total: int, op: str, what: str = "the row count of a") -> None:
+    """``offs`` (host ints) are group ends (along M, or K): each at least 0, non-decreasing, the last one
+    ``total`` (``what``); raises :class:`GemmInputError` naming the first offending index."""
     prev = 0
     for g, x in enumerate(offs):
         if x < prev:
@@ -40,7 +40,7 @@ def check_offsets(offs, total: int, op: str) -> None:
             raise GemmInputError(f"{op}: offs must be non-decreasing: {what}")
         prev = x
     if offs and offs[-1] != total:
-        raise GemmInputError(f"{op}: the last offset offs[{len(offs) - 1}] = {offs[-1]} must be the row count of a, "
+        raise GemmInputError(f"{op}: the last offset offs[{len(offs) - 1}] = {offs[-1]} must be {what}, "
                              f"{total}")
 
 
@@ -103,7 +103,9 @@ def _scales(r: _Reader, scale_a, scale_b, M, N, K, G, devices, fast_accum) -> tu
     return SA, SB, mode, strides, sb_l
 
 
-def _offsets(r: _Reader, offs, G: int, M: int, devices, check: bool):
+def _offsets(r: _Reader, offs, G: int, M: int, devices, check: bool, what: str = "the row count of a"):
+    """The offsets' record (G int32 group ends, on the inputs' device), their values checked against ``M`` (the
+    row count, or K for groups along K) when ``check``."""
     if offs is None:
         r.fail("a is 2-D and b is 3-D: groups along M need offs, the int32 end row of each group")
     O = r.array(offs, "offs")
@@ -114,7 +116,7 @@ def _offsets(r: _Reader, offs, G: int, M: int, devices, check: bool):
     if O.device is not None and devices and O.device not in devices:
         r.fail(f"offs is on device {O.device}, the inputs on {sorted(devices)}")
     if check:
-        check_offsets(host_ints(offs), M, r.op)
+        check_offsets(host_ints(offs), M, r.op, what)
     return O
 
 
@@ -135,9 +137,14 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
         if scaled:
             r.fail("fp8 scales apply to groups along M (a 2-D, b 3-D with offs), not to a batch")
         return _batch(r, a, A, B, out, out_dtype)
+    if ranks == (2, 2):
+        if scaled:
+            r.fail("fp8 scales apply to groups along M (a 2-D, b 3-D with offs), not to groups along K")
+        return _k_groups(r, a, A, B, offs, out, out_dtype, check_offs)
     if ranks != (2, 3):
         r.fail(f"a {A.shape} and b {B.shape}: supported are a (total_M, K) with b (G, K, N) and offs (groups along "
-               f"M), or a (G, M, K) with b (G, K, N) (a batch)")
+               f"M), a (M, total_K) with b (total_K, N) and offs (groups along K), or a (G, M, K) with b (G, K, N) "
+               f"(a batch)")
     (M, K), (G, K2, N) = A.shape, B.shape
     if K != K2:
         r.fail(f"inner dimensions differ: a is {A.shape}, b is {B.shape} (K {K} vs {K2})")
@@ -157,6 +164,47 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
                    d_tma=D is None or D.ptr % TMA_ALIGN == 0, scale=mode, scale_strides=strides,
                    fast_accum=bool(fast_accum and scaled), grouping="m", groups=G,
                    batch_strides=(0, ldb_l, 0, sb_l), operands=ops)
+
+
+def _k_groups(r: _Reader, a, A, B, offs, out, out_dtype, check) -> Problem:
+    """Groups along K: a (M, total_K) and b (total_K, N), both MN-major (K is the ragged outer TMA dimension),
+    D (G, M, N)."""
+    (M, K), (K2, N) = A.shape, B.shape
+    if K != K2:
+        r.fail(f"inner dimensions differ: a is {A.shape}, b is {B.shape} (K {K} vs {K2})")
+    if offs is None:
+        r.fail("a and b are 2-D: groups along K need offs, the int32 end column of each group (or use gemm)")
+    _extents(r, M, N, K)
+    t, devices, a_major, lda, b_major, ldb = _read(r, A, B)
+    bad = [f"{w} {x.shape} has strides {x.strides}: {d} is not contiguous (pass {fix})"
+           for w, x, major, d, fix in (("a", A, a_major, "M", "x.t() of a row-major x (total_K, M)"),
+                                       ("b", B, b_major, "N", "a row-major (total_K, N) array"))
+           if major != "MN" and x.size]
+    if bad:
+        r.fail("groups along K read a and b with K outermost (the K tile at a group's end is masked by TMA): "
+               + "; ".join(bad))
+    G = _offsets_count(r, offs)
+    O = _offsets(r, offs, G, K, devices, check and K > 0, "the column count of a (K)")
+    D, D2, ldd_l = None, None, M * N
+    if out is not None:
+        D = r.array(out, "out")
+        if D.shape != (G, M, N):
+            r.fail(f"out has shape {D.shape}, expected {(G, M, N)}")
+        D2, ldd_l = _matrix(D, "out", r)
+    out_t, row, ldd, _ = r.output(D2, M, N, t, out_dtype, devices)
+    itemsize = 4 if out_t == "f32" else 2
+    d_tma = row and (D is None or D.ptr % TMA_ALIGN == 0) and (G == 1 or ldd_l * itemsize % TMA_ALIGN == 0)
+    ops = Operands(A, B, out=D, like=a, offs=O)
+    return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row, d_tma=d_tma,
+                   grouping="k", groups=G, batch_strides=(0, 0, ldd_l, 0), operands=ops)
+
+
+def _offsets_count(r: _Reader, offs) -> int:
+    """The group count of groups along K: the length of ``offs``."""
+    O = r.array(offs, "offs")
+    if len(O.shape) != 1 or O.shape[0] == 0:
+        r.fail(f"offs must be a non-empty 1-D int32 array, got shape {O.shape}")
+    return O.shape[0]
 
 
 def bmm_problem(a, b, *, out=None, out_dtype=None, op: str = "bmm") -> Problem:

@@ -99,15 +99,18 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     a = "(M,K):(K,1)" if a_major == "K" else "(M,K):(1,M)"
     b = "(N,K):(K,1)" if b_major == "K" else "(N,K):(1,N)"
     c = "(M,N):(N,1)" if c_row_major else "(M,N):(1,M)"
-    if grouping:                                 # the group mode L: b's alone (groups along M), or all three
-        b = _with_group_mode(b, "ldb_l")
+    if grouping:                                 # the group mode L: b's (groups along M), c's (along K), or all
+        if grouping in ("m", "batch"):
+            b = _with_group_mode(b, "ldb_l")
         if grouping == "batch":
-            a, c = _with_group_mode(a, "lda_l"), _with_group_mode(c, "ldd_l")
+            a = _with_group_mode(a, "lda_l")
+        if grouping in ("batch", "k"):
+            c = _with_group_mode(c, "ldd_l")
 
     def tiles(bm, bn):
         if grouping == "m":
             return (-(-M // bm) + groups // 2) * -(-N // bn)
-        return -(-M // bm) * -(-N // bn) * (groups if grouping == "batch" else 1)
+        return -(-M // bm) * -(-N // bn) * (groups if grouping in ("batch", "k") else 1)
 
     extras = int(bool(beta)) + (bias is not None) + (activation is not None) + (scale == "row")
     light = extras == 0 or (a_major == "K" and extras == 1)

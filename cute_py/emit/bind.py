@@ -58,6 +58,7 @@ class Binding:
     workspace_tiles: int
     scalars: dict
     params: tuple
+    ptr_offsets: dict = None   # bytes added to an operand's address for its tensor map (ragged maps start before it)
 
     def arguments(self, values: dict) -> tuple:
         """The kernel arguments in parameter order: ``values`` gives the tensor maps (by name), the device
@@ -101,7 +102,14 @@ def bind(plan, problem) -> Binding:
     if plan.grouping == "batch":
         a_shape, a_strides = a_shape + (L,), a_strides + (_group_stride(la, a_shape, a_strides),)
         d_shape, d_strides = d_shape + (L,), d_strides + (_group_stride(ld, d_shape, d_strides),)
-    if plan.grouping:
+    offsets = {}
+    if plan.grouping == "k":                     # ragged K (cute_py.emit.grouping.ragged_gmem): base bk rows before
+        bk, e = plan.spec.tile[2], plan.a.tma.dtype.bits // 8
+        a_shape, a_strides = (M, bk, K + bk), (1, problem.lda, problem.lda)
+        b_shape, b_strides = (N, bk, K + bk), (1, problem.ldb, problem.ldb)
+        d_shape, d_strides = d_shape + (L,), d_strides + (_group_stride(ld, d_shape, d_strides),)
+        offsets = {"tma_a": -bk * problem.lda * e, "tma_b": -bk * problem.ldb * e}
+    elif plan.grouping:
         b_shape, b_strides = b_shape + (L,), b_strides + (_group_stride(lb, b_shape, b_strides),)
     tma = {"tma_a": plan.a.tma.bind(a_shape, a_strides), "tma_b": plan.b.tma.bind(b_shape, b_strides)}
     if plan.epi is not None:
@@ -112,13 +120,14 @@ def bind(plan, problem) -> Binding:
     m_units, n_units = ceil_div(M, bm * cm), ceil_div(N, bn * cn)
     tiles = m_units * cm * n_units * cn if split > 1 else 0
     units = m_units * n_units * split
-    if plan.grouping == "batch":
+    if plan.grouping in ("batch", "k"):
         units *= L
     elif plan.grouping == "m":                   # at most one partial cluster tile more per group
         units = (m_units + L) * n_units
     scalars = {"M": M, "N": N, "K": K, "ld_d": problem.ldd, "ld_c": problem.ldc, "L": L, "ld_dl": ld, "sb_l": sl,
                **dict(zip(SCALE_STRIDES, problem.scale_strides))}
-    return Binding(plan, M, N, K, tma, units, tiles * bm * bn * split, tiles, scalars, kernel_params(plan.spec))
+    return Binding(plan, M, N, K, tma, units, tiles * bm * bn * split, tiles, scalars, kernel_params(plan.spec),
+                   offsets)
 
 
 def _group_stride(stride: int, shape: tuple, strides: tuple) -> int:

@@ -132,10 +132,11 @@ __device__ __forceinline__ int work_units(int num_m, int num_n) {{
 
 
 def _load_lines(op, tmap: str, stage_expr: str, mn_tile: str, k_tile: str, indent: str, mn_origin: str = "",
-                l_coord: str = "") -> list:
+                l_coord: str = "", ragged: tuple | None = None) -> list:
     """The TMA issues of operand ``op`` for one stage; with a multicast, one branch per cluster rank. A grouped
     kernel's tiles start at row ``mn_origin`` of their group, and a dimension that walks the group mode L
-    (gmem mode 2) takes the coordinate ``l_coord``."""
+    (gmem mode 2) takes the coordinate ``l_coord``; a ragged operand (groups along K,
+    :func:`cute_py.emit.grouping.ragged_gmem`) takes ``ragged`` = (middle, outer) coordinates for its K modes."""
     t = op.tma
     mc = t.multicast
     head = (f"{indent}// {op.which}: TmaParams box {t.box_dim} over gmem modes {t.gmem_modes} "
@@ -150,7 +151,10 @@ def _load_lines(op, tmap: str, stage_expr: str, mn_tile: str, k_tile: str, inden
             terms = [f"{mn_tile} * {smn}" if smn else "", f"{k_tile} * {sk}" if sk else "", str(c) if c else ""]
             if t.gmem_modes[i] == 0 and mn_origin:
                 terms.insert(0, mn_origin)
-            cs.append(l_coord if t.gmem_modes[i] == 2 else " + ".join(x for x in terms if x) or "0")
+            if ragged and t.gmem_modes[i] in (1, 2):
+                cs.append(" + ".join(x for x in (ragged[t.gmem_modes[i] - 1], str(c) if c else "") if x))
+            else:
+                cs.append(l_coord if t.gmem_modes[i] == 2 else " + ".join(x for x in terms if x) or "0")
         coords = ", ".join(cs)
         if mc > 1:
             return (f"tma_load_{t.rank}d_mc({stage_expr} + kOff{op.which} + {off}u, &{tmap}, full, {coords}, "
@@ -174,8 +178,9 @@ def _load_lines(op, tmap: str, stage_expr: str, mn_tile: str, k_tile: str, inden
 def producer(p: GemmPlan) -> str:
     """The producer: one elected thread streams every work unit's k-blocks into the ring."""
     if p.grouping:
+        ragged = ("kc1", "kc2") if p.grouping == "k" else None
         return group_producer(p, lambda op, tmap, tile, origin: _load_lines(op, tmap, "stage", tile, "kb", "      ",
-                                                                             origin, "g.l"))
+                                                                             origin, "g.l", ragged))
     a_lines = _load_lines(p.a, "tma_a", "stage", "w.m_tile", "kb", "      ")
     b_lines = _load_lines(p.b, "tma_b", "stage", "w.n_tile", "kb", "      ")
     body = "\n".join(a_lines + b_lines)
@@ -283,14 +288,15 @@ def _mainloop(p: GemmPlan, handoff: str) -> str:
     """The unscaled (or epilogue-scaled) mainloop: one accumulator set, a stage released once the wgmma of the
     next has been issued."""
     empty_fix = ""
-    if p.split_k > 1:
-        empty_fix = """
-  if (kb0 == kb1) {                                      // an empty K split contributes zeros
+    if p.split_k > 1 or p.grouping == "k":
+        what = "K split" if p.split_k > 1 else "K group"
+        empty_fix = f"""
+  if (kb0 == kb1) {{                                      // an empty {what} contributes zeros
 #pragma unroll
     for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll
       for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
-  }"""
+  }}"""
     handoff_param = ", bool hand_off" if p.pingpong else ""
     return f"""
 // k-blocks [kb0, kb1) of one tile; the first k-slice overwrites the accumulators (scale-d 0)

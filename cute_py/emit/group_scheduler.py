@@ -23,7 +23,7 @@ __all__ = ["group_scheduler", "group_producer", "group_loop"]
 def group_scheduler(p: GemmPlan) -> str:
     """``Group``, ``group_of`` (the group of a work unit, advancing the cursor; false past the last group) and
     ``m_tiles`` (a group's M tiles)."""
-    bm = p.tile[0]
+    bm, _, bk = p.tile
     if p.grouping == "batch":
         walk = """// ---- batches: the L GEMMs of one shape one after another; unit u is unit u % per of batch u / per ----
 struct Group { int l, row0, row1, first; };      // batch l: rows [row0, row1) = [0, M), its units from `first`
@@ -35,6 +35,22 @@ __device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_
   g.row1 = M;
   return g.l < L;
 }"""
+    elif p.grouping == "k":
+        walk = f"""// ---- groups along K: group l is columns [offs[l-1], offs[l]) of A and rows of B (offs[-1] = 0), its
+//      D the l-th (M, N) matrix; every group has the same M x N tiles, so unit u is unit u % per of group u / per ----
+struct Group {{ int l, k0, k1, first; }};          // group l: K range [k0, k1), its units from `first`
+constexpr Group kNoGroup = {{-1, 0, 0, 0}};
+__device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_n, const int* __restrict__ offs,
+                                         int L, int K) {{
+  const int per = work_units(num_m, num_n);
+  g.l = unit / per;
+  g.first = g.l * per;
+  if (g.l >= L) return false;
+  g.k0 = g.l ? min(max(__ldg(offs + g.l - 1), 0), K) : 0;   // clamped: bad offsets give empty groups
+  g.k1 = min(max(__ldg(offs + g.l), g.k0), K);
+  return true;
+}}
+__device__ __forceinline__ int k_tiles_of(const Group& g) {{ return (g.k1 - g.k0 + {bk - 1}) / {bk}; }}"""
     else:
         walk = f"""// ---- groups along M: group l is rows [offs[l-1], offs[l]) of A and D (offs[-1] = 0) times B[l];
 //      the cursor g moves forward only (a CTA's units grow), each offset is read once per CTA ----
@@ -52,10 +68,11 @@ __device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_
   }}
   return true;
 }}"""
+    m_tiles = ("" if p.grouping == "k" else
+               f"__device__ __forceinline__ int m_tiles(const Group& g) {{ return (g.row1 - g.row0 + {bm - 1}) / {bm}; }}\n")
     return f"""
 {walk}
-__device__ __forceinline__ int m_tiles(const Group& g) {{ return (g.row1 - g.row0 + {bm - 1}) / {bm}; }}
-{_next_unit(p)}"""
+{m_tiles}{_next_unit(p)}"""
 
 
 def _next_unit(p: GemmPlan) -> str:
@@ -63,34 +80,50 @@ def _next_unit(p: GemmPlan) -> str:
     the cursor is a copy."""
     if not p.pingpong:
         return ""
-    offs = "const int* __restrict__ offs, " if p.grouping == "m" else ""
-    return (f"__device__ __forceinline__ bool next_unit(int unit, Group g, int num_m, int num_n, {offs}int L, int M) {{\n"
+    offs = "const int* __restrict__ offs, " if p.grouping in ("m", "k") else ""
+    extent = "K" if p.grouping == "k" else "M"
+    return (f"__device__ __forceinline__ bool next_unit(int unit, Group g, int num_m, int num_n, {offs}int L, "
+            f"int {extent}) {{\n"
             f"  return group_of(unit, g, {_group_args(p)});\n}}\n")
 
 
 def _group_args(p: GemmPlan) -> str:
-    return "num_m, num_n, offs, L, M" if p.grouping == "m" else "num_m, num_n, L, M"
+    return {"m": "num_m, num_n, offs, L, M", "k": "num_m, num_n, offs, L, K"}.get(p.grouping, "num_m, num_n, L, M")
+
+
+def _work(p: GemmPlan) -> str:
+    """The unit's work inside its group: its M tiles (groups along M) and its k-blocks (groups along K)."""
+    if p.grouping == "k":
+        return "work_of(unit - g.first, num_m, num_n, k_tiles_of(g), rank)"
+    return "work_of(unit - g.first, m_tiles(g), num_n, k_tiles, rank)"
 
 
 def group_producer(p: GemmPlan, loads) -> str:
     """The producer of a grouped kernel: the dense one's ring walk over the group scheduler's units; ``loads(op,
-    tmap, tile, origin)`` gives the TMA lines of one operand (A's rows start at its group's first row)."""
+    tmap, tile, origin)`` gives the TMA lines of one operand (A's rows start at its group's first row; groups
+    along K load at the ragged coordinates ``kc1``, ``kc2``)."""
+    bk = p.tile[2]
     a_origin = "g.row0" if p.grouping == "m" else ""
     body = "\n".join(loads(p.a, "tma_a", "w.m_tile", a_origin) + loads(p.b, "tma_b", "w.n_tile", ""))
-    offs = ", const int* __restrict__ offs" if p.grouping == "m" else ""
+    if p.grouping == "k":                         # the ragged K coordinates (cute_py.emit.grouping.ragged_gmem)
+        body = (f"      // K tile at ks with v = min({bk}, k1 - ks) valid rows: box row i < v reads row ks + i, the rest"
+                f" fall past\n      // the ragged middle dimension (extent {bk}) and arrive as zeros\n"
+                f"      const int ks = g.k0 + kb * {bk}, kc1 = {bk} - min({bk}, g.k1 - ks), kc2 = ks - kc1 + {bk};\n"
+                + body)
+    offs = ", const int* __restrict__ offs" if p.grouping in ("m", "k") else ""
     return f"""
 // ---- producer: TMA coordinates from TmaParams.box_coords (tile origin per MN tile and k-block, plus each
 //      issue's offset right_inverse(smem tile)(issue * box)), the group's first row and its index l as the
 //      coordinate of the group mode; the ring position `it` runs on across tiles and groups ----
 __device__ __forceinline__ void produce(const TmaDesc& tma_a, const TmaDesc& tma_b, u32 ring, u32 full_bars,
                                         u32 empty_bars, int num_m, int num_n, int k_tiles, u32 rank{offs},
-                                        int L, int M) {{
+                                        int L, int {"K" if p.grouping == "k" else "M"}) {{
   tma_prefetch_desc(&tma_a);
   tma_prefetch_desc(&tma_b);
   int it = 0;
   Group g = kNoGroup;
   for (int unit = blockIdx.x / kClusterSize; group_of(unit, g, {_group_args(p)}); unit += gridDim.x / kClusterSize) {{
-    const Work w = work_of(unit - g.first, m_tiles(g), num_n, k_tiles, rank);
+    const Work w = {_work(p)};
     for (int kb = w.kb0; kb < w.kb1; ++kb, ++it) {{
       const int s = it % kStages;
       const u32 stage = ring + s * kStageBytes;
@@ -109,7 +142,7 @@ def group_loop(p: GemmPlan) -> dict:
     group scheduler's units, the unit's work, and the tile's store (groups along M: rows up to the group's end;
     a batch: batch l of D)."""
     bm, bn, _ = p.tile
-    offs = ", offs" if p.grouping == "m" else ""
+    offs = ", offs" if p.grouping in ("m", "k") else ""
     m0 = f"g.row0 + wk.m_tile * {bm}" if p.grouping == "m" else f"wk.m_tile * {bm}"
     direct = (f"Epi gep = ep;\n      gep.M = g.row1;                                     // the group's last row "
               f"bounds the stores\n      store_tile(acc, mt, {m0}, wk.n_tile * {bn}, d, ld_d, gep);")
@@ -125,10 +158,10 @@ def group_loop(p: GemmPlan) -> dict:
         store = direct
     else:
         store = f"store_tile(acc, mt, {m0}, wk.n_tile * {bn}, d + (long long)g.l * ld_dl, ld_d, ep);"
-    return {"produce_args": f"{offs}, L, M",
+    return {"produce_args": f"{offs}, L, {'K' if p.grouping == 'k' else 'M'}",
             "units": "    Group g = kNoGroup;\n",
             "cond": f"group_of(unit, g, {_group_args(p)})",
-            "work": "work_of(unit - g.first, m_tiles(g), num_n, k_tiles, rank)",
+            "work": _work(p),
             "store": store,
             # ping-pong: unit i + 1 exists (asked of a copy of the cursor)
             "hand_off": f", next_unit(unit + gridDim.x / kClusterSize, g, {_group_args(p)})" if p.pingpong else ""}

@@ -6,7 +6,11 @@ layouts it indexes by group. Which layouts carry it says the problem:
 - ``a``, ``b`` and ``c`` (``(M,K,L)``, ``(N,K,L)``, ``(M,N,L)``): a batch of equal GEMMs (``torch.bmm``,
   and ``grouped_mm`` of 3-D operands without offsets): :data:`BATCH`;
 - ``b`` alone (``(N,K,L)``): groups stacked along M (the mixture-of-experts layout: the tokens of expert ``g``
-  are rows ``[offs[g-1], offs[g])`` of ``a`` and of D, multiplied by expert ``g``'s weights): :data:`GROUPS_M`.
+  are rows ``[offs[g-1], offs[g])`` of ``a`` and of D, multiplied by expert ``g``'s weights): :data:`GROUPS_M`;
+- ``c`` alone (``(M,N,L)``): groups stacked along K (the weight gradient of a mixture-of-experts layer: D[g] is
+  the product of columns ``[offs[g-1], offs[g])`` of ``a`` and rows of ``b``): :data:`GROUPS_K`. A K tile
+  that crosses a group's end must read zeros past it: a and b are then MN-major, K their outer TMA dimension,
+  and their tensor maps are *ragged* (:func:`ragged_gmem`).
 
 >>> from cute_py.emit import GemmSpec
 >>> grouping(GemmSpec(b="(N,K,L):(K,1,ldl)", epilogue="direct")), grouping(GemmSpec())
@@ -15,14 +19,18 @@ layouts it indexes by group. Which layouts carry it says the problem:
 
 from __future__ import annotations
 
-__all__ = ["GROUP_MODE", "BATCH", "GROUPS_M", "GROUPINGS", "grouping", "group_problems", "grouped_layouts"]
+from ..layouts import parse
+
+__all__ = ["GROUP_MODE", "BATCH", "GROUPS_M", "GROUPS_K", "GROUPINGS", "grouping", "group_problems",
+           "grouped_layouts", "ragged_gmem"]
 
 GROUP_MODE = "L"
 """The name of the group (or batch) mode of a gmem layout: its third mode."""
 BATCH = "batch"
 GROUPS_M = "m"
-GROUPINGS = (None, BATCH, GROUPS_M)
-_CARRIERS = {(): None, ("a", "b", "c"): BATCH, ("b",): GROUPS_M}
+GROUPS_K = "k"
+GROUPINGS = (None, BATCH, GROUPS_M, GROUPS_K)
+_CARRIERS = {(): None, ("a", "b", "c"): BATCH, ("b",): GROUPS_M, ("c",): GROUPS_K}
 
 
 def grouped_layouts(spec) -> tuple:
@@ -56,8 +64,32 @@ def group_problems(spec) -> list:
     out = []
     if spec.split_k != 1:
         out.append(f"split_k = {spec.split_k}: {what} kernel does not split K")
-    if g == BATCH and spec.scale:
-        out.append(f"scale = {spec.scale!r}: fp8 scales are emitted for groups along M, not for a batch")
+    if g in (BATCH, GROUPS_K) and spec.scale:
+        out.append(f"scale = {spec.scale!r}: fp8 scales are emitted for groups along M, not for "
+                   f"{'a batch' if g == BATCH else 'groups along K'}")
+    if g == GROUPS_K:
+        out += [f"groups along K read {w} MN-major ({w} ({'M' if w == 'a' else 'N'}, K) with {'M' if w == 'a' else 'N'}"
+                f" contiguous, as x.t() and dy of a weight gradient): K must be an outer TMA dimension to mask the "
+                f"K tile that crosses a group's end" for w in ("a", "b") if getattr(spec, f"{w}_major") == "K"]
+        if spec.cluster != (1, 1):
+            out.append(f"cluster = {spec.cluster}: groups along K load whole ragged K tiles, which a multicast "
+                       f"would split")
     if spec.beta or spec.bias:
         out.append(f"{what} kernel reads no C and no bias (beta = {spec.beta}, bias = {spec.bias!r})")
     return out
+
+
+def ragged_gmem(layout, bk: int):
+    """The *ragged* gmem layout of an MN-major operand ``(MN,K):(1,ld)`` of groups along K: ``(MN,bk,KR):(1,ld,ld)``.
+
+    Its TMA box spans ``bk`` along the middle mode, and a K tile starting at ``ks`` with ``v <= bk`` valid rows
+    (the rest belong to the next group) loads at coordinates ``(mn, bk - v, ks - (bk - v) + bk)`` from a base
+    ``bk`` rows before the operand (extent ``KR = K + bk``): box row ``i`` reads K row ``ks + i``, and rows
+    ``i >= v`` fall outside the middle mode, so TMA fills them with zeros.
+
+    >>> from cute_py import parse
+    >>> str(ragged_gmem(parse("(M,K):(1,lda)"), 64))
+    '(M,64,KR):(1,lda,lda)'
+    """
+    mn, ld = layout.shape[0], layout.stride[1]
+    return parse(f"({mn},{bk},KR):(1,{ld},{ld})")

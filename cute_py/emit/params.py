@@ -86,11 +86,11 @@ def kernel_params(spec) -> tuple:
     params += [KernelParam(n, "s32") for n in ("M", "N", "K")]
     params += [KernelParam(n, "s64") for n in ("ld_d", "ld_c")]
     params += [KernelParam(n, "f32") for n in ("alpha", "beta")]
-    if spec.grouping == "m":
+    if spec.grouping in ("m", "k"):
         params += [KernelParam("offs", "pointer", "const int")]
     if spec.grouping:
         params += [KernelParam("L", "s32")]
-    if spec.grouping == "batch":
+    if spec.grouping in ("batch", "k"):
         params += [KernelParam("ld_dl", "s64")]
     if spec.grouping and spec.scale:
         params += [KernelParam("sb_l", "s64")]

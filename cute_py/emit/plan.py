@@ -28,6 +28,7 @@ from ..layouts.tensor import layout_offsets
 from .bind import Binding, bind
 from .checks import require
 from .epilogue_plan import EpiloguePlan, epilogue_plan
+from .grouping import ragged_gmem
 from .params import kernel_params
 from .promote_plan import PromotePlan, promote_plan
 from .resources import WARPGROUP_THREADS, named_barriers
@@ -76,7 +77,12 @@ def _operand_plan(spec: GemmSpec, which: str) -> OperandPlan:
     atom = operand_atom(major, t, mn, bk, spec.swizzle)
     smem = tile_smem(atom, mn, bk, major=major)
     desc = make_gmma_desc(smem, t, major, mma_mn=mma_mn)
-    tma = make_tma_params(gmem, smem, t, multicast=mc)
+    ragged = spec.grouping == "k"                   # K tiles masked at a group's end (grouping.ragged_gmem)
+    tma = make_tma_params(ragged_gmem(gmem, bk) if ragged else gmem, smem, t, multicast=mc)
+    if ragged:
+        require(tma.gmem_modes[1:] == (1, 2) and tma.box_dim[1:] == (bk, 1), "operand_plan",
+                "a ragged operand's TMA box spans the whole K tile in its middle dimension",
+                box_dim=tma.box_dim, gmem_modes=tma.gmem_modes, bk=bk)
     copies = tuple(_copies(tma, smem, (mn, bk), rank) for rank in range(mc))
     o = tma.box_coords((0, 0))
     step_mn, step_k = tma.box_coords((1, 0)), tma.box_coords((0, 1))

@@ -408,7 +408,7 @@ class GemmSpec:
         if self.epi_buffers != STAGING_BUFFERS:
             parts.append(f"eb{self.epi_buffers}")
         if self.grouping:
-            parts.append({"batch": "batched", "m": "grouped"}.get(self.grouping, "xgroup"))
+            parts.append({"batch": "batched", "m": "grouped", "k": "kgrouped"}.get(self.grouping, "xgroup"))
         return re.sub(r"\W", "_", "_".join(parts))
 
     def _c_ok(self) -> bool:

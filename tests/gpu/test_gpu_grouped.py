@@ -303,3 +303,47 @@ def test_fp8_moe_bad_scales_are_refused():
         cute_py.grouped_gemm(da, db, offs)
     with pytest.raises(GemmInputError, match="scale_b is missing"):
         cute_py.grouped_gemm(da, db, offs, scale_a=sa)
+
+
+# ---- groups along K (the weight gradient) -----------------------------------------------------------------------
+
+def check_k_groups(sizes, M, N, t="bf16", spec=None, seed=0):
+    """a = x.t() (M, total_K) and b = dy (total_K, N), both MN-major; D[g] = a[:, group g] @ b[group g, :]."""
+    rng = np.random.default_rng(seed)
+    K = sum(sizes)
+    x, dy = ints(rng, (K, M)), ints(rng, (K, N))
+    da = torch.from_numpy(x).to(T[t]).cuda().t()
+    db = torch.from_numpy(dy).to(T[t]).cuda()
+    offs = torch.tensor(np.cumsum(sizes), dtype=torch.int32, device="cuda")
+    d = cute_py.grouped_gemm(da, db, offs, spec=spec)
+    ref, k = np.zeros((len(sizes), M, N)), 0
+    for g, n in enumerate(sizes):
+        ref[g] = x[k:k + n].T @ dy[k:k + n]
+        k += n
+    want = torch.from_numpy(ref).to(T[t]).cuda()
+    assert d.shape == want.shape and torch.equal(d, want), (sizes[:8], M, N, (d.double() - want.double()).abs().max())
+
+
+@pytest.mark.parametrize("G", [1, 8, 64])
+def test_k_groups_uneven(G):
+    rng = np.random.default_rng(G + 100)
+    sizes = [1000] if G == 1 else uneven(G, 64, rng)          # zeros, 1, 63, 64, 65 columns
+    check_k_groups(sizes, 256, 192, "bf16" if G % 2 else "f16", seed=G)
+
+
+@pytest.mark.parametrize("spec", [dict(tile=(128, 256, 64)), dict(tile=(128, 128, 64), schedule="pingpong"),
+                                  dict(tile=(64, 128, 64), consumers=1), dict(tile=(128, 128, 64), epilogue="direct")])
+def test_k_groups_explicit_specs(spec):
+    rng = np.random.default_rng(31)
+    s = GemmSpec(a="(M,K):(1,M)", b="(N,K):(1,N)", c="(M,N,L):(N,1,ldd_l)", **spec)
+    check_k_groups(uneven(10, 64, rng), 320, 264, spec=s, seed=31)
+
+
+def test_k_groups_refuse_k_major_and_bad_offsets():
+    a = torch.zeros((64, 300), dtype=torch.bfloat16, device="cuda")
+    b = torch.zeros((300, 64), dtype=torch.bfloat16, device="cuda")
+    offs = torch.tensor([100, 300], dtype=torch.int32, device="cuda")
+    with pytest.raises(GemmInputError, match="grouped_gemm: groups along K read a and b with K outermost"):
+        cute_py.grouped_gemm(a, b, offs)
+    with pytest.raises(GemmInputError, match=r"offs\[1\] = 299 must be the column count of a \(K\), 300"):
+        cute_py.grouped_gemm(a.t().contiguous().t(), b, torch.tensor([100, 299], dtype=torch.int32, device="cuda"))
