@@ -19,7 +19,7 @@ row-major, b (B, K, N) K-major (q @ k^T), against torch.bmm.
 Batches of 10 calls between CUDA events, libraries alternating batch by batch; medians ("burst"), and with
 ``--sustained S`` the same for S seconds per case. Writes ``<out-dir>/<date>-<tag>.{json,md,png}``.
 
-    python benchmarks/grouped_vs_torch.py --tag h100-grouped
+    python benchmarks/grouped_vs_torch.py --tag h100-grouped --fp8 --wgrad
     python benchmarks/grouped_vs_torch.py --models qwen3 --tokens 4096 --no-bmm
 """
 
@@ -86,6 +86,27 @@ def moe_case(torch, model, tokens, routing, proj, *, burst, sustained, spec=None
              "loop": loop}
     return _measure(torch, row, calls, 2.0 * M * N * K, burst, sustained,
                     check=lambda: _rel(torch, outs["cute_py"], torch._grouped_mm(a, b, offs=offs)))
+
+
+def wgrad_case(torch, model, tokens, routing, *, burst, sustained) -> dict:
+    """The up projection's weight gradient, dW[g] = x[rows of g].t() @ dy[rows of g]: groups along K."""
+    import cute_py
+    E, hidden, inter, top_k = MODELS[model]
+    loads = expert_loads(E, tokens, top_k, routing)
+    K = sum(loads)
+    M, N = hidden, 2 * inter
+    x = torch.randn(K, M, device="cuda", dtype=torch.bfloat16)
+    dy = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+    offs = torch.tensor([sum(loads[:g + 1]) for g in range(E)], dtype=torch.int32, device="cuda")
+    out = torch.empty(E, M, N, device="cuda", dtype=torch.bfloat16)
+    from cute_py.problem_groups import grouped_problem
+    from cute_py.selection import select
+    row = {"kind": "wgrad", "model": model, "tokens": tokens, "routing": routing, "proj": "up dW", "E": E, "M": M,
+           "N": N, "K": K, "spec": select(grouped_problem(x.t(), dy, offs, check_offs=False)).name}
+    calls = {"cute_py": lambda i: cute_py.grouped_gemm(x.t(), dy, offs, out=out, check_offs=False),
+             "torch": lambda i: torch._grouped_mm(x.t(), dy, offs=offs, out_dtype=torch.bfloat16)}
+    return _measure(torch, row, calls, 2.0 * M * N * K, burst, sustained,
+                    check=lambda: _rel(torch, out, calls["torch"](0)))
 
 
 def _fp8_moe(torch, cute_py, a, w, offs, row, burst, sustained) -> dict:
@@ -158,6 +179,8 @@ def _measure(torch, row, calls, flops, burst, sustained, check) -> dict:
 
 
 def label(r) -> str:
+    if r["kind"] == "wgrad":
+        return f"{r['model']} {r['tokens']} {r['routing']} dW (K groups)"
     if r["kind"] == "bmm":
         return f"bmm B={r['B']} {r['M']}x{r['N']}x{r['K']}"
     return f"{r['model']} {r['tokens']} {r['routing']} {r['proj']}"
@@ -170,12 +193,13 @@ def _gm(xs):
 def summary(rows, mode="burst") -> list:
     out = []
     for kind, other, bar, fp8 in (("moe", "torch", 1.1, False), ("moe", "loop", 1.5, False),
-                                  ("bmm", "torch", 1.0, False), ("moe", "torch", 1.1, True)):
+                                  ("bmm", "torch", 1.0, False), ("moe", "torch", 1.1, True),
+                                  ("wgrad", "torch", 1.0, False)):
         rs = [r for r in rows if r["kind"] == kind and f"ratio_{other}" in r.get("modes", {}).get(mode, {})
               and (other != "loop" or r["E"] >= 8) and ("e4m3" in r.get("proj", "")) == fp8]
         xs = [r["modes"][mode][f"ratio_{other}"] for r in rs]
         if xs:
-            name = {"torch": "torch._grouped_mm" if kind == "moe" else "torch.bmm", "loop": "a torch.matmul loop"}[other]
+            name = {"torch": "torch.bmm" if kind == "bmm" else "torch._grouped_mm", "loop": "a torch.matmul loop"}[other]
             name = "torch._scaled_grouped_mm (e4m3, row-wise, fast accumulation)" if fp8 else name
             low = min(zip(xs, rs), key=lambda p: p[0])
             out.append(f"- {kind} vs {name} ({mode}): geometric mean {_gm(xs):.3f} (bar {bar}), min {low[0]:.3f} "
@@ -192,7 +216,7 @@ def table(rows, mode="burst") -> list:
         def tf(k):
             return f"{m[k]['tflops']:.0f}" if k in m else r.get(f"{k}_error", "-")[:40]
         ratio = {k: f"{m[k]:.3f}" if k in m else "-" for k in ("ratio_torch", "ratio_loop")}
-        M = r["M"] if r["kind"] == "moe" else f"{r['B']}x{r['M']}"
+        M = f"{r['B']}x{r['M']}" if r["kind"] == "bmm" else r["M"]
         lines.append(f"| {label(r)} | {M} | {r['N']} | {r['K']} | {tf('cute_py')} | {tf('torch')} | {tf('loop')} | "
                      f"{ratio['ratio_torch']} | {ratio['ratio_loop']} | {r.get('rel_err_vs_torch', float('nan')):.1e} |")
     return lines
@@ -208,11 +232,13 @@ def plot(rows, path) -> bool:
     rs = [r for r in rows if "ratio_torch" in r.get("modes", {}).get("burst", {})]
     fig, ax = plt.subplots(figsize=(10, 0.32 * len(rs) + 1.5))
     xs = [r["modes"]["burst"]["ratio_torch"] for r in rs]
-    ax.barh(range(len(rs)), xs, color=["tab:blue" if r["kind"] == "moe" else "tab:orange" for r in rs])
+    colors = {"moe": "tab:blue", "bmm": "tab:orange", "wgrad": "tab:green"}
+    ax.barh(range(len(rs)), xs, color=[colors[r["kind"]] for r in rs])
     ax.set_yticks(range(len(rs)), [label(r) for r in rs], fontsize=7)
     ax.axvline(1.0, color="k", lw=0.8)
     ax.invert_yaxis()
-    ax.set_xlabel("speed vs torch (torch time / cute_py time; blue: torch._grouped_mm, orange: torch.bmm)")
+    ax.set_xlabel("speed vs torch (torch time / cute_py time; blue: torch._grouped_mm (fp8 rows: "
+                  "_scaled_grouped_mm), green: weight gradients, orange: torch.bmm)")
     ax.set_title("cute_py grouped and batched GEMM on the H100, bf16, burst")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -225,6 +251,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tokens", default="4096,16384")
     ap.add_argument("--routings", default="uniform,zipf")
     ap.add_argument("--no-bmm", action="store_true")
+    ap.add_argument("--wgrad", action="store_true", help="also the up projection's weight gradient (groups along "
+                    "K) against torch._grouped_mm of 2-D operands")
     ap.add_argument("--fp8", action="store_true", help="also e4m3 MoE rows (row-wise scales, fast accumulation) "
                     "against torch._scaled_grouped_mm")
     ap.add_argument("--no-moe", action="store_true")
@@ -249,6 +277,13 @@ def main(argv=None) -> int:
                                                  sustained=args.sustained, fp8=True))
                             print(table(rows[-1:])[-1], flush=True)
                             torch.cuda.empty_cache()
+    if args.wgrad:
+        for model in args.models.split(","):
+            for tokens in map(int, args.tokens.split(",")):
+                for routing in args.routings.split(","):
+                    rows.append(wgrad_case(torch, model, tokens, routing, burst=args.burst, sustained=args.sustained))
+                    print(table(rows[-1:])[-1], flush=True)
+                    torch.cuda.empty_cache()
     if not args.no_bmm:
         for B, M, N, K in BMM:
             rows.append(bmm_case(torch, B, M, N, K, burst=args.burst, sustained=args.sustained))

@@ -175,14 +175,15 @@ def _k_groups(r: _Reader, a, A, B, offs, out, out_dtype, check) -> Problem:
     if offs is None:
         r.fail("a and b are 2-D: groups along K need offs, the int32 end column of each group (or use gemm)")
     _extents(r, M, N, K)
-    t, devices, a_major, lda, b_major, ldb = _read(r, A, B)
     bad = [f"{w} {x.shape} has strides {x.strides}: {d} is not contiguous (pass {fix})"
-           for w, x, major, d, fix in (("a", A, a_major, "M", "x.t() of a row-major x (total_K, M)"),
-                                       ("b", B, b_major, "N", "a row-major (total_K, N) array"))
+           for w, x, major, d, fix in (("a", A, r.major(A, "a", "K", "MN")[0], "M",
+                                        "x.t() of a row-major x (total_K, M)"),
+                                       ("b", B, r.major(B, "b", "MN", "K")[0], "N", "a row-major (total_K, N) array"))
            if major != "MN" and x.size]
     if bad:
         r.fail("groups along K read a and b with K outermost (the K tile at a group's end is masked by TMA): "
                + "; ".join(bad))
+    t, devices, a_major, lda, b_major, ldb = _read(r, A, B)
     G = _offsets_count(r, offs)
     O = _offsets(r, offs, G, K, devices, check and K > 0, "the column count of a (K)")
     D, D2, ldd_l = None, None, M * N

@@ -35,6 +35,8 @@ from .banks import (  # noqa: E402
 )
 from .coalesce import CoalescingReport, coalescing  # noqa: E402
 from .explain import Explanation, explain  # noqa: E402
+from .walk import TileWalk, tile_walk, tile_walk_svg  # noqa: E402
 
 __all__ += ["bank_map", "bank_conflicts", "compare_swizzle", "suggest_swizzle", "BankMap", "BankConflictReport",
-            "SwizzleComparison", "SwizzleSuggestion", "coalescing", "CoalescingReport", "explain", "Explanation"]
+            "SwizzleComparison", "SwizzleSuggestion", "coalescing", "CoalescingReport", "explain", "Explanation",
+            "tile_walk", "tile_walk_svg", "TileWalk"]
