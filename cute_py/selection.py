@@ -144,14 +144,12 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
 def _moe_tile(rows: int, N: int, bk: int, dense: tuple) -> tuple:
     """``(tile, schedule, cluster, consumers)`` for groups along M of ``rows`` rows on average (measured on the
     H100, benchmarks/NOTES.md version 7): groups of thousands of rows run as dense GEMMs do; smaller ones in
-    64-row tiles (a group's last, partial tile wastes less), two warpgroups taking turns so that one's epilogue
-    overlaps the other's mainloop, and from 512 rows in clusters of two along M sharing each B tile (multicast;
-    wide N keeps the 128x256 tiles then)."""
+    64-row tiles (a group's last, partial tile wastes less) with two warpgroups taking turns, so that one's
+    epilogue overlaps the other's mainloop (on the model shapes measured, 2x1 clusters sharing B by multicast
+    and 128-row tiles were slower below 2048 rows per group)."""
     if rows >= 2048 or N < 256:
         return dense, "cooperative", (1, 1), dense[0] // 64
-    if rows >= 512 and N >= 8192 and dense[:2] == (128, 256):
-        return dense, "cooperative", (2, 1), 2
-    return (64, 256, bk), "pingpong", (2, 1) if rows >= 512 else (1, 1), 2
+    return (64, 256, bk), "pingpong", (1, 1), 2
 
 
 def _with_group_mode(text: str, stride: str) -> str:

@@ -234,7 +234,8 @@ def _epilogue_tma(p: GemmPlan) -> str:
     index, how, writes = _st_shared_writes(p) if e.stsm is None else _stsm_writes(p)
     # a batch's D has the batch mode L as the tensor map's outer dimension: its coordinate l
     l_param, l_coord = (", int l", ", l") if e.tma.rank == 3 else ("", "")
-    store_call = f"tma_store_{e.tma.rank}d(tma_d, buf, n0 + j * {cols}, row0{l_coord})"
+    hint = "_evict_first" if p.grouping else ""           # grouped and batched D: L2 evict-first (ptx.tma_3d)
+    store_call = f"tma_store_{e.tma.rank}d{hint}(tma_d, buf, n0 + j * {cols}, row0{l_coord})"
     return f"""
 // ---- TMA-store epilogue: each consumer warpgroup writes its 64-row slab in {chunks} chunks of 64 x {cols}
 // into one of kEpiBuffers {e.buf_bytes}-byte staging buffers, and one thread stores the chunk with TMA; a buffer is
