@@ -82,7 +82,7 @@ def moe_case(torch, model, tokens, routing, proj, *, burst, sustained, spec=None
                 torch.matmul(a[bounds[g]:bounds[g + 1]], b[g], out=outs["loop"][bounds[g]:bounds[g + 1]])
 
     calls = {"cute_py": lambda i: cute_py.grouped_gemm(a, b, offs, out=outs["cute_py"], check_offs=False, spec=spec),
-             "torch": lambda i: torch._grouped_mm(a, b, offs=offs, out_dtype=torch.bfloat16),
+             "torch": lambda i: _drop(torch._grouped_mm(a, b, offs=offs, out_dtype=torch.bfloat16)),
              "loop": loop}
     return _measure(torch, row, calls, 2.0 * M * N * K, burst, sustained,
                     check=lambda: _rel(torch, outs["cute_py"], torch._grouped_mm(a, b, offs=offs)))
@@ -104,9 +104,15 @@ def wgrad_case(torch, model, tokens, routing, *, burst, sustained) -> dict:
     row = {"kind": "wgrad", "model": model, "tokens": tokens, "routing": routing, "proj": "up dW", "E": E, "M": M,
            "N": N, "K": K, "spec": select(grouped_problem(x.t(), dy, offs, check_offs=False)).name}
     calls = {"cute_py": lambda i: cute_py.grouped_gemm(x.t(), dy, offs, out=out, check_offs=False),
-             "torch": lambda i: torch._grouped_mm(x.t(), dy, offs=offs, out_dtype=torch.bfloat16)}
+             "torch": lambda i: _drop(torch._grouped_mm(x.t(), dy, offs=offs, out_dtype=torch.bfloat16))}
     return _measure(torch, row, calls, 2.0 * M * N * K, burst, sustained,
-                    check=lambda: _rel(torch, out, calls["torch"](0)))
+                    check=lambda: _rel(torch, out, torch._grouped_mm(x.t(), dy, offs=offs, out_dtype=torch.bfloat16)))
+
+
+def _drop(x) -> None:
+    """Discard a result: a batch of calls keeps its calls' results alive until it ends, and torch's grouped GEMMs
+    (which take no ``out``) would hold ten outputs of up to 15 GB."""
+    del x
 
 
 def _fp8_moe(torch, cute_py, a, w, offs, row, burst, sustained) -> dict:
@@ -117,14 +123,16 @@ def _fp8_moe(torch, cute_py, a, w, offs, row, burst, sustained) -> dict:
     out = torch.empty(a.shape[0], w.shape[1], device="cuda", dtype=torch.bfloat16)
     calls = {"cute_py": lambda i: cute_py.grouped_gemm(a8, b8, offs, scale_a=sa, scale_b=sb, use_fast_accum=True,
                                                        out=out, check_offs=False),
-             "torch": lambda i: torch._scaled_grouped_mm(a8, b8, sa, sb, offs=offs, out_dtype=torch.bfloat16,
-                                                         use_fast_accum=True)}
+             "torch": lambda i: _drop(torch._scaled_grouped_mm(a8, b8, sa, sb, offs=offs, out_dtype=torch.bfloat16,
+                                                               use_fast_accum=True))}
     from cute_py.problem_groups import grouped_problem
     from cute_py.selection import select
     row["spec"] = select(grouped_problem(a8, b8, offs, scale_a=sa, scale_b=sb, fast_accum=True,
                                          check_offs=False)).name
     return _measure(torch, row, calls, 2.0 * row["M"] * row["N"] * row["K"], burst, sustained,
-                    check=lambda: _rel(torch, out, calls["torch"](0)))
+                    check=lambda: _rel(torch, out, torch._scaled_grouped_mm(a8, b8, sa, sb, offs=offs,
+                                                                            out_dtype=torch.bfloat16,
+                                                                            use_fast_accum=True)))
 
 
 def bmm_case(torch, B, M, N, K, *, burst, sustained, spec=None) -> dict:
@@ -148,7 +156,23 @@ def _chosen(cute_py, a, b, offs=None) -> str:
 
 
 def _rel(torch, x, ref) -> float:
-    return float((x.float() - ref.float()).norm() / ref.float().norm())
+    """||x - ref|| / ||ref||, in chunks along the first dimension (the outputs reach 15 GB)."""
+    num = den = 0.0
+    step = max(1, (1 << 28) // max(1, x[0].numel()))
+    for i in range(0, x.shape[0], step):
+        a, b = x[i:i + step].float(), ref[i:i + step].float()
+        num += float((a - b).norm()) ** 2
+        den += float(b.norm()) ** 2
+    return (num / den) ** 0.5 if den else num ** 0.5
+
+
+def _guarded(torch, case, *args, **kw) -> dict:
+    """``case(torch, *args, **kw)``, or a row with the error when it fails (one case does not end the run)."""
+    try:
+        return case(torch, *args, **kw)
+    except Exception as e:  # noqa: BLE001 - recorded in the report
+        torch.cuda.empty_cache()
+        return {"kind": "error", "case": f"{case.__name__}{args}", "error": first_line(e)}
 
 
 def _measure(torch, row, calls, flops, burst, sustained, check) -> dict:
@@ -209,8 +233,11 @@ def summary(rows, mode="burst") -> list:
 
 def table(rows, mode="burst") -> list:
     lines = [f"| case | M (real rows) | N | K | cute_py TFLOP/s | torch TFLOP/s | loop TFLOP/s | vs torch | vs loop | "
-             f"rel. err vs torch |", "|---|---|---|---|---|---|---|---|---|---|"]
+             f"rel. err vs torch | cute_py spec |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        if r["kind"] == "error":
+            lines.append(f"| {r['case']} | error: {r['error'][:80]} |")
+            continue
         m = r.get("modes", {}).get(mode, {})
 
         def tf(k):
@@ -218,7 +245,8 @@ def table(rows, mode="burst") -> list:
         ratio = {k: f"{m[k]:.3f}" if k in m else "-" for k in ("ratio_torch", "ratio_loop")}
         M = f"{r['B']}x{r['M']}" if r["kind"] == "bmm" else r["M"]
         lines.append(f"| {label(r)} | {M} | {r['N']} | {r['K']} | {tf('cute_py')} | {tf('torch')} | {tf('loop')} | "
-                     f"{ratio['ratio_torch']} | {ratio['ratio_loop']} | {r.get('rel_err_vs_torch', float('nan')):.1e} |")
+                     f"{ratio['ratio_torch']} | {ratio['ratio_loop']} | {r.get('rel_err_vs_torch', float('nan')):.1e} | "
+                     f"{r.get('spec', '-').removeprefix('cute_gemm_sm90_')} |")
     return lines
 
 
@@ -237,8 +265,8 @@ def plot(rows, path) -> bool:
     ax.set_yticks(range(len(rs)), [label(r) for r in rs], fontsize=7)
     ax.axvline(1.0, color="k", lw=0.8)
     ax.invert_yaxis()
-    ax.set_xlabel("speed vs torch (torch time / cute_py time; blue: torch._grouped_mm (fp8 rows: "
-                  "_scaled_grouped_mm), green: weight gradients, orange: torch.bmm)")
+    ax.set_xlabel("torch time / cute_py time\nblue: vs torch._grouped_mm (e4m3 rows: _scaled_grouped_mm); "
+                  "green: weight gradients (K groups); orange: vs torch.bmm")
     ax.set_title("cute_py grouped and batched GEMM on the H100, bf16, burst")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -260,7 +288,13 @@ def main(argv=None) -> int:
     ap.add_argument("--sustained", type=float, default=0.0)
     ap.add_argument("--out-dir", default=os.path.join(HERE, "results"))
     ap.add_argument("--tag", default="grouped")
+    ap.add_argument("--merge", nargs="+", metavar="JSON", help="render one report from earlier runs' JSON files "
+                    "(no GPU needed)")
     args = ap.parse_args(argv)
+    if args.merge:
+        parts = [json.load(open(path)) for path in args.merge]
+        data = {"device": parts[0]["device"], "torch": parts[0]["torch"], "rows": [r for d in parts for r in d["rows"]]}
+        return _report(data, os.path.join(args.out_dir, f"{_dt.date.today().isoformat()}-{args.tag}"))
     import torch
     rows = []
     if not args.no_moe:
@@ -268,12 +302,12 @@ def main(argv=None) -> int:
             for tokens in map(int, args.tokens.split(",")):
                 for routing in args.routings.split(","):
                     for proj in ("up", "down"):
-                        rows.append(moe_case(torch, model, tokens, routing, proj, burst=args.burst,
+                        rows.append(_guarded(torch, moe_case, model, tokens, routing, proj, burst=args.burst,
                                              sustained=args.sustained))
                         print(table(rows[-1:])[-1], flush=True)
                         torch.cuda.empty_cache()
                         if args.fp8:
-                            rows.append(moe_case(torch, model, tokens, routing, proj, burst=args.burst,
+                            rows.append(_guarded(torch, moe_case, model, tokens, routing, proj, burst=args.burst,
                                                  sustained=args.sustained, fp8=True))
                             print(table(rows[-1:])[-1], flush=True)
                             torch.cuda.empty_cache()
@@ -281,17 +315,23 @@ def main(argv=None) -> int:
         for model in args.models.split(","):
             for tokens in map(int, args.tokens.split(",")):
                 for routing in args.routings.split(","):
-                    rows.append(wgrad_case(torch, model, tokens, routing, burst=args.burst, sustained=args.sustained))
+                    rows.append(_guarded(torch, wgrad_case, model, tokens, routing, burst=args.burst,
+                                         sustained=args.sustained))
                     print(table(rows[-1:])[-1], flush=True)
                     torch.cuda.empty_cache()
     if not args.no_bmm:
         for B, M, N, K in BMM:
-            rows.append(bmm_case(torch, B, M, N, K, burst=args.burst, sustained=args.sustained))
+            rows.append(_guarded(torch, bmm_case, B, M, N, K, burst=args.burst, sustained=args.sustained))
             print(table(rows[-1:])[-1], flush=True)
             torch.cuda.empty_cache()
-    stem = os.path.join(args.out_dir, f"{_dt.date.today().isoformat()}-{args.tag}")
-    os.makedirs(args.out_dir, exist_ok=True)
     data = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "rows": rows}
+    return _report(data, os.path.join(args.out_dir, f"{_dt.date.today().isoformat()}-{args.tag}"))
+
+
+def _report(data, stem) -> int:
+    """Write ``stem``.json, .md and .png of ``data`` (device, torch version, rows) and print the summary."""
+    rows = data["rows"]
+    os.makedirs(os.path.dirname(stem), exist_ok=True)
     with open(stem + ".json", "w") as f:
         json.dump(data, f, indent=1)
     md = [f"# cute_py grouped and batched GEMM vs PyTorch ({data['device']}, torch {data['torch']})", "",

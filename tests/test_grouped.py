@@ -1,0 +1,204 @@
+"""Grouped and batched GEMM without a GPU: the group mode in the spec's layouts and its rules, the problems read
+from grouped arrays (and their refusals), binding (3-D and ragged tensor maps, work units), the heuristic, the
+emitted source (compiled by NVRTC where it is installed), the tile walk and the CLI.
+tests/gpu/test_gpu_grouped.py runs the kernels.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cute_py import cli
+from cute_py.emit import GemmSpec, emit_gemm, gemm_plan
+from cute_py.emit.grouping import grouping, ragged_gmem
+from cute_py.emit.params import kernel_params
+from cute_py.problem import GemmInputError
+from cute_py.problem_groups import bmm_problem, check_offsets, grouped_problem
+from cute_py.runtime import as_device_array
+from cute_py.selection import pick_spec
+from cute_py.tuned import problem_key
+from cute_py.viz import tile_walk, tile_walk_svg
+from test_runtime_compile import needs_nvrtc
+
+MOE = dict(b="(N,K,L):(K,1,ldb_l)")
+BATCH = dict(a="(M,K,L):(K,1,lda_l)", b="(N,K,L):(K,1,ldb_l)", c="(M,N,L):(N,1,ldd_l)")
+KGROUPS = dict(a="(M,K):(1,M)", b="(N,K):(1,N)", c="(M,N,L):(N,1,ldd_l)")
+
+
+def rec(shape, strides, dtype="bf16", ptr=1 << 40):
+    """A device-array description (no memory behind it: the readers only read descriptions)."""
+    return as_device_array(ptr, shape=shape, strides=strides, dtype=dtype)
+
+
+def moe_arrays(M=1000, K=512, N=256, G=8, dtype="bf16"):
+    return rec((M, K), (K, 1), dtype), rec((G, K, N), (N * K, 1, K), dtype), rec((G,), (1,), "s32", 1 << 41)
+
+
+# ---- the spec -----------------------------------------------------------------------------------------------------
+
+def test_layouts_name_the_grouping():
+    assert [GemmSpec(**kw).grouping for kw in ({}, MOE, BATCH, KGROUPS)] == [None, "m", "batch", "k"]
+    bad = GemmSpec(a="(M,K,L):(K,1,lda_l)")
+    assert grouping(bad) == "invalid" and "the group mode L is in layouts ('a',)" in bad.problems()[0]
+    names = [GemmSpec(**kw).name.rsplit("_", 1)[1] for kw in (MOE, BATCH, KGROUPS)]
+    assert names == ["grouped", "batched", "kgrouped"]
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(MOE, split_k=2), "split_k = 2: a grouped kernel does not split K"),
+    (dict(BATCH, beta=True), "a batched kernel reads no C and no bias"),
+    (dict(BATCH, dtype="e4m3", scale="row", tile=(128, 128, 128), b="(N,K,L):(K,1,ldb_l)"),
+     "fp8 scales are emitted for groups along M, not for a batch"),
+    (dict(KGROUPS, a="(M,K):(K,1)"), "groups along K read a MN-major"),
+    (dict(KGROUPS, cluster=(2, 1)), "a multicast would split"),
+    (dict(epi_buffers=9), "epi_buffers = 9 not in [1, 8]"),
+])
+def test_group_rules(kw, message):
+    assert any(message in p for p in GemmSpec(**kw).problems()), GemmSpec(**kw).problems()
+
+
+def test_kernel_parameters_of_each_grouping():
+    tail = lambda kw: [p.name for p in kernel_params(GemmSpec(**kw))][-4:]  # noqa: E731
+    assert tail(MOE) == ["alpha", "beta", "offs", "L"]
+    assert tail(BATCH) == ["alpha", "beta", "L", "ld_dl"]
+    assert tail(KGROUPS) == ["beta", "offs", "L", "ld_dl"]
+    fp8 = dict(MOE, dtype="e4m3", scale="row", tile=(128, 128, 128))
+    assert [p.name for p in kernel_params(GemmSpec(**fp8))][-3:] == ["offs", "L", "sb_l"]
+
+
+def test_ragged_tensor_maps_of_k_groups():
+    p = gemm_plan(GemmSpec(**KGROUPS))
+    assert str(ragged_gmem(GemmSpec(**KGROUPS).a, 64)) == "(M,64,KR):(1,M,M)"
+    for op in (p.a, p.b):
+        assert op.tma.box_dim == (64, 64, 1) and op.tma.gmem_modes == (0, 1, 2)
+    src = emit_gemm(GemmSpec(**KGROUPS))
+    assert "kc1 = 64 - min(64, g.k1 - ks), kc2 = ks - kc1 + 64" in src
+    assert "tma_load_3d(stage + kOffA + 0u, &tma_a, full, w.m_tile * 128, kc1, kc2);" in src
+    assert "an empty K group contributes zeros" in src
+
+
+def test_emitted_group_walks():
+    moe = emit_gemm(GemmSpec(**MOE))
+    assert "g.row1 = min(max(__ldg(offs + g.l), g.row0), M);" in moe
+    assert "tma_load_3d(stage + kOffB + 0u, &tma_b, full, kb * 64, w.n_tile * 128, g.l);" in moe
+    assert "tma_load_2d(stage + kOffA + 0u, &tma_a, full, kb * 64, g.row0 + w.m_tile * 128);" in moe
+    assert "if (g.row0 + wk.m_tile * 128 + 128 <= g.row1)" in moe and "tma_store_2d_evict_first" in moe
+    bat = emit_gemm(GemmSpec(**BATCH))
+    assert "g.l = unit / per;" in bat and "tma_store_3d_evict_first(tma_d, buf, n0 + j * 64, row0, l)" in bat
+    direct = emit_gemm(GemmSpec(**BATCH, epilogue="direct"))
+    assert "d + (long long)g.l * ld_dl" in direct
+    pp = emit_gemm(GemmSpec(**MOE, schedule="pingpong"))
+    assert "next_unit(unit + gridDim.x / kClusterSize, g, num_m, num_n, offs, L, M)" in pp
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("kw", [MOE, dict(MOE, tile=(64, 256, 64), schedule="pingpong"), BATCH,
+                                dict(BATCH, tile=(128, 256, 64), epi_buffers=4), KGROUPS,
+                                dict(MOE, dtype="e4m3", scale="block", tile=(128, 128, 128)),
+                                dict(MOE, dtype="e4m3", scale="tensor", fast_accum=True, tile=(128, 256, 128)),
+                                dict(MOE, dtype="e4m3", scale="row", fast_accum=True, tile=(128, 256, 128),
+                                     epilogue="direct")])
+def test_grouped_kernels_compile_without_spills(kw):
+    from cute_py.runtime import compile as nvrtc_compile
+    s = GemmSpec(**kw)
+    prog = nvrtc_compile(emit_gemm(s), name=f"{s.name}.cu")
+    assert prog.spills[s.name] == 0 and prog.registers[s.name] <= 168
+
+
+# ---- problems, binding, selection ----------------------------------------------------------------------------------
+
+def test_moe_problem_and_binding():
+    a, b, offs = moe_arrays()
+    p = grouped_problem(a, b, offs, check_offs=False)
+    assert (p.grouping, p.groups, p.shape, p.b_major, p.batch_strides) == ("m", 8, "8:1000x256x512", "K",
+                                                                            (0, 131072, 0, 0))
+    bind = gemm_plan(GemmSpec(**MOE)).bind(p)
+    assert bind.tma["tma_b"].global_dim == (512, 256, 8) and bind.tma["tma_b"].global_strides == (1024, 262144)
+    assert bind.units == (8 + 8) * 2 and bind.scalars["L"] == 8 and p.out_shape == (1000, 256)
+    assert "groups:m" in problem_key(p, device="H100") and "|8:1000x256x512|" in problem_key(p, device="H100")
+
+
+def test_batch_and_k_group_problems_and_binding():
+    p = bmm_problem(rec((32, 512, 64), (512 * 64, 64, 1)), rec((32, 64, 512), (64 * 512, 1, 64)))
+    assert (p.grouping, p.groups, p.out_shape, p.flops) == ("batch", 32, (32, 512, 512), 2 * 32 * 512 ** 2 * 64)
+    bind = gemm_plan(GemmSpec(**BATCH)).bind(p)
+    assert bind.units == 32 * 16 and bind.tma["tma_d"].global_dim == (512, 512, 32)
+    k = grouped_problem(rec((512, 4096), (1, 512)), rec((4096, 1024), (1024, 1)), rec((8,), (1,), "s32"),
+                        check_offs=False)
+    assert (k.grouping, k.out_shape, k.a_major, k.b_major) == ("k", (8, 512, 1024), "MN", "MN")
+    bk = gemm_plan(GemmSpec(**KGROUPS)).bind(k)
+    assert bk.tma["tma_a"].global_dim == (512, 64, 4160) and bk.ptr_offsets == {"tma_a": -65536, "tma_b": -131072}
+
+
+@pytest.mark.parametrize("args,message", [
+    (lambda a, b, o: (a, b, None), "groups along M need offs"),
+    (lambda a, b, o: (a, b, rec((8,), (1,), "s64")), "offs must be a contiguous 1-D int32 array"),
+    (lambda a, b, o: (a, b, rec((7,), (1,), "s32")), "offs has 7 entries but b has 8 groups"),
+    (lambda a, b, o: (a, rec((8, 500, 256), (500 * 256, 1, 500)), o), "inner dimensions differ"),
+    (lambda a, b, o: (rec((8, 10, 512), (5120, 512, 1)), b, o), "offs applies to a 2-D a"),
+    (lambda a, b, o: (a, rec((8, 512, 256), (0, 1, 512)), o), "group stride 0"),
+    (lambda a, b, o: (a, rec((8, 512, 256), (131076, 1, 512)), o), "group stride 131076 x 2 B is not a multiple"),
+    (lambda a, b, o: (rec((1000, 512), (512, 1), "e4m3"), rec((8, 512, 256), (131072, 1, 512), "e4m3"), o),
+     "fp8 operands need scale_a and scale_b"),
+])
+def test_grouped_problem_refusals(args, message):
+    a, b, offs = moe_arrays()
+    with pytest.raises(GemmInputError, match="grouped_gemm: .*" + message):
+        grouped_problem(*args(a, b, offs), check_offs=False)
+
+
+def test_fp8_group_scales():
+    a, b, offs = moe_arrays(dtype="e4m3")
+    sa, sb = rec((1000,), (1,), "f32"), rec((8, 256), (256, 1), "f32")
+    p = grouped_problem(a, b, offs, scale_a=sa, scale_b=sb, fast_accum=True, check_offs=False)
+    assert (p.scale, p.scale_strides, p.batch_strides[3], p.out_dtype) == ("row", (1, 0, 0, 1), 256, "bf16")
+    blk = grouped_problem(a, b, offs, scale_a=rec((1000, 4), (4, 1), "f32"), scale_b=rec((8, 4, 2), (8, 2, 1), "f32"),
+                          check_offs=False)
+    assert (blk.scale, blk.scale_strides, blk.batch_strides[3]) == ("block", (4, 1, 2, 1), 8)
+    with pytest.raises(GemmInputError, match="blockwise scales always promote"):
+        grouped_problem(a, b, offs, scale_a=rec((1000, 4), (4, 1), "f32"), scale_b=rec((8, 4, 2), (8, 2, 1), "f32"),
+                        fast_accum=True, check_offs=False)
+
+
+def test_check_offsets_names_the_offending_index():
+    check_offsets([0, 5, 5, 9], 9, "op")
+    for offs, message in (([-1, 4], r"offs\[0\] = -1 < 0"), ([3, 2], r"offs\[1\] = 2 < offs\[0\] = 3"),
+                          ([3, 8], r"offs\[1\] = 8 must be the row count of a, 9")):
+        with pytest.raises(GemmInputError, match=message):
+            check_offsets(offs, 9, "op")
+
+
+def test_heuristic_for_groups_and_batches():
+    small = pick_spec(32768, 1536, 2048, "K", "K", "bf16", "bf16", grouping="m", groups=128)
+    assert (small.tile, small.schedule, small.b) == ((64, 256, 64), "pingpong", GemmSpec(**MOE).b)
+    big = pick_spec(32768, 28672, 4096, "K", "K", "bf16", "bf16", grouping="m", groups=8)
+    assert (big.tile, big.schedule) == ((128, 256, 64), "cooperative")
+    bat = pick_spec(512, 512, 512, "K", "K", "bf16", "bf16", grouping="batch", groups=8)
+    assert bat.grouping == "batch" and bat.tile == (128, 128, 64)       # 8 x 16 tiles of 128 x 128 fill the SMs
+    assert pick_spec(2048, 1536, 32768, "MN", "MN", "bf16", "bf16", grouping="k", groups=8).grouping == "k"
+
+
+# ---- the tile walk, the CLI ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sizes,bm,n,bn,group", [([300, 0, 64, 129, 500, 10], 128, 1024, 256, 8),
+                                                  ([1, 2, 3000], 64, 300, 128, 2), ([0, 0], 128, 256, 256, 8)])
+def test_tile_walk_covers_every_tile_once(sizes, bm, n, bn, group):
+    w = tile_walk(sizes, bm, n, bn, group=group)
+    units = sorted(u for row in w.unit for u in row)
+    assert units == list(range(w.units)) == list(range(sum(-(-s // bm) for s in sizes) * -(-n // bn)))
+    for i, (g, r0, r1) in enumerate(w.rows):                        # a group's units are consecutive
+        assert 0 < r1 - r0 <= bm
+        same = [u for j, (h, _, _) in enumerate(w.rows) if h == g for u in w.unit[j]]
+        assert max(same) - min(same) + 1 == len(same)
+    assert tile_walk_svg(w).count('class="cell"') == len(units)
+
+
+def test_cli_groups_and_batch(capsys):
+    assert cli.main(["gemm", "--groups", "8", "--m", "4096", "--n", "1024", "--k", "512", "--emit-only"]) == 0
+    assert "_grouped(" in capsys.readouterr().out
+    assert cli.main(["gemm", "--batch", "4", "--m", "256", "--n", "256", "--k", "64", "--emit-only"]) == 0
+    assert "_batched(" in capsys.readouterr().out
+    assert cli.main(["gemm", "--groups", "8", "--batch", "2"]) == 2
+    assert "exclude each other" in capsys.readouterr().err
+    assert cli.main(["gemm", "--groups", "8", "--dtype", "e4m3"]) == 2
+    assert "--groups and --batch run bf16 and f16" in capsys.readouterr().err
