@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from gemm_vs_cublas import (CALLS, SWEEPS, BatchTimer, alternate, batch_runners, first_line, input_sets,  # noqa: E402
-                            parse_shape, stats)
+                            parse_shape, stats, warm_up)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PEAK_FP8 = 1979.0               # H100 SXM dense fp8 TFLOP/s (datasheet)
@@ -102,15 +102,7 @@ def bench(torch, M, N, K, name, *, burst, sustained, bf16) -> dict:
     if bf16:
         b16 = [(a.to(torch.bfloat16), b.to(torch.bfloat16)) for a, b in inputs[:2]]
         calls["bf16"] = lambda i: cute_py.gemm(*b16[i % 2], out=outs["bf16"])
-    for name, call in list(calls.items()):
-        try:
-            for i in range(2 * CALLS):
-                call(i)
-            torch.cuda.synchronize()
-        except Exception as e:  # noqa: BLE001 - recorded, the rest of the row stands
-            row[f"{name}_error"] = first_line(e)
-            del calls[name]
-            torch.cuda.synchronize()
+    warm_up(torch, row, calls, 2 * CALLS)
     if "cute_py" not in calls:
         return row
     from cute_py.selection import select

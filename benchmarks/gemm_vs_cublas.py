@@ -104,6 +104,20 @@ class BatchTimer:
         return self.timer.seconds(run_batch) / calls
 
 
+def warm_up(torch, row: dict, calls: dict, n: int) -> None:
+    """Run each of ``calls`` ``n`` times; a call that raises is recorded in ``row`` (``<name>_error``) and dropped
+    from ``calls`` (the rest of the row stands)."""
+    for name, call in list(calls.items()):
+        try:
+            for i in range(n):
+                call(i)
+            torch.cuda.synchronize()
+        except Exception as e:  # noqa: BLE001 - recorded, the rest of the row stands
+            row[f"{name}_error"] = first_line(e)
+            del calls[name]
+            torch.cuda.synchronize()
+
+
 def batch_runners(timer, calls: dict) -> dict:
     """``{name: run}``: each ``run()`` times one batch of ``CALLS`` calls ``calls[name](i)`` with ``timer``, ``i``
     running on across batches and names (so each call takes the next input set)."""

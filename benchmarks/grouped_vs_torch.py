@@ -35,7 +35,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from gemm_vs_cublas import BatchTimer, alternate, batch_runners, first_line, stats  # noqa: E402
+from gemm_vs_cublas import BatchTimer, alternate, batch_runners, first_line, stats, warm_up  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = {"deepseek-v3": (256, 7168, 2048, 8), "qwen3-30b-a3b": (128, 2048, 768, 8), "mixtral-8x7b": (8, 4096, 14336, 2)}
@@ -176,15 +176,7 @@ def _guarded(torch, case, *args, **kw) -> dict:
 
 
 def _measure(torch, row, calls, flops, burst, sustained, check) -> dict:
-    for name, call in list(calls.items()):
-        try:
-            for i in range(3):
-                call(i)
-            torch.cuda.synchronize()
-        except Exception as e:  # noqa: BLE001 - recorded, the rest of the row stands
-            row[f"{name}_error"] = first_line(e)
-            del calls[name]
-            torch.cuda.synchronize()
+    warm_up(torch, row, calls, 3)
     if "cute_py" not in calls:
         return row
     if "torch" in calls:
@@ -232,8 +224,8 @@ def summary(rows, mode="burst") -> list:
 
 
 def table(rows, mode="burst") -> list:
-    lines = [f"| case | M (real rows) | N | K | cute_py TFLOP/s | torch TFLOP/s | loop TFLOP/s | vs torch | vs loop | "
-             f"rel. err vs torch | cute_py spec |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| case | M (real rows) | N | K | cute_py TFLOP/s | torch TFLOP/s | loop TFLOP/s | vs torch | vs loop | "
+             "rel. err vs torch | cute_py spec |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r["kind"] == "error":
             lines.append(f"| {r['case']} | error: {r['error'][:80]} |")

@@ -342,14 +342,19 @@ class _Reader:
             self.fail("fp8 operands must be K-major (Hopper's fp8 wgmma reads only K-major shared memory): "
                       + "; ".join(bad))
 
-    def scales(self, scale_a, scale_b, M, N, K, devices) -> tuple:
-        """``(scale_a record, scale_b record, mode, (sa_m, sa_k, sb_k, sb_n))``: the scale mode the shapes say."""
+    def scale_records(self, scale_a, scale_b, devices) -> tuple:
+        """The records of ``scale_a`` and ``scale_b``: f32 arrays on the inputs' device."""
         SA, SB = self.array(scale_a, "scale_a"), self.array(scale_b, "scale_b")
         for name, x in (("scale_a", SA), ("scale_b", SB)):
             if x.dtype.name != "f32":
                 self.fail(f"{name} has element type {x.dtype.name}; scales are f32")
             if x.device is not None and devices and x.device not in devices:
                 self.fail(f"{name} is on device {x.device}, the inputs on {sorted(devices)}")
+        return SA, SB
+
+    def scales(self, scale_a, scale_b, M, N, K, devices) -> tuple:
+        """``(scale_a record, scale_b record, mode, (sa_m, sa_k, sb_k, sb_n))``: the scale mode the shapes say."""
+        SA, SB = self.scale_records(scale_a, scale_b, devices)
         kb, nb = -(-K // SCALE_BLOCK), -(-N // SCALE_BLOCK)
         sa, sb = _matrix(SA), _matrix(SB)
         for name, x, m in (("scale_a", SA, sa), ("scale_b", SB, sb)):

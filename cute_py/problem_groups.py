@@ -80,12 +80,7 @@ def _scales(r: _Reader, scale_a, scale_b, M, N, K, G, devices, fast_accum) -> tu
     DeepGEMM's contiguous layout; KB = ceil(K / 128), NB = ceil(N / 128))."""
     if scale_a is None or scale_b is None:
         r.fail(f"scale_{'b' if scale_b is None else 'a'} is missing: an fp8 grouped GEMM takes both scales")
-    SA, SB = r.array(scale_a, "scale_a"), r.array(scale_b, "scale_b")
-    for name, x in (("scale_a", SA), ("scale_b", SB)):
-        if x.dtype.name != "f32":
-            r.fail(f"{name} has element type {x.dtype.name}; scales are f32")
-        if x.device is not None and devices and x.device not in devices:
-            r.fail(f"{name} is on device {x.device}, the inputs on {sorted(devices)}")
+    SA, SB = r.scale_records(scale_a, scale_b, devices)
     kb, nb = -(-K // SCALE_BLOCK), -(-N // SCALE_BLOCK)
     sa, sb = (SA.shape, SA.strides), (SB.shape, SB.strides)
     if SA.size == 1 and SB.size == 1 and G == 1 or SA.size == 1 and SB.size == 1 and len(SB.shape) <= 1:
@@ -123,8 +118,8 @@ def _offsets(r: _Reader, offs, G: int, M: int, devices, check: bool, what: str =
 def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: bool = False, out=None,
                     out_dtype=None, check_offs: bool = True, op: str = "grouped_gemm") -> Problem:
     """The problem of ``grouped_gemm(a, b, offs)`` in one of the forms above; with ``scale_a`` and ``scale_b``
-    (f32) a and b are fp8 (e4m3 or e5m2, K-major) grouped along M, the scales' shapes choosing the mode
-    (:func:`_scales`). ``check_offs``: read ``offs`` back and check its values (:func:`check_offsets`); the
+    (f32) a and b are fp8 (e4m3 or e5m2, K-major) grouped along M, the scales' shapes choosing the mode (as
+    ``cute_py.grouped_gemm`` lists them). ``check_offs``: read ``offs`` back and check its values (:func:`check_offsets`); the
     kernel clamps them either way, so bad offsets never read or write out of bounds. Raises
     :class:`GemmInputError` naming ``op``."""
     r = _Reader(op)
@@ -186,15 +181,7 @@ def _k_groups(r: _Reader, a, A, B, offs, out, out_dtype, check) -> Problem:
     t, devices, a_major, lda, b_major, ldb = _read(r, A, B)
     G = _offsets_count(r, offs)
     O = _offsets(r, offs, G, K, devices, check and K > 0, "the column count of a (K)")
-    D, D2, ldd_l = None, None, M * N
-    if out is not None:
-        D = r.array(out, "out")
-        if D.shape != (G, M, N):
-            r.fail(f"out has shape {D.shape}, expected {(G, M, N)}")
-        D2, ldd_l = _matrix(D, "out", r)
-    out_t, row, ldd, _ = r.output(D2, M, N, t, out_dtype, devices)
-    itemsize = 4 if out_t == "f32" else 2
-    d_tma = row and (D is None or D.ptr % TMA_ALIGN == 0) and (G == 1 or ldd_l * itemsize % TMA_ALIGN == 0)
+    D, out_t, row, ldd, ldd_l, d_tma = _stacked_out(r, out, G, M, N, t, out_dtype, devices)
     ops = Operands(A, B, out=D, like=a, offs=O)
     return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row, d_tma=d_tma,
                    grouping="k", groups=G, batch_strides=(0, 0, ldd_l, 0), operands=ops)
@@ -235,17 +222,22 @@ def _batch(r: _Reader, a, A, B, out, out_dtype) -> Problem:
     A2, lda_l = _matrix(A, "a", r)
     B2, ldb_l = _matrix(B, "b", r)
     t, devices, a_major, lda, b_major, ldb = _read(r, A2, B2)
-    D, D2, ldd_l = None, None, 0
+    D, out_t, row, ldd, ldd_l, d_tma = _stacked_out(r, out, L, M, N, t, out_dtype, devices)
+    ops = Operands(A, B, out=D, like=a)
+    return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row, d_tma=d_tma,
+                   grouping="batch", groups=L, batch_strides=(lda_l, ldb_l, ldd_l, 0), operands=ops)
+
+
+def _stacked_out(r: _Reader, out, L, M, N, t, out_dtype, devices) -> tuple:
+    """``(D record or None, out_dtype, row_major, ldd, ldd_l, d_tma)`` of the (L, M, N) D of a batch or of groups
+    along K: ``out``, or the compact one the call allocates (ldd_l = M N)."""
+    D, D2, ldd_l = None, None, M * N
     if out is not None:
         D = r.array(out, "out")
         if D.shape != (L, M, N):
             r.fail(f"out has shape {D.shape}, expected {(L, M, N)}")
         D2, ldd_l = _matrix(D, "out", r)
     out_t, row, ldd, _ = r.output(D2, M, N, t, out_dtype, devices)
-    if D is None:
-        ldd_l = M * N                                      # the compact (L, M, N) D the call allocates
     itemsize = 4 if out_t == "f32" else 2
     d_tma = row and (D is None or D.ptr % TMA_ALIGN == 0) and (L == 1 or ldd_l * itemsize % TMA_ALIGN == 0)
-    ops = Operands(A, B, out=D, like=a)
-    return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row, d_tma=d_tma,
-                   grouping="batch", groups=L, batch_strides=(lda_l, ldb_l, ldd_l, 0), operands=ops)
+    return D, out_t, row, ldd, ldd_l, d_tma

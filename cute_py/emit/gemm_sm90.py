@@ -27,7 +27,7 @@ from .resources import CONSUMER_REGS, MBARRIER_BYTES, PRODUCER_REGS, WARPGROUP_T
 from .spec import GemmSpec, require_spec
 
 __all__ = ["emit_gemm", "header", "roles", "smem_ring", "scheduler", "producer", "consumer_mainloop", "wgmma_calls",
-           "stage_head",
+           "stage_head", "ring_fill",
            "epilogue", "splitk_reduce", "entry_point", "tv_expr"]
 
 
@@ -180,7 +180,7 @@ def producer(p: GemmPlan) -> str:
     if p.grouping:
         ragged = ("kc1", "kc2") if p.grouping == "k" else None
         return group_producer(p, lambda op, tmap, tile, origin: _load_lines(op, tmap, "stage", tile, "kb", "      ",
-                                                                             origin, "g.l", ragged))
+                                                                             origin, "g.l", ragged), ring_fill)
     a_lines = _load_lines(p.a, "tma_a", "stage", "w.m_tile", "kb", "      ")
     b_lines = _load_lines(p.b, "tma_b", "stage", "w.n_tile", "kb", "      ")
     body = "\n".join(a_lines + b_lines)
@@ -195,17 +195,27 @@ __device__ __forceinline__ void produce(const TmaDesc& tma_a, const TmaDesc& tma
   int it = 0;
   for (int unit = blockIdx.x / kClusterSize; unit < units; unit += gridDim.x / kClusterSize) {{
     const Work w = work_of(unit, num_m, num_n, k_tiles, rank);
-    for (int kb = w.kb0; kb < w.kb1; ++kb, ++it) {{
+{ring_fill(body)}
+  }}
+}}
+"""
+
+
+def ring_fill(body: str) -> str:
+    """The producer's loop over a unit's k-blocks: wait for ring stage ``it % kStages`` to be released, expect its
+    bytes, and issue ``body`` (the TMA loads of one stage).
+
+    >>> ring_fill("      // loads").splitlines()[0]
+    '    for (int kb = w.kb0; kb < w.kb1; ++kb, ++it) {'
+    """
+    return f"""    for (int kb = w.kb0; kb < w.kb1; ++kb, ++it) {{
       const int s = it % kStages;
       const u32 stage = ring + s * kStageBytes;
       const u32 full = full_bars + kMbarBytes * s;
       mbar_wait(empty_bars + kMbarBytes * s, ((it / kStages) & 1) ^ 1);   // first pass: the fresh barrier counts as released
       mbar_arrive_expect_tx(full, kTxBytes);
 {body}
-    }}
-  }}
-}}
-"""
+    }}"""
 
 
 def wgmma_calls(p: GemmPlan, acc: str, first: str, chunk: int | None = None) -> str:

@@ -3,7 +3,7 @@
 Work units are numbered group by group: group ``l`` owns ``units(l) = ceil(rows(l) / (kClusterM BM)) *
 ceil(num_n / kClusterN)`` consecutive units, and inside a group the dense scheduler's ``work_of`` places a unit
 (its L2 raster bands included). A batch has ``rows(l) = M`` for every ``l``, so the group of a unit is one
-division. Groups along M read their rows from ``offs`` on the device: a CTA keeps a cursor (:c:`Group`) that
+division. Groups along M read their rows from ``offs`` on the device: a CTA keeps a cursor (``Group``) that
 only moves forward, since its units only grow, so each offset is read once per CTA and the launch needs no host
 synchronisation (it can be captured in a CUDA graph). Offsets are clamped into ``[previous offset, M]``, so
 offsets out of order or past M make empty groups instead of reads or writes out of bounds.
@@ -98,10 +98,11 @@ def _work(p: GemmPlan) -> str:
     return "work_of(unit - g.first, m_tiles(g), num_n, k_tiles, rank)"
 
 
-def group_producer(p: GemmPlan, loads) -> str:
+def group_producer(p: GemmPlan, loads, fill) -> str:
     """The producer of a grouped kernel: the dense one's ring walk over the group scheduler's units; ``loads(op,
     tmap, tile, origin)`` gives the TMA lines of one operand (A's rows start at its group's first row; groups
-    along K load at the ragged coordinates ``kc1``, ``kc2``)."""
+    along K load at the ragged coordinates ``kc1``, ``kc2``); ``fill(body)`` the loop over a unit's k-blocks
+    (:func:`cute_py.emit.gemm_sm90.ring_fill`)."""
     bk = p.tile[2]
     a_origin = "g.row0" if p.grouping == "m" else ""
     body = "\n".join(loads(p.a, "tma_a", "w.m_tile", a_origin) + loads(p.b, "tma_b", "w.n_tile", ""))
@@ -124,14 +125,7 @@ __device__ __forceinline__ void produce(const TmaDesc& tma_a, const TmaDesc& tma
   Group g = kNoGroup;
   for (int unit = blockIdx.x / kClusterSize; group_of(unit, g, {_group_args(p)}); unit += gridDim.x / kClusterSize) {{
     const Work w = {_work(p)};
-    for (int kb = w.kb0; kb < w.kb1; ++kb, ++it) {{
-      const int s = it % kStages;
-      const u32 stage = ring + s * kStageBytes;
-      const u32 full = full_bars + kMbarBytes * s;
-      mbar_wait(empty_bars + kMbarBytes * s, ((it / kStages) & 1) ^ 1);   // first pass: the fresh barrier counts as released
-      mbar_arrive_expect_tx(full, kTxBytes);
-{body}
-    }}
+{fill(body)}
   }}
 }}
 """

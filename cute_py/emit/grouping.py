@@ -27,9 +27,13 @@ __all__ = ["GROUP_MODE", "BATCH", "GROUPS_M", "GROUPS_K", "GROUPINGS", "grouping
 GROUP_MODE = "L"
 """The name of the group (or batch) mode of a gmem layout: its third mode."""
 BATCH = "batch"
+"""The grouping of a batch: a, b and c carry L."""
 GROUPS_M = "m"
+"""The grouping of groups stacked along M (b carries L; offsets are group end rows)."""
 GROUPS_K = "k"
+"""The grouping of groups stacked along K (c carries L; offsets are group end columns)."""
 GROUPINGS = (None, BATCH, GROUPS_M, GROUPS_K)
+"""Every grouping a spec can have."""
 _CARRIERS = {(): None, ("a", "b", "c"): BATCH, ("b",): GROUPS_M, ("c",): GROUPS_K}
 
 
