@@ -580,7 +580,7 @@ def test_seeing_guide_figures_are_current():
     spec = importlib.util.spec_from_file_location("render_figures", ROOT / "docs" / "render_figures.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    page = (ROOT / "docs" / "guide" / "seeing.md").read_text(encoding="utf-8")
+    page = "".join((ROOT / "docs" / "guide" / f).read_text(encoding="utf-8") for f in ("seeing.md", "grouped.md"))
     for name, svg in module.figures().items():
         path = ROOT / "docs" / "_static" / "figures" / name
         assert path.read_text(encoding="utf-8") == svg + "\n", \

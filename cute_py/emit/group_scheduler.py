@@ -9,7 +9,7 @@ synchronisation (it can be captured in a CUDA graph). Offsets are clamped into `
 offsets out of order or past M make empty groups instead of reads or writes out of bounds.
 
 >>> from cute_py.emit import GemmSpec, gemm_plan
->>> "offs[g.l]" in group_scheduler(gemm_plan(GemmSpec(b="(N,K,L):(K,1,ldb_l)")))
+>>> "__ldg(offs + g.l)" in group_scheduler(gemm_plan(GemmSpec(b="(N,K,L):(K,1,ldb_l)")))
 True
 """
 

@@ -1,7 +1,8 @@
 """``cute_py.torch``: cute_py's GEMMs in PyTorch models (the only part of cute_py that imports torch).
 
 Importing it registers the custom operators ``torch.ops.cute_py.gemm`` and ``torch.ops.cute_py.gemm_out``
-(:mod:`cute_py.torch.ops`: schema, CUDA, CPU and fake kernels, autograd), which work under
+(:mod:`cute_py.torch.ops`: schema, CUDA, CPU and fake kernels, autograd), ``scaled_gemm`` and ``grouped_mm``
+(:mod:`cute_py.torch.grouped`, ``torch._grouped_mm``'s forms with autograd), which work under
 ``torch.compile(fullgraph=True)``, inside ``torch.cuda.graph`` capture and on any current stream. On top of them:
 
 - :func:`matmul`: ``act(alpha * a @ b + beta * c + bias)`` with ``torch.matmul``'s shapes;
@@ -16,9 +17,10 @@ torch.Size([4, 32])
 """
 
 from .functional import matmul
+from .grouped import grouped_mm
 from .nn import Linear, SwapReport, swap_linear, why_not_swapped
 from .ops import gemm, gemm_out
 from .tune import autotune, collect
 
-__all__ = ["matmul", "Linear", "swap_linear", "SwapReport", "why_not_swapped", "gemm", "gemm_out", "autotune",
-           "collect"]
+__all__ = ["matmul", "Linear", "swap_linear", "SwapReport", "why_not_swapped", "gemm", "gemm_out", "grouped_mm",
+           "autotune", "collect"]

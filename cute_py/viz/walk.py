@@ -19,7 +19,10 @@ from dataclasses import dataclass
 
 from .svg import TV8, _esc, _header, _open, _rgb, _text_width
 
-__all__ = ["TileWalk", "tile_walk", "tile_walk_svg"]
+__all__ = ["TileWalk", "tile_walk", "tile_walk_svg", "MAX_WALK_TILES"]
+
+MAX_WALK_TILES = 1 << 14
+"""The most tiles :func:`tile_walk` walks (it draws a picture; a real problem's walk is the kernel's)."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ def tile_walk(sizes, tile_m: int, n: int, tile_n: int, *, group: int = 8, raster
     """The walk of groups of ``sizes`` rows (N = ``n``) in ``tile_m`` x ``tile_n`` tiles: group ``g`` owns the
     ``ceil(sizes[g] / tile_m) * ceil(n / tile_n)`` units after those of groups ``< g``, placed inside the group
     by ``work_of`` with L2 bands of ``group`` tiles (``raster``), as the kernel's ``group_of`` does."""
+    _require_walk(sizes, tile_m, n, tile_n, group, raster, ctas)
     num_n = -(-n // tile_n)
     rows, unit, first, row0 = [], [], 0, 0
     for g, size in enumerate(sizes):
@@ -69,9 +73,30 @@ def tile_walk(sizes, tile_m: int, n: int, tile_n: int, *, group: int = 8, raster
     return TileWalk(tuple(sizes), (tile_m, tile_n), tuple(rows), tuple(unit), first, ctas)
 
 
+def _is_count(x, least: int = 1) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= least
+
+
+def _require_walk(sizes, tile_m, n, tile_n, group, raster, ctas) -> None:
+    """tile_walk's arguments: ``sizes`` a sequence of ints >= 0, the others positive ints, ``raster`` "m" or "n",
+    and at most :data:`MAX_WALK_TILES` tiles (a picture, not a simulation)."""
+    if not isinstance(sizes, (list, tuple)) or not all(_is_count(x, 0) for x in sizes):
+        raise ValueError(f"tile_walk: sizes must be a list of group sizes (ints >= 0), got {sizes!r:.80}")
+    for name, x in (("tile_m", tile_m), ("n", n), ("tile_n", tile_n), ("group", group), ("ctas", ctas)):
+        if not _is_count(x):
+            raise ValueError(f"tile_walk: {name} must be a positive int, got {x!r:.80}")
+    if raster not in ("m", "n"):
+        raise ValueError(f"tile_walk: raster must be 'm' or 'n', got {raster!r:.80}")
+    tiles = sum(-(-x // tile_m) for x in sizes) * -(-n // tile_n)
+    if tiles > MAX_WALK_TILES:
+        raise ValueError(f"tile_walk: {tiles} tiles exceed {MAX_WALK_TILES}; draw fewer groups or larger tiles")
+
+
 def tile_walk_svg(walk: TileWalk, title: str | None = None) -> str:
     """The walk as SVG: a row per M tile (a thick line where a group ends; a partial tile's empty part greyed),
     a column per N tile, each cell its unit ``u``, colored by the CTA wave ``u // ctas``."""
+    if not isinstance(walk, TileWalk):
+        raise TypeError(f"tile_walk_svg: walk must be a TileWalk (from tile_walk), got {type(walk).__name__}")
     bm, bn = walk.tile
     cw, ch, left = 34, 22, 118
     cols = len(walk.unit[0]) if walk.unit else 0

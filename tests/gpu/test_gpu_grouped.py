@@ -347,3 +347,39 @@ def test_k_groups_refuse_k_major_and_bad_offsets():
         cute_py.grouped_gemm(a, b, offs)
     with pytest.raises(GemmInputError, match=r"offs\[1\] = 299 must be the column count of a \(K\), 300"):
         cute_py.grouped_gemm(a.t().contiguous().t(), b, torch.tensor([100, 299], dtype=torch.int32, device="cuda"))
+
+
+# ---- torch.ops.cute_py.grouped_mm -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("form", ["m", "k", "batch"])
+def test_torch_operator_forward_and_gradients_are_exact(form):
+    """The operator's CUDA kernel and its gradients (grouped GEMMs again) against float64 on small integers."""
+    import cute_py.torch  # noqa: F401  (registers the operator)
+    rng = np.random.default_rng(41)
+    t = lambda *s: torch.from_numpy(ints(rng, s)).to(torch.bfloat16).cuda()  # noqa: E731
+    if form == "m":
+        sizes = [0, 64, 129, 300, 1]
+        a, b = t(sum(sizes), 128), t(len(sizes), 192, 128).transpose(-2, -1)
+        offs = torch.tensor(np.cumsum(sizes), dtype=torch.int32, device="cuda")
+    elif form == "k":
+        sizes = [64, 0, 200, 72]
+        a, b = t(sum(sizes), 96).t(), t(sum(sizes), 136)
+        offs = torch.tensor(np.cumsum(sizes), dtype=torch.int32, device="cuda")
+    else:
+        a, b, offs = t(4, 136, 64), t(4, 64, 96), None
+    a, b = a.detach().requires_grad_(), b.detach().requires_grad_()
+    d = torch.ops.cute_py.grouped_mm(a, b, offs)
+    a64, b64 = a.detach().double().requires_grad_(), b.detach().double().requires_grad_()
+    if form == "batch":
+        ref = a64 @ b64
+    else:
+        ends = offs.tolist()
+        parts = [(s, e) for s, e in zip([0] + ends[:-1], ends)]
+        ref = (torch.cat([a64[s:e] @ b64[g] for g, (s, e) in enumerate(parts)]) if form == "m" else
+               torch.stack([a64[:, s:e] @ b64[s:e] for s, e in parts]))
+    bf = torch.bfloat16                                 # each result is the float64 one rounded once to bf16
+    assert torch.equal(d, ref.detach().to(bf))
+    grad = t(*d.shape)
+    d.backward(grad)
+    ref.backward(grad.double())
+    assert torch.equal(a.grad, a64.grad.to(bf)) and torch.equal(b.grad, b64.grad.to(bf))
