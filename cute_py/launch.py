@@ -79,6 +79,7 @@ class GemmLaunch:
         self.launch, self.new, self.shape, self.out_dtype = launch, new, shape, out_dtype
         self.d_index, self.tmd_index = binding.index("d"), binding.index("tma_d")
         self.d_params = binding.tma.get("tma_d")
+        self.d_shift = (binding.ptr_offsets or {}).get("tma_d", 0)   # a ragged D's map starts before D
         self.tensor_map, self.keep = tensor_map, keep
         self.d_ptr = d_ptr                           # the address D's pointer (and tensor map) were packed for
 
@@ -89,7 +90,7 @@ class GemmLaunch:
         if ptr != self.d_ptr:
             self.launch.set_pointer(self.d_index, ptr)
             if self.tmd_index is not None:
-                self.launch.set_arg(self.tmd_index, self.tensor_map(ptr, self.d_params))
+                self.launch.set_arg(self.tmd_index, self.tensor_map(ptr + self.d_shift, self.d_params))
             self.d_ptr = ptr
         self.launch()
         return out

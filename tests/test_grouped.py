@@ -82,7 +82,10 @@ def test_emitted_group_walks():
     assert "g.row1 = min(max(__ldg(offs + g.l), g.row0), M);" in moe
     assert "tma_load_3d(stage + kOffB + 0u, &tma_b, full, kb * 64, w.n_tile * 128, g.l);" in moe
     assert "tma_load_2d(stage + kOffA + 0u, &tma_a, full, kb * 64, g.row0 + w.m_tile * 128);" in moe
-    assert "if (g.row0 + wk.m_tile * 128 + 128 <= g.row1)" in moe and "tma_store_2d_evict_first" in moe
+    assert "tma_store_3d_evict_first(tma_d, buf, n0 + j * 64, 64 - live, row0 + live);" in moe   # ragged D
+    assert "const int live = min(64, ep.M - row0);" in moe and "gep.M = g.row1;" in moe
+    assert "store_tile(" not in moe                      # every tile through TMA
+    assert gemm_plan(GemmSpec(**MOE)).epi.tma.gmem_modes == (1, 0, 2)
     bat = emit_gemm(GemmSpec(**BATCH))
     assert "g.l = unit / per;" in bat and "tma_store_3d_evict_first(tma_d, buf, n0 + j * 64, row0, l)" in bat
     direct = emit_gemm(GemmSpec(**BATCH, epilogue="direct"))
@@ -114,6 +117,7 @@ def test_moe_problem_and_binding():
                                                                             (0, 131072, 0, 0))
     bind = gemm_plan(GemmSpec(**MOE)).bind(p)
     assert bind.tma["tma_b"].global_dim == (512, 256, 8) and bind.tma["tma_b"].global_strides == (1024, 262144)
+    assert bind.tma["tma_d"].global_dim == (256, 64, 1064) and bind.ptr_offsets == {"tma_d": -64 * 256 * 2}
     assert bind.units == (8 + 8) * 2 and bind.scalars["L"] == 8 and p.out_shape == (1000, 256)
     assert "groups:m" in problem_key(p, device="H100") and "|8:1000x256x512|" in problem_key(p, device="H100")
 

@@ -111,6 +111,10 @@ def bind(plan, problem) -> Binding:
         offsets = {"tma_a": -bk * problem.lda * e, "tma_b": -bk * problem.ldb * e}
     elif plan.grouping:
         b_shape, b_strides = b_shape + (L,), b_strides + (_group_stride(lb, b_shape, b_strides),)
+    if plan.grouping == "m" and plan.epi is not None:    # ragged D (grouping.ragged_rows): base `rows` rows before
+        rows = plan.epi.rows
+        d_shape, d_strides = (rows, N, M + rows), (problem.ldd, 1, problem.ldd)
+        offsets = {"tma_d": -rows * problem.ldd * (plan.epi.elem_bytes)}
     tma = {"tma_a": plan.a.tma.bind(a_shape, a_strides), "tma_b": plan.b.tma.bind(b_shape, b_strides)}
     if plan.epi is not None:
         tma["tma_d"] = plan.epi.tma.bind(d_shape, d_strides)

@@ -139,8 +139,6 @@ __device__ __forceinline__ int acc_n_value(int v) {{ return {vn}; }}
 def epilogue(p: GemmPlan) -> str:
     """The epilogue: math, then the TMA-store path (staged in swizzled smem) or masked direct stores."""
     stores = _epilogue_tma(p) if p.epi else _epilogue_direct(p)
-    if p.epi and p.grouping == "m":            # a group's last, partial tile is stored directly
-        stores += _epilogue_direct(p)
     return _epilogue_math(p) + _acc_placement(p) + row_scales(p) + stores
 
 
@@ -232,10 +230,15 @@ def _epilogue_tma(p: GemmPlan) -> str:
     bits, base, shift = e.swizzle
     swizzled = _line70(f"  const u32 thread_off = {sw_c('x')};", f"Sw<{bits},{base},{shift}> of x, in bytes: the staging layout")
     index, how, writes = _st_shared_writes(p) if e.stsm is None else _stsm_writes(p)
-    # a batch's D has the batch mode L as the tensor map's outer dimension: its coordinate l
-    l_param, l_coord = (", int l", ", l") if e.tma.rank == 3 else ("", "")
+    # a batch's D has the batch mode L as the tensor map's outer dimension: its coordinate l; groups along M store
+    # through a ragged map (grouping.ragged_rows): v rows of the slab lie in the group (ep.M is the group's end)
+    l_param, l_coord = (", int l", ", l") if e.tma.rank == 3 and p.grouping != "m" else ("", "")
     hint = "_evict_first" if p.grouping else ""           # grouped and batched D: L2 evict-first (ptx.tma_3d)
-    store_call = f"tma_store_{e.tma.rank}d{hint}(tma_d, buf, n0 + j * {cols}, row0{l_coord})"
+    rows = f"row0{l_coord}" if p.grouping != "m" else f"{e.rows} - live, row0 + live"
+    store_call = f"tma_store_{e.tma.rank}d{hint}(tma_d, buf, n0 + j * {cols}, {rows})"
+    ragged = (f"\n    const int live = min({e.rows}, ep.M - row0);             // the slab's rows inside the group"
+              f"\n    if (live <= 0) continue;                             // all of them past it: nothing to store"
+              if p.grouping == "m" else "")
     return f"""
 // ---- TMA-store epilogue: each consumer warpgroup writes its 64-row slab in {chunks} chunks of 64 x {cols}
 // into one of kEpiBuffers {e.buf_bytes}-byte staging buffers, and one thread stores the chunk with TMA; a buffer is
@@ -254,7 +257,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAcc
 {index}{swizzled}
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb) {{
-    const int row0 = m0 + mb * {p.tv_rows} + slab;         // first D row of this warpgroup's slab
+    const int row0 = m0 + mb * {p.tv_rows} + slab;         // first D row of this warpgroup's slab{ragged}
 #pragma unroll
     for (int j = 0; j < {chunks}; ++j) {{
       const u32 buf = bufs + ((u32)ebuf % kEpiBuffers) * kEpiBufBytes, base = buf + thread_off;

@@ -30,6 +30,7 @@ from ..layouts import Layout, int_tuple as it
 from ..layouts.dtypes import dtype
 from ..layouts.tensor import layout_offsets
 from .checks import require
+from .grouping import ragged_rows
 from .resources import STAGING_ROW_BYTES as ROW_BYTES, STAGING_ROWS as SLAB_ROWS
 from .spec import GemmSpec
 
@@ -133,7 +134,8 @@ def epilogue_plan(spec: GemmSpec, c_tv: Layout, tv_rows: int) -> EpiloguePlan:
     _check_row_major(smem.inner, rows, cols)
     acc = gmma(cols, spec.acc_dtype, spec.dtype, spec.dtype).c_layout
     report = bank_conflicts(smem, acc, t, vector_bits=2 * nbytes * 8 if nbytes == 2 else 64)
-    tma = make_tma_params(spec.c, smem, t)
+    # groups along M store a group's last tile through a ragged map (rows past the group are outside it)
+    tma = make_tma_params(ragged_rows(spec.c, rows) if spec.grouping == "m" else spec.c, smem, t)
     require(tma.box_dim[:2] == (cols, rows) and tma.gmem_modes[:2] == (1, 0) and tma.box_dim[2:] in ((), (1,)),
             "epilogue_plan", "the TMA store box is one staging chunk, (cols, rows) over gmem modes (N, M) (and "
             "extent 1 along a batch mode L)",

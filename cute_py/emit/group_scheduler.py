@@ -140,12 +140,9 @@ def group_loop(p: GemmPlan) -> dict:
     m0 = f"g.row0 + wk.m_tile * {bm}" if p.grouping == "m" else f"wk.m_tile * {bm}"
     direct = (f"Epi gep = ep;\n      gep.M = g.row1;                                     // the group's last row "
               f"bounds the stores\n      store_tile(acc, mt, {m0}, wk.n_tile * {bn}, d, ld_d, gep);")
-    if p.epi and p.grouping == "m":
-        store = (f"if ({m0} + {bm} <= g.row1) {{            // a full tile of the group: TMA stores\n"
-                 f"        store_tile_tma(acc, mt, w, {m0}, wk.n_tile * {bn}, &tma_d, bufs, ebuf, ep);\n"
-                 f"      }} else {{                                       // its last, partial tile: masked stores "
-                 f"(a TMA box would write the next group's rows)\n        "
-                 + direct.replace("\n      ", "\n        ") + "\n      }")
+    if p.epi and p.grouping == "m":              # ragged TMA stores: rows past the group's end are not written
+        store = direct.replace("store_tile(acc, mt, ", "store_tile_tma(acc, mt, w, ").replace(
+            ", d, ld_d, gep);", ", &tma_d, bufs, ebuf, gep);")
     elif p.epi:
         store = f"store_tile_tma(acc, mt, w, {m0}, wk.n_tile * {bn}, &tma_d, bufs, ebuf, ep, g.l);"
     elif p.grouping == "m":

@@ -22,7 +22,7 @@ from __future__ import annotations
 from ..layouts import parse
 
 __all__ = ["GROUP_MODE", "BATCH", "GROUPS_M", "GROUPS_K", "GROUPINGS", "grouping", "group_problems",
-           "grouped_layouts", "ragged_gmem"]
+           "grouped_layouts", "ragged_gmem", "ragged_rows"]
 
 GROUP_MODE = "L"
 """The name of the group (or batch) mode of a gmem layout: its third mode."""
@@ -56,8 +56,8 @@ def grouping(spec) -> str | None:
 def group_problems(spec) -> list:
     """Why ``spec`` breaks the rules of grouped and batched kernels ([]: it keeps them): the group mode in a
     combination of layouts that names a grouping; no split-K, C or bias (``torch.bmm`` and ``grouped_mm`` have
-    neither). (Groups along M with the TMA-store epilogue store a group's full tiles by TMA and its last, partial
-    tile directly: a TMA box there would write rows of the next group.)"""
+    neither). (Groups along M with the TMA-store epilogue store through a ragged map of D, :func:`ragged_rows`, so
+    a group's last tile writes no row of the next group.)"""
     g = grouping(spec)
     if g is None:
         return []
@@ -81,6 +81,21 @@ def group_problems(spec) -> list:
     if spec.beta or spec.bias:
         out.append(f"{what} kernel reads no C and no bias (beta = {spec.beta}, bias = {spec.bias!r})")
     return out
+
+
+def ragged_rows(layout, rows: int):
+    """The *ragged* gmem layout of a row-major D ``(M,N):(ld,1)`` of groups along M, for TMA stores of ``rows``-row
+    boxes: ``(rows,N,MR):(ld,1,ld)``. A box of a group's last tile with ``v <= rows`` rows inside the group stores
+    at rows coordinate ``rows - v`` and outer ``row0 + v`` from a base ``rows`` rows before D (extent
+    ``MR = M + rows``): its rows ``i >= v`` fall outside the middle mode, and TMA writes nothing outside a map, so
+    the next group's rows stay untouched (:func:`ragged_gmem` is the same idea for loads along K).
+
+    >>> from cute_py import parse
+    >>> str(ragged_rows(parse("(M,N):(ldd,1)"), 64))
+    '(64,N,MR):(ldd,1,ldd)'
+    """
+    n, ld = layout.shape[1], layout.stride[0]
+    return parse(f"({rows},{n},MR):({ld},1,{ld})")
 
 
 def ragged_gmem(layout, bk: int):

@@ -101,8 +101,9 @@ def test_moe_every_group_empty_and_zero_rows():
     dict(tile=(128, 128, 64), persistent=False), dict(tile=(128, 256, 64), epilogue="direct"),
     dict(tile=(128, 128, 64), out_dtype="f32")])
 def test_moe_explicit_specs(spec):
-    """Every schedule, cluster and raster over uneven groups; the TMA-store epilogue stores a group's full tiles
-    by TMA and its partial last tile directly (also with f32 D), the direct one every tile."""
+    """Every schedule, cluster and raster over uneven groups; the TMA-store epilogue stores every tile through
+    the ragged map of D (a group's last tile writes no row of the next group; also with f32 D), the direct
+    epilogue with masked stores."""
     rng = np.random.default_rng(11)
     s = GemmSpec(b="(N,K,L):(K,1,ldb_l)", **spec)
     check_moe(uneven(12, s.tile[0], rng), 512, 320, spec=s, seed=11)
