@@ -99,8 +99,9 @@ def test_emitted_group_walks():
                                 dict(BATCH, tile=(128, 256, 64), epi_buffers=4), KGROUPS,
                                 dict(MOE, dtype="e4m3", scale="block", tile=(128, 128, 128)),
                                 dict(MOE, dtype="e4m3", scale="tensor", fast_accum=True, tile=(128, 256, 128)),
-                                dict(MOE, dtype="e4m3", scale="row", fast_accum=True, tile=(128, 256, 128),
-                                     epilogue="direct")])
+                                dict(MOE, dtype="e4m3", scale="row", fast_accum=True, tile=(128, 256, 128)),
+                                dict(MOE, dtype="e4m3", scale="row", fast_accum=True, tile=(64, 256, 128),
+                                     schedule="pingpong")])
 def test_grouped_kernels_compile_without_spills(kw):
     from cute_py.runtime import compile as nvrtc_compile
     s = GemmSpec(**kw)
