@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 from . import arraylib
 from ._callable import make_callable
 from .emit.spec import GemmSpec
-from .gemm import gemm, scaled_gemm
+from .gemm import gemm, grouped_gemm, scaled_gemm
 from .problem import Problem
+from .problem_groups import grouped_problem
 from .runtime import device, synchronize
 from .runtime.timer import EventTimer
 from .selection import heuristic
@@ -431,12 +432,15 @@ class _Trial:
 
 def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=None, candidates=None,
              reps: int = 10, warmup: int = 3, batch: int = 10, progress: bool = True, cache: bool = True,
-             check: bool = True, scale_a=None, scale_b=None, use_fast_accum: bool = False) -> AutotuneResult:
+             check: bool = True, scale_a=None, scale_b=None, use_fast_accum: bool = False,
+             offs=None) -> AutotuneResult:
     """Time every candidate spec on these arrays through ``cute_py.gemm(..., spec=s)``; return the best.
 
     Arguments as :func:`cute_py.gemm.gemm` (``D = act(alpha * a @ b + beta * c + bias)``), or with ``scale_a``
     and ``scale_b`` (and ``use_fast_accum``) as :func:`cute_py.gemm.scaled_gemm` for fp8 ``a`` and ``b``
-    (timed through ``scaled_gemm(..., spec=s)``), plus:
+    (timed through ``scaled_gemm(..., spec=s)``), or with ``offs`` (or 3-D ``a`` and ``b``) as
+    :func:`cute_py.gemm.grouped_gemm` (timed through ``grouped_gemm(..., spec=s)``; the winner is recorded for the
+    group count and sizes of the problem, not for the offsets' values), plus:
 
     - ``candidates``: the specs to try (default :func:`candidate_specs` around the default spec, for
       this GPU's SM count); each must fit the arrays (majors, types, epilogue) and be valid.
@@ -469,8 +473,14 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
     for name, v, low in (("reps", reps, 1), ("warmup", warmup, 0), ("batch", batch, 1)):
         if isinstance(v, bool) or not isinstance(v, int) or v < low:
             raise AutotuneError(f"autotune: {name} must be an int >= {low}, got {v!r}")
-    problem = Problem.from_arrays(a, b, c, beta=beta, bias=bias, activation=activation, out=out, scale_a=scale_a,
-                                  scale_b=scale_b, fast_accum=use_fast_accum, op="autotune")
+    if offs is not None or len(getattr(a, "shape", ())) == 3:
+        if c is not None or bias is not None or activation is not None:
+            raise AutotuneError("autotune: grouped and batched GEMMs take no c, bias or activation")
+        problem = grouped_problem(a, b, offs, scale_a=scale_a, scale_b=scale_b, fast_accum=use_fast_accum, out=out,
+                                  op="autotune")
+    else:
+        problem = Problem.from_arrays(a, b, c, beta=beta, bias=bias, activation=activation, out=out,
+                                      scale_a=scale_a, scale_b=scale_b, fast_accum=use_fast_accum, op="autotune")
     _check_sizes("autotune", problem.M, problem.N, problem.K)
     specs = _resolve_candidates(candidates, problem) if candidates is not None else None
     if check and arraylib.library(out if out is not None else a) not in arraylib.LIBRARIES:
@@ -486,6 +496,9 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
         specs = candidate_specs(problem.M, problem.N, problem.K, default, dev.sm_count)
 
     def run(spec, dst):
+        if problem.grouping:
+            return grouped_gemm(a, b, offs, scale_a=scale_a, scale_b=scale_b, use_fast_accum=use_fast_accum, out=dst,
+                                spec=spec, check_offs=False)
         if problem.scale:
             return scaled_gemm(a, b, scale_a, scale_b, bias=bias, out=dst, spec=spec, use_fast_accum=use_fast_accum)
         return gemm(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=dst, spec=spec)

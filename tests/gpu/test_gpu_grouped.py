@@ -384,3 +384,27 @@ def test_torch_operator_forward_and_gradients_are_exact(form):
     d.backward(grad)
     ref.backward(grad.double())
     assert torch.equal(a.grad, a64.grad.to(bf)) and torch.equal(b.grad, b64.grad.to(bf))
+
+
+# ---- autotune -------------------------------------------------------------------------------------------------------
+
+def test_autotune_grouped_records_the_winner_that_grouped_gemm_selects():
+    """autotune(a, b, offs=...) times grouped candidates through grouped_gemm, checks each against the default's
+    result, records the winner under the grouped problem's key; grouped_gemm then runs it."""
+    from cute_py import autotune as at, tuned
+    from cute_py.problem_groups import grouped_problem
+    from cute_py.selection import select
+    rng = np.random.default_rng(51)
+    _, _, da, db, offs = moe_operands(uneven(16, 64, rng), 512, 256, "bf16", rng)
+    base = select(grouped_problem(da, db, offs))
+    specs = list(dict.fromkeys([base, base.replace(tile=(128, 128, 64), schedule="cooperative", consumers=2),
+                                base.replace(tile=(128, 256, 64), schedule="cooperative", consumers=2, group=8)]))
+    res = at.autotune(da, db, offs=offs, candidates=specs, reps=3, warmup=1, progress=False)
+    assert res.best in specs and all(r.ok for r in res.rows), [(r.name, r.status) for r in res.rows]
+    assert res.problem.grouping == "m" and "groups:m" in tuned.problem_key(res.problem, device=res.device)
+    tuned._State.where = None
+    assert select(grouped_problem(da, db, offs)) == res.best
+    bat = at.autotune(torch.ones(4, 128, 64, dtype=torch.bfloat16, device="cuda"),
+                      torch.ones(4, 64, 128, dtype=torch.bfloat16, device="cuda"), reps=2, warmup=0, batch=2,
+                      progress=False, cache=False)
+    assert bat.problem.grouping == "batch" and bat.best.grouping == "batch"
