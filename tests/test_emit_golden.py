@@ -12,7 +12,7 @@ The specs (``tests/data/emitted_sha256.json``, ``{name: {"spec": GemmSpec.to_dic
 cover: the shipped examples; 64-row one-consumer tiles; 128x256 and 256x128 tiles; split-K (TMA and direct
 epilogues); clusters (2,1) and (1,2); ping-pong; f32/f16/bf16 output; direct (row- and column-major D) and
 TMA epilogues; MN-major A and B; beta, row/column bias, relu/gelu; no alpha; swizzle overrides; raster "n";
-non-persistent.
+non-persistent; grouped (groups along M and K, fp8 groups along M) and batched kernels.
 """
 
 from __future__ import annotations
@@ -68,6 +68,9 @@ def test_pins_cover_the_branches():
     assert has(lambda s: not s.alpha)
     assert {s.swizzle for s in specs} >= {None, 0, 32, 64}
     assert has(lambda s: s.raster == "n") and has(lambda s: not s.persistent)
+    for g in ("m", "batch", "k"):                       # grouped and batched kernels, fp8 groups along M
+        assert has(lambda s: s.grouping == g), g
+    assert has(lambda s: s.grouping == "m" and s.scale == "row") and has(lambda s: s.grouping == "m" and s.scale == "block")
 
 
 @pytest.mark.parametrize("name", sorted(PINS))

@@ -138,17 +138,15 @@ def group_loop(p: GemmPlan) -> dict:
     bm, bn, _ = p.tile
     offs = ", offs" if p.grouping in ("m", "k") else ""
     m0 = f"g.row0 + wk.m_tile * {bm}" if p.grouping == "m" else f"wk.m_tile * {bm}"
-    direct = (f"Epi gep = ep;\n      gep.M = g.row1;                                     // the group's last row "
-              f"bounds the stores\n      store_tile(acc, mt, {m0}, wk.n_tile * {bn}, d, ld_d, gep);")
-    if p.epi and p.grouping == "m":              # ragged TMA stores: rows past the group's end are not written
-        store = direct.replace("store_tile(acc, mt, ", "store_tile_tma(acc, mt, w, ").replace(
-            ", d, ld_d, gep);", ", &tma_d, bufs, ebuf, gep);")
-    elif p.epi:
-        store = f"store_tile_tma(acc, mt, w, {m0}, wk.n_tile * {bn}, &tma_d, bufs, ebuf, ep, g.l);"
-    elif p.grouping == "m":
-        store = direct
+    n0 = f"wk.n_tile * {bn}"
+    if p.grouping == "m":                        # the group's last row bounds the stores (ragged TMA or masked)
+        call = (f"store_tile_tma(acc, mt, w, {m0}, {n0}, &tma_d, bufs, ebuf, gep);" if p.epi else
+                f"store_tile(acc, mt, {m0}, {n0}, d, ld_d, gep);")
+        store = f"Epi gep = ep;\n      gep.M = g.row1;{' ' * 37}// the group's last row bounds the stores\n      {call}"
+    elif p.epi:                                  # batch l of D: the tensor map's outer coordinate
+        store = f"store_tile_tma(acc, mt, w, {m0}, {n0}, &tma_d, bufs, ebuf, ep, g.l);"
     else:
-        store = f"store_tile(acc, mt, {m0}, wk.n_tile * {bn}, d + (long long)g.l * ld_dl, ld_d, ep);"
+        store = f"store_tile(acc, mt, {m0}, {n0}, d + (long long)g.l * ld_dl, ld_d, ep);"
     return {"produce_args": f"{offs}, L, {'K' if p.grouping == 'k' else 'M'}",
             "units": "    Group g = kNoGroup;\n",
             "cond": f"group_of(unit, g, {_group_args(p)})",
