@@ -408,3 +408,25 @@ def test_autotune_grouped_records_the_winner_that_grouped_gemm_selects():
                       torch.ones(4, 64, 128, dtype=torch.bfloat16, device="cuda"), reps=2, warmup=0, batch=2,
                       progress=False, cache=False)
     assert bat.problem.grouping == "batch" and bat.best.grouping == "batch"
+
+
+def test_moe_in_a_cuda_graph_reads_the_offsets_at_replay():
+    """No host synchronisation: the launch is captured (check_offs is skipped while capturing by itself), and a
+    replay after the offsets changed in place computes the new groups."""
+    rng = np.random.default_rng(61)
+    sizes = [100, 0, 200, 50]
+    a, b, da, db, offs = moe_operands(sizes, 256, 128, "bf16", rng)
+    out = torch.full((sum(sizes), 256), 7.0, dtype=torch.bfloat16, device="cuda")
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):                         # warm up (compile, prepare) outside the capture
+        cute_py.grouped_gemm(da, db, offs, out=out)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        cute_py.grouped_gemm(da, db, offs, out=out)
+    for new in ([100, 0, 200, 50], [0, 175, 100, 75], [350, 0, 0, 0]):
+        offs.copy_(torch.tensor(np.cumsum(new), dtype=torch.int32))
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(out, torch.from_numpy(moe_reference(a, b, new)).to(torch.bfloat16).cuda()), new
