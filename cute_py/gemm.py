@@ -162,7 +162,7 @@ def bmm(a, b, *, out_dtype=None, out=None, spec=None, stream=None):
     """``torch.bmm``: ``D[l] = a[l] @ b[l]`` for ``a`` (L, M, K) and ``b`` (L, K, N) in one persistent kernel
     (3-D tensor maps: the batch is their outer mode); returns D (L, M, N).
 
-    Any batch strides that are 16-byte multiples (not 0: expand a broadcast operand first); each matrix as
+    Any batch strides that are 16-byte multiples (not 0: make a broadcast operand contiguous first); each matrix as
     :func:`gemm` takes it. ``out_dtype``, ``out``, ``spec``, ``stream``: as :func:`gemm`.
 
     >>> d = bmm(q, k.transpose(1, 2))                               # doctest: +SKIP
