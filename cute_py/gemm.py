@@ -23,7 +23,7 @@ from .emit.spec import OUT_DTYPES
 from . import tuned
 from .launch import Launches
 from .problem import GemmInputError, Problem
-from .problem_groups import bmm_problem, grouped_problem
+from .problem_groups import bmm_problem, check_device_offsets, grouped_problem
 from .runtime import DriverError, stream_capturing, stream_int
 from .selection import pick_spec, select
 
@@ -146,16 +146,14 @@ def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=
     """
     out_dtype = None if out is not None else _type_name(out_dtype)
     check = check_offs and offs is not None and not stream_capturing(current_stream(a) if stream is None else stream)
-
     fast = bool(use_fast_accum)
 
     def read(o, t):
         return grouped_problem(a, b, offs, scale_a=scale_a, scale_b=scale_b, fast_accum=fast, out=o, out_dtype=t,
-                               check_offs=check)
-    if check:                                      # checked on every call: the values may change in place
-        read(out, out_dtype)
+                               check_offs=False)
+    verify = (lambda: check_device_offsets(a, b, offs, "grouped_gemm")) if check else None   # values may change
     return _run("grouped_gemm", (a, b, offs, None, out, scale_a, scale_b), (1.0, 0.0, None, out_dtype, fast), read,
-                out, spec, stream, out_dtype)
+                out, spec, stream, out_dtype, verify)
 
 
 def bmm(a, b, *, out_dtype=None, out=None, spec=None, stream=None):
@@ -185,10 +183,11 @@ def _type_name(t):
         return str(t)                            # Problem refuses it by name
 
 
-def _run(op, arrays, options, read, out, spec, stream, out_dtype=None):
+def _run(op, arrays, options, read, out, spec, stream, out_dtype=None, verify=None):
     """The product path of every operation, with the prepared launches of repeated calls: ``arrays`` identify the
     call's arrays (a first; the launch key), ``options`` its scalars (alpha, beta, activation, out_dtype,
-    fast_accum; alpha and beta numbers), ``read(out, out_dtype)`` its :class:`Problem`."""
+    fast_accum; alpha and beta numbers), ``read(out, out_dtype)`` its :class:`Problem`; ``verify()`` checks what
+    no launch key covers (values in device memory) before every launch, after the arrays were read."""
     a = arrays[0]
     current = current_stream(a)
     launch_on = current if stream is None else stream
@@ -199,12 +198,16 @@ def _run(op, arrays, options, read, out, spec, stream, out_dtype=None):
         if call is not None:                 # the same arrays, scalars and spec as a checked call before
             if foreign:
                 _refuse_outside_capture(op, stream, current)
+            if verify is not None:
+                verify()
             return call.run(out)
     if isinstance(spec, GemmSpec) and out_dtype is None:
         out_dtype = spec.out_dtype
     problem = read(out, out_dtype)
     if foreign:
         _refuse_outside_capture(op, stream, current)
+    if verify is not None:
+        verify()
     if out is None:                          # D from a's library, read like a given out (its alignment counts)
         out = allocator(a)(problem.out_shape, problem.out_dtype)
         if not problem.empty:

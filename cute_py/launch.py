@@ -79,7 +79,7 @@ class GemmLaunch:
         self.launch, self.new, self.shape, self.out_dtype = launch, new, shape, out_dtype
         self.d_index, self.tmd_index = binding.index("d"), binding.index("tma_d")
         self.d_params = binding.tma.get("tma_d")
-        self.d_shift = (binding.ptr_offsets or {}).get("tma_d", 0)   # a ragged D's map starts before D
+        self.d_shift = binding.ptr_offsets.get("tma_d", 0)   # a ragged D's map starts before D
         self.tensor_map, self.keep = tensor_map, keep
         self.d_ptr = d_ptr                           # the address D's pointer (and tensor map) were packed for
 
@@ -178,8 +178,7 @@ class Launches:
         shape = replace(problem, operands=None)       # the key holds no arrays: they must not be kept alive
         binding = self.bindings.get((spec, shape)) or self.bindings.put((spec, shape), plan.bind(problem))
         _, kernel = self.compiled(spec)
-        shift = binding.ptr_offsets or {}
-        values = {name: self.tensor_map(x.ptr + shift.get(name, 0), binding.tma[name])
+        values = {name: self.tensor_map(x.ptr + binding.ptr_offsets.get(name, 0), binding.tma[name])
                   for name, x in (("tma_a", ops.a), ("tma_b", ops.b), ("tma_d", ops.out)) if name in binding.tma}
         values.update(d=ops.out.ptr, c=ops.c.ptr if ops.c is not None else 0,
                       bias=ops.bias.ptr if ops.bias is not None else 0, alpha=ops.alpha, beta=ops.beta,

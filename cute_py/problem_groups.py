@@ -27,7 +27,7 @@ from .arraylib import host_ints
 from .emit.spec import DTYPES, FP8_DTYPES, SCALE_BLOCK
 from .problem import MAX_EXTENT, TMA_ALIGN, GemmInputError, Operands, Problem, _Reader
 
-__all__ = ["grouped_problem", "bmm_problem", "check_offsets"]
+__all__ = ["grouped_problem", "bmm_problem", "check_offsets", "check_device_offsets"]
 
 
 def check_offsets(offs, total: int, op: str, what: str = "the row count of a") -> None:
@@ -36,12 +36,27 @@ def check_offsets(offs, total: int, op: str, what: str = "the row count of a") -
     prev = 0
     for g, x in enumerate(offs):
         if x < prev:
-            what = f"offs[{g}] = {x} < offs[{g - 1}] = {prev}" if g else f"offs[0] = {x} < 0"
-            raise GemmInputError(f"{op}: offs must be non-decreasing: {what}")
+            broken = f"offs[{g}] = {x} < offs[{g - 1}] = {prev}" if g else f"offs[0] = {x} < 0"
+            raise GemmInputError(f"{op}: offs must be non-decreasing: {broken}")
         prev = x
     if offs and offs[-1] != total:
         raise GemmInputError(f"{op}: the last offset offs[{len(offs) - 1}] = {offs[-1]} must be {what}, "
                              f"{total}")
+
+
+def check_device_offsets(a, b, offs, op: str) -> None:
+    """:func:`check_offsets` on the values of the device array ``offs`` (read back: the caller's stream
+    synchronises) for ``grouped_gemm(a, b, offs)``: group ends along M when ``b`` is 3-D, else along K.
+
+    >>> check_device_offsets(None, None, [3, 2], "op")                         # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    cute_py.arraylib.ArrayLibraryError: host_ints: ...
+    """
+    ends = host_ints(offs)
+    along_k = len(getattr(b, "shape", ())) == 2
+    total = a.shape[1] if along_k else a.shape[0]
+    check_offsets(ends, total, op, "the column count of a (K)" if along_k else "the row count of a")
 
 
 def _matrix(x, what: str, r: _Reader):
@@ -55,10 +70,11 @@ def _matrix(x, what: str, r: _Reader):
     return m, (stride if L > 1 else 0)
 
 
-def _read(r: _Reader, A, B, kinds=DTYPES):
-    """Types, devices, majors, alignment of the (2-D) matrices ``A`` and ``B``."""
-    if kinds == DTYPES and A.dtype.name in FP8_DTYPES:
+def _read(r: _Reader, A, B, fp8: bool = False):
+    """Types, devices, majors, alignment of the (2-D) matrices ``A`` and ``B`` (``fp8``: e4m3/e5m2, K-major)."""
+    if not fp8 and A.dtype.name in FP8_DTYPES:
         r.fail(f"a is {A.dtype.name}: fp8 operands need scale_a and scale_b")
+    kinds = FP8_DTYPES if fp8 else DTYPES
     t, tb = r.dtype(A, "a", kinds), r.dtype(B, "b", kinds)
     if t != tb:
         r.fail(f"a is {t} but b is {tb}; both must have one type")
@@ -67,7 +83,7 @@ def _read(r: _Reader, A, B, kinds=DTYPES):
         r.fail(f"a and b are on different devices {sorted(devices)}")
     a_major, lda = r.major(A, "a", "K", "MN")
     b_major, ldb = r.major(B, "b", "MN", "K")
-    if kinds == FP8_DTYPES:
+    if fp8:
         r.k_major(A, a_major, B, b_major)
     r.aligned((("a", A, lda), ("b", B, ldb)))
     return t, devices, a_major, lda, b_major, ldb
@@ -83,7 +99,7 @@ def _scales(r: _Reader, scale_a, scale_b, M, N, K, G, devices, fast_accum) -> tu
     SA, SB = r.scale_records(scale_a, scale_b, devices)
     kb, nb = -(-K // SCALE_BLOCK), -(-N // SCALE_BLOCK)
     sa, sb = (SA.shape, SA.strides), (SB.shape, SB.strides)
-    if SA.size == 1 and SB.size == 1 and G == 1 or SA.size == 1 and SB.size == 1 and len(SB.shape) <= 1:
+    if SA.size == 1 and SB.size == 1 and (G == 1 or len(SB.shape) <= 1):
         mode, strides, sb_l = "tensor", (0, 0, 0, 0), 0
     elif sa[0] in ((M,), (M, 1)) and sb[0] in ((G, N), (G, 1, N)):
         mode, strides, sb_l = "row", (sa[1][0], 0, 0, sb[1][-1]), sb[1][0]
@@ -98,15 +114,15 @@ def _scales(r: _Reader, scale_a, scale_b, M, N, K, G, devices, fast_accum) -> tu
     return SA, SB, mode, strides, sb_l
 
 
-def _offsets(r: _Reader, offs, G: int, M: int, devices, check: bool, what: str = "the row count of a"):
-    """The offsets' record (G int32 group ends, on the inputs' device), their values checked against ``M`` (the
-    row count, or K for groups along K) when ``check``."""
-    if offs is None:
-        r.fail("a is 2-D and b is 3-D: groups along M need offs, the int32 end row of each group")
+def _offsets(r: _Reader, offs, G: int | None, M: int, devices, check: bool, what: str = "the row count of a"):
+    """The offsets' record (int32 group ends on the inputs' device: ``G`` of them, or any non-zero count when
+    ``G`` is None), their values checked against ``M`` (the row count, or K for groups along K) when ``check``."""
     O = r.array(offs, "offs")
     if O.dtype.name != "s32" or len(O.shape) != 1 or (O.shape[0] > 1 and O.strides[0] != 1):
         r.fail(f"offs must be a contiguous 1-D int32 array, got {O.dtype.name} of shape {O.shape}")
-    if O.shape[0] != G:
+    if G is None and O.shape[0] == 0:
+        r.fail("offs is empty: groups along K need at least one group")
+    if G is not None and O.shape[0] != G:
         r.fail(f"offs has {O.shape[0]} entries but b has {G} groups")
     if O.device is not None and devices and O.device not in devices:
         r.fail(f"offs is on device {O.device}, the inputs on {sorted(devices)}")
@@ -147,7 +163,9 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
         r.fail("b has no groups")
     _extents(r, M, N, K)
     B2, ldb_l = _matrix(B, "b", r)
-    t, devices, a_major, lda, b_major, ldb = _read(r, A, B2, FP8_DTYPES if scaled else DTYPES)
+    t, devices, a_major, lda, b_major, ldb = _read(r, A, B2, fp8=scaled)
+    if offs is None:
+        r.fail("a is 2-D and b is 3-D: groups along M need offs, the int32 end row of each group")
     O = _offsets(r, offs, G, M, devices, check_offs and M > 0)
     SA = SB = mode = None
     strides, sb_l = (0, 0, 0, 0), 0
@@ -179,20 +197,12 @@ def _k_groups(r: _Reader, a, A, B, offs, out, out_dtype, check) -> Problem:
         r.fail("groups along K read a and b with K outermost (the K tile at a group's end is masked by TMA): "
                + "; ".join(bad))
     t, devices, a_major, lda, b_major, ldb = _read(r, A, B)
-    G = _offsets_count(r, offs)
-    O = _offsets(r, offs, G, K, devices, check and K > 0, "the column count of a (K)")
+    O = _offsets(r, offs, None, K, devices, check and K > 0, "the column count of a (K)")
+    G = O.shape[0]
     D, out_t, row, ldd, ldd_l, d_tma = _stacked_out(r, out, G, M, N, t, out_dtype, devices)
     ops = Operands(A, B, out=D, like=a, offs=O)
     return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row, d_tma=d_tma,
                    grouping="k", groups=G, batch_strides=(0, 0, ldd_l, 0), operands=ops)
-
-
-def _offsets_count(r: _Reader, offs) -> int:
-    """The group count of groups along K: the length of ``offs``."""
-    O = r.array(offs, "offs")
-    if len(O.shape) != 1 or O.shape[0] == 0:
-        r.fail(f"offs must be a non-empty 1-D int32 array, got shape {O.shape}")
-    return O.shape[0]
 
 
 def bmm_problem(a, b, *, out=None, out_dtype=None, op: str = "bmm") -> Problem:

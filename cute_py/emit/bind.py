@@ -20,7 +20,7 @@ signature is printed from.
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..layouts.int_tuple import ceil_div
 from .params import SCALE_STRIDES, kernel_params
@@ -58,7 +58,8 @@ class Binding:
     workspace_tiles: int
     scalars: dict
     params: tuple
-    ptr_offsets: dict = None   # bytes added to an operand's address for its tensor map (ragged maps start before it)
+    ptr_offsets: dict = field(default_factory=dict)   # bytes added to an operand's address for its tensor map
+                                                      # (ragged maps start before it)
 
     def arguments(self, values: dict) -> tuple:
         """The kernel arguments in parameter order: ``values`` gives the tensor maps (by name), the device

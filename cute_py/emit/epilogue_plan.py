@@ -31,7 +31,7 @@ from ..layouts.dtypes import dtype
 from ..layouts.tensor import layout_offsets
 from .checks import require
 from .grouping import ragged_rows
-from .resources import STAGING_ROW_BYTES as ROW_BYTES, STAGING_ROWS as SLAB_ROWS
+from .resources import STAGING_BUFFERS, STAGING_ROW_BYTES as ROW_BYTES, STAGING_ROWS as SLAB_ROWS
 from .spec import GemmSpec
 
 __all__ = ["EpiloguePlan", "epilogue_plan", "stmatrix_rows", "staging_swizzle", "stsm_lane_index", "thread_index"]
@@ -72,7 +72,7 @@ class EpiloguePlan:
     stage_xor: tuple
     stsm: Layout | None = None
     stsm_conflicts: object = None
-    buffers: int = 2           # staging buffers per consumer warpgroup (GemmSpec.epi_buffers)
+    buffers: int = STAGING_BUFFERS   # staging buffers per consumer warpgroup (GemmSpec.epi_buffers)
 
 
 def staging_swizzle(e) -> tuple:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ..layouts import parse
 
-__all__ = ["GROUP_MODE", "BATCH", "GROUPS_M", "GROUPS_K", "GROUPINGS", "grouping", "group_problems",
+__all__ = ["GROUP_MODE", "BATCH", "GROUPS_M", "GROUPS_K", "grouping", "group_problems",
            "grouped_layouts", "ragged_gmem", "ragged_rows"]
 
 GROUP_MODE = "L"
@@ -32,8 +32,6 @@ GROUPS_M = "m"
 """The grouping of groups stacked along M (b carries L; offsets are group end rows)."""
 GROUPS_K = "k"
 """The grouping of groups stacked along K (c carries L; offsets are group end columns)."""
-GROUPINGS = (None, BATCH, GROUPS_M, GROUPS_K)
-"""Every grouping a spec can have."""
 _CARRIERS = {(): None, ("a", "b", "c"): BATCH, ("b",): GROUPS_M, ("c",): GROUPS_K}
 
 

@@ -304,8 +304,8 @@ class GemmSpec:
 
     @property
     def grouping(self) -> str | None:
-        """"batch" (a, b and c carry the group mode L), "m" (b alone: groups stacked along M), or None
-        (:func:`cute_py.emit.grouping.grouping`).
+        """"batch" (a, b and c carry the group mode L), "m" (b alone: groups stacked along M), "k" (c alone:
+        groups stacked along K), or None (:func:`cute_py.emit.grouping.grouping`).
 
         >>> GemmSpec(a="(M,K,L):(K,1,lda_l)", b="(N,K,L):(K,1,ldb_l)", c="(M,N,L):(N,1,ldd_l)").grouping
         'batch'

@@ -27,7 +27,7 @@ from torch import Tensor
 
 from ..gemm import grouped_gemm as _cute_grouped_gemm
 from ..problem import GemmInputError
-from ..problem_groups import check_offsets, grouped_problem
+from ..problem_groups import check_device_offsets, grouped_problem
 from ..runtime import as_device_array
 from .ops import _FAKE_ADDRESS, TYPE_NAMES, _checked, _record, define
 
@@ -70,10 +70,8 @@ def _grouped_cpu(a, b, offs=None, out_dtype=None):
     t = out_dtype or a.dtype
     if a.dim() == 3:
         return torch.bmm(a.float(), b.float()).to(t)
-    ends = [int(x) for x in offs.tolist()]
-    along_m = b.dim() == 3
-    check_offsets(ends, a.shape[0] if along_m else a.shape[1], _OP,
-                  "the row count of a" if along_m else "the column count of a (K)")
+    check_device_offsets(a, b, offs, _OP)
+    ends, along_m = [int(x) for x in offs.tolist()], b.dim() == 3
     out = a.new_empty(_out_shape(a, b, offs), dtype=t)
     for g, (s, e) in enumerate(zip([0] + ends[:-1], ends)):
         if along_m:
