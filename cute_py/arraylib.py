@@ -83,17 +83,18 @@ def current_stream(x) -> int:
     return s if isinstance(s, int) and not isinstance(s, bool) else 0
 
 
-def _module(x, op: str, what: str):
+def _module(x, op: str, what: str, hint: str = "pass out= (or torch/cupy arrays)"):
     lib = library(x)
     if lib not in LIBRARIES:
         raise ArrayLibraryError(f"{op}: cannot make {what} like a {type(x).__name__} (only torch and cupy arrays); "
-                                f"pass out= (or torch/cupy arrays)")
+                                f"{hint}")
     return lib, sys.modules[lib]
 
 
-def allocator(like, op: str = "gemm"):
+def allocator(like, op: str = "gemm", what: str = "the output", hint: str = "pass out= (or torch/cupy arrays)"):
     """``new(shape, dtype_name)``: empty device arrays from the library (and device) of ``like``, without
-    keeping ``like`` alive. Raises :class:`ArrayLibraryError` when it is called for an unknown library.
+    keeping ``like`` alive. Raises :class:`ArrayLibraryError` (naming ``what`` it was to make) when it is
+    called for an unknown library (``hint``: what the caller can do instead).
 
     >>> import numpy as np
     >>> allocator(np.zeros(2))((4, 4), "bf16")                                # doctest: +ELLIPSIS
@@ -104,7 +105,7 @@ def allocator(like, op: str = "gemm"):
     lib = library(like)
     if lib not in LIBRARIES:
         def refuse(shape, dtype_name):
-            _module(like, op, "the output")
+            _module(like, op, what, hint)
         return refuse
     mod, dev = sys.modules[lib], like.device
     if lib == "torch":

@@ -19,6 +19,7 @@ from dataclasses import replace
 from . import runtime as rt
 from .arraylib import allocator, library, zeros
 from .emit import emit_gemm, gemm_plan
+from .emit.stage_copy import STAGE_COPY_BLOCKS, STAGE_COPY_THREADS, emit_stage_copy, stage_copy_name
 from .problem import GemmInputError
 
 __all__ = ["Launches", "GemmLaunch", "LRU"]
@@ -69,14 +70,15 @@ class GemmLaunch:
     """A prepared GEMM launch; ``run(out)`` launches it (allocating D first when ``out`` is None) and returns D.
 
     Only D's address may change between runs (a new ``out`` per call is the common case): its pointer
-    argument, and for the TMA-store epilogue its tensor map, are swapped in place.
+    argument, and for the TMA-store epilogue its tensor map, are swapped in place. ``copies``: the staging
+    copies (prepared launches) that run before the GEMM, on its stream.
 
     >>> call = LAUNCHES.get(key, tuned.generation())                   # doctest: +SKIP
     >>> d2 = call.run(None)                                              # doctest: +SKIP
     """
 
-    def __init__(self, launch, binding, new, shape, out_dtype, tensor_map, keep, d_ptr):
-        self.launch, self.new, self.shape, self.out_dtype = launch, new, shape, out_dtype
+    def __init__(self, launch, binding, new, shape, out_dtype, tensor_map, keep, d_ptr, copies=()):
+        self.launch, self.new, self.shape, self.out_dtype, self.copies = launch, new, shape, out_dtype, copies
         self.d_index, self.tmd_index = binding.index("d"), binding.index("tma_d")
         self.d_params = binding.tma.get("tma_d")
         self.d_shift = binding.ptr_offsets.get("tma_d", 0)   # a ragged D's map starts before D
@@ -92,12 +94,15 @@ class GemmLaunch:
             if self.tmd_index is not None:
                 self.launch.set_arg(self.tmd_index, self.tensor_map(ptr + self.d_shift, self.d_params))
             self.d_ptr = ptr
+        for copy in self.copies:
+            copy()
         self.launch()
         return out
 
 
 class Launches:
-    """Compiled kernels, resident-cluster counts, bindings, tensor maps, split-K workspaces and prepared launches.
+    """Compiled kernels, resident-cluster counts, bindings, tensor maps, split-K workspaces, staging buffers and
+    prepared launches.
 
     Bindings are kept per (spec, problem), so a problem seen before reuses its concrete TMA parameters, and the
     tensor maps of those parameters are found by identity.
@@ -111,7 +116,7 @@ class Launches:
     def __init__(self, launches: int = 256, kernels: int = 1024, tensor_maps: int = 64, workspaces: int = 16):
         self.kernels, self.waves = LRU(kernels), LRU(kernels)
         self.tensor_maps, self.prepared, self.bindings = LRU(tensor_maps), LRU(launches), LRU(launches)
-        self.workspaces = LRU(workspaces)
+        self.workspaces, self.staging = LRU(workspaces), LRU(workspaces)
         self._generation = None
 
     def clear(self) -> None:
@@ -169,6 +174,39 @@ class Launches:
                 self.workspaces.put(key, (ws, cnt))
         return ws, cnt
 
+    def staging_copies(self, problem, stream, capturing: bool) -> tuple:
+        """``(buffers, copies)`` of ``problem.staging``: per operand tensor-map name, the staging buffer TMA reads
+        (one per library, device, stream and operand, grown as needed: calls on one stream are ordered; a launch
+        being captured gets its own), and the prepared staging copies that fill them."""
+        ops = problem.operands
+        buffers, copies = {}, []
+        for st in problem.staging:
+            x = ops.a if st.which == "a" else ops.b
+            key = (library(ops.like), ops.device, rt.stream_int(stream), st.which)
+            buf = None if capturing else self.staging.get(key)
+            if buf is None or rt.as_device_array(buf).size * 4 < st.nbytes:
+                buf = allocator(ops.like, what=f"a staging copy of {st.which}",
+                                hint=f"give {st.which} a base address and leading dimension that are multiples of "
+                                     f"16 bytes (TMA), or pass torch/cupy arrays")((st.nbytes // 4,), "s32")
+                if not capturing:
+                    self.staging.put(key, buf)
+            kernel = self._stage_kernel(st.vec)
+            blocks = min(-(-st.rows * (-(-st.row_bytes // 16)) // STAGE_COPY_THREADS), STAGE_COPY_BLOCKS)
+            dst = rt.as_device_array(buf).ptr
+            copies.append(rt.prepare_launch(kernel, grid=(max(blocks, 1), 1, 1), block=STAGE_COPY_THREADS,
+                                            stream=stream, args=(x.ptr, dst, st.rows, st.row_bytes, st.src_ld,
+                                                                 st.ld)))
+            buffers["tma_" + st.which] = (dst, buf)
+        return buffers, tuple(copies)
+
+    def _stage_kernel(self, vec: int):
+        key = ("stage_copy", vec)
+        hit = self.kernels.get(key)
+        if hit is None:
+            hit = self.kernels.put(key, rt.compile(emit_stage_copy(vec), name=f"{stage_copy_name(vec)}.cu")
+                                   .kernel(stage_copy_name(vec)))
+        return hit
+
     def prepare(self, problem, spec, stream=None, capturing: bool = False) -> GemmLaunch:
         """Bind ``spec``'s plan to ``problem`` (whose arrays were read by
         :meth:`~cute_py.problem.Problem.from_arrays`, ``out`` included) and prepare the launch on ``stream``
@@ -177,22 +215,25 @@ class Launches:
         plan = gemm_plan(spec)
         shape = replace(problem, operands=None)       # the key holds no arrays: they must not be kept alive
         binding = self.bindings.get((spec, shape)) or self.bindings.put((spec, shape), plan.bind(problem))
+        staged, copies = self.staging_copies(problem, stream, capturing)
         _, kernel = self.compiled(spec)
-        values = {name: self.tensor_map(x.ptr + binding.ptr_offsets.get(name, 0), binding.tma[name])
-                  for name, x in (("tma_a", ops.a), ("tma_b", ops.b), ("tma_d", ops.out)) if name in binding.tma}
+        addresses = {"tma_a": ops.a.ptr, "tma_b": ops.b.ptr, "tma_d": ops.out.ptr}
+        addresses.update({name: ptr for name, (ptr, _) in staged.items()})
+        values = {name: self.tensor_map(ptr + binding.ptr_offsets.get(name, 0), binding.tma[name])
+                  for name, ptr in addresses.items() if name in binding.tma}
         values.update(d=ops.out.ptr, c=ops.c.ptr if ops.c is not None else 0,
                       bias=ops.bias.ptr if ops.bias is not None else 0, alpha=ops.alpha, beta=ops.beta,
                       scale_a=ops.scale_a.ptr if ops.scale_a is not None else 0,
                       scale_b=ops.scale_b.ptr if ops.scale_b is not None else 0,
                       offs=ops.offs.ptr if ops.offs is not None else 0)
-        keep = ()
+        keep = tuple(buf for _, buf in staged.values())
         if binding.workspace_tiles:
             ws, cnt = self.workspace(ops.like, ops.device, binding, rt.stream_int(stream), private=capturing)
             values.update(ws=rt.as_device_array(ws).ptr, counters=rt.as_device_array(cnt).ptr)
-            keep = (ws, cnt)
+            keep += (ws, cnt)
         cs = plan.cluster_size
         launch = rt.prepare_launch(kernel, grid=(self.grid(spec, plan, kernel, binding.units), 1, 1),
                                    block=plan.threads, smem=plan.smem_bytes, cluster=(cs, 1, 1) if cs > 1 else None,
                                    stream=stream, args=binding.arguments(values))
         return GemmLaunch(launch, binding, allocator(ops.like), problem.out_shape, spec.out_dtype, self.tensor_map,
-                          keep, ops.out.ptr)
+                          keep, ops.out.ptr, copies)

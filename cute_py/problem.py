@@ -32,7 +32,7 @@ from .dtypes import dtype as _dtype
 from .layouts.int_tuple import round_up
 from .runtime.arrays import as_device_array
 
-__all__ = ["Problem", "Operands", "GemmInputError", "TMA_ALIGN", "MAX_EXTENT"]
+__all__ = ["Problem", "Operands", "Staging", "GemmInputError", "TMA_ALIGN", "MAX_EXTENT"]
 
 TMA_ALIGN = 16
 """In bytes. TMA needs 16-byte aligned global addresses and leading dimensions (A and B, and D for TMA stores)."""
@@ -48,6 +48,42 @@ class GemmInputError(ValueError):
     ...
     cute_py.problem.GemmInputError: gemm: a: ...
     """
+
+
+@dataclass(frozen=True)
+class Staging:
+    """An operand TMA cannot read (base or leading dimension not a multiple of 16 bytes), copied before the
+    launch into a buffer TMA can (:mod:`cute_py.emit.stage_copy`): ``rows`` rows of ``row_bytes`` bytes, ``src_ld``
+    bytes apart in the operand and ``ld`` (a multiple of 16) in the buffer, read ``vec`` bytes at a time (the
+    largest power of two up to 8 dividing the address, ``src_ld`` and ``row_bytes``). ``which``: "a" or "b".
+
+    >>> s = Staging.of("a", 0x1002, rows=4096, cols=4095, src_ld=4095, itemsize=2)
+    >>> s.ld, s.vec, s.ld_elements(2)            # rows of 8190 B go 8192 B apart; the odd pitch allows 2-byte loads
+    (8192, 2, 4096)
+    """
+
+    which: str
+    rows: int
+    row_bytes: int
+    src_ld: int
+    ld: int
+    vec: int
+
+    @classmethod
+    def of(cls, which: str, ptr: int, rows: int, cols: int, src_ld: int, itemsize: int) -> "Staging":
+        """The staging of a ``rows`` x ``cols`` operand (``cols`` contiguous, rows ``src_ld`` elements apart)."""
+        row_bytes, pitch = cols * itemsize, src_ld * itemsize if rows > 1 else 0
+        common = ptr | row_bytes | pitch | 8            # the lowest set bit: the largest aligned load, at most 8 B
+        return cls(which, rows, row_bytes, pitch, round_up(row_bytes, TMA_ALIGN), common & -common)
+
+    @property
+    def nbytes(self) -> int:
+        """The staging buffer's size in bytes."""
+        return self.rows * self.ld
+
+    def ld_elements(self, itemsize: int) -> int:
+        """The buffer's leading dimension in elements (what the tensor map reads)."""
+        return self.ld // itemsize
 
 
 @dataclass(frozen=True)
@@ -100,6 +136,8 @@ class Problem:
       ``[offs[g-1], offs[g])`` of a and D times b's group g; ``batch_strides[1]`` b's group stride, ``[3]``
       scale_b's)
       (:mod:`cute_py.problem_groups` reads them).
+    - ``staging``: the operands copied before the launch because TMA cannot read them (:class:`Staging`);
+      ``lda`` / ``ldb`` are then the staging buffer's.
     - ``operands``: the inspected arrays (:class:`Operands`), or None for a problem described by its sizes.
 
     Equality and hashing cover the sizes, majors, types, epilogue and leading dimensions, not the arrays.
@@ -133,6 +171,7 @@ class Problem:
     grouping: str | None = None
     groups: int = 1
     batch_strides: tuple = (0, 0, 0, 0)
+    staging: tuple = ()
     operands: Operands | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
@@ -215,7 +254,7 @@ class Problem:
         ...         self.__cuda_array_interface__ = {"version": 3, "data": (1 << 40, False), "shape": shape,
         ...                                          "typestr": typestr, "strides": tuple(2 * s for s in strides)}
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((64, 128), (1, 64)))
-        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False, grouping=None, groups=1, batch_strides=(0, 0, 0, 0))
+        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False, grouping=None, groups=1, batch_strides=(0, 0, 0, 0), staging=())
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((32, 128), (1, 32)))
         Traceback (most recent call last):
         ...
@@ -296,8 +335,6 @@ class _Reader:
         (M, K), (K2, N) = A.shape, B.shape
         if K != K2:
             self.fail(f"inner dimensions differ: a is {A.shape}, b is {B.shape} (K {K} vs {K2})")
-        if K == 0:
-            self.fail("K = 0 (empty inner dimension) is not supported")
         if max(M, N, K) > MAX_EXTENT:
             self.fail(f"M, N and K must be at most {MAX_EXTENT} (the kernel's 32-bit extents), got {M}x{N}x{K}")
         scaled = scale_a is not None or scale_b is not None
@@ -318,7 +355,10 @@ class _Reader:
         b_major, ldb = self.major(B, "b", "MN", "K")          # b (K, N): N contiguous -> N-major (B = b^T is (N, K))
         if scaled:
             self.k_major(A, a_major, B, b_major)
-        self.aligned((("a", A, lda), ("b", B, ldb)))
+        staging = tuple(x for x in (self.staging("a", A, a_major == "K", lda),
+                                    self.staging("b", B, b_major == "MN", ldb)) if x is not None)
+        for st in staging:                                     # TMA reads the staging buffer
+            lda, ldb = (st.ld_elements(A.itemsize), ldb) if st.which == "a" else (lda, st.ld_elements(B.itemsize))
         out_t, row, ldd, D = self.output(out, M, N, "bf16" if scaled else t, out_dtype, devices)
         d_tma = D is None or D.ptr % TMA_ALIGN == 0          # the layout's part of the rule: Problem.__post_init__
         C, ldc = self.c(c, beta, M, N, row, ldd, out_t)
@@ -327,7 +367,7 @@ class _Reader:
                                                                                                   (0, 0, 0, 0))
         operands = Operands(A, B, C, V, D, alpha, beta, like=a, scale_a=SA, scale_b=SB)
         return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias_mode, activation, row, d_tma,
-                       lda, ldb, ldc, ldd, mode, strides, operands=operands)
+                       lda, ldb, ldc, ldd, mode, strides, staging=staging, operands=operands)
 
     def k_major(self, A, a_major, B, b_major) -> None:
         """fp8 wgmma reads both operands K-major: a (M, K) with K contiguous, b (K, N) with K contiguous (an
@@ -371,8 +411,20 @@ class _Reader:
                   f"each (per tensor), ({M}, 1) and (1, {N}) (row-wise), or ({M}, {kb}) and ({kb}, {nb}) (blockwise: "
                   f"1 x {SCALE_BLOCK} blocks of a, {SCALE_BLOCK} x {SCALE_BLOCK} of b)")
 
+    @staticmethod
+    def staging(which, x, cols_contiguous: bool, ld: int) -> Staging | None:
+        """The :class:`Staging` of operand ``x`` when TMA cannot read it (base or leading dimension not a multiple
+        of 16 bytes, or rows that overlap: a leading dimension below the row length, 0 for a broadcast), else
+        None."""
+        (r, c) = x.shape
+        rows, cols = (r, c) if cols_contiguous else (c, r)
+        if x.size == 0 or (x.ptr % TMA_ALIGN == 0 and ld * x.itemsize % TMA_ALIGN == 0 and (ld >= cols or rows == 1)):
+            return None
+        return Staging.of(which, x.ptr, rows, cols, ld, x.itemsize)
+
     def aligned(self, operands) -> None:
-        """TMA's rules for A and B: 16-byte aligned bases and leading dimensions (all problems in one message)."""
+        """TMA's rules for A and B of the grouped and batched GEMMs, which have no staging copy yet: 16-byte
+        aligned bases and leading dimensions (all problems in one message)."""
         problems = []
         for name, x, ld in operands:
             if x.ptr % TMA_ALIGN:

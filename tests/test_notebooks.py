@@ -101,7 +101,7 @@ EXPECTED = {
             "cute_py::gemm(Tensor a, Tensor b, Tensor? c=None, Tensor? bias=None, float alpha=1., float beta=0., "
             "str? activation=None, ScalarType? out_dtype=None) -> Tensor",
             "y = relu(x @ w.T + 1): shape (4, 32), y[0, 0] = 65.0",
-            "swapped 2 nn.Linear modules for cute_py.torch.Linear; skipped 1:",
+            "swapped 3 nn.Linear modules for cute_py.torch.Linear\n",
             "(0): cute_py.torch.Linear(in_features=64, out_features=256, bias=True)",
             "state_dict keys equal: True",
             "graph breaks: 0",

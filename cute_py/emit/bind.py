@@ -97,8 +97,9 @@ def bind(plan, problem) -> Binding:
     M, N, K = problem.M, problem.N, problem.K
     L = problem.groups
     la, lb, ld, sl = problem.batch_strides
-    a_shape, a_strides = (M, K), _strides(plan.a.major, problem.lda)
-    b_shape, b_strides = (N, K), _strides(plan.b.major, problem.ldb)
+    k_map = max(K, 1)                            # K = 0 loads nothing, but a tensor map's extents are positive
+    a_shape, a_strides = (M, k_map), _strides(plan.a.major, problem.lda)
+    b_shape, b_strides = (N, k_map), _strides(plan.b.major, problem.ldb)
     d_shape, d_strides = (M, N), (problem.ldd, 1)
     if plan.grouping == "batch":
         a_shape, a_strides = a_shape + (L,), a_strides + (_group_stride(la, a_shape, a_strides),)

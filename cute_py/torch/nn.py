@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import torch
 
 from ..emit.spec import ACTIVATIONS
-from ..problem import TMA_ALIGN, GemmInputError
+from ..problem import GemmInputError
 from .functional import matmul
 
 __all__ = ["Linear", "swap_linear", "SwapReport", "why_not_swapped"]
@@ -26,7 +26,7 @@ class Linear(torch.nn.Linear):
     ``bias`` (out_features)), initialisation and ``state_dict`` keys, so weights load both ways and
     ``isinstance(m, nn.Linear)`` holds. The weight is read as ``weight.t()``, a K-major operand, without a copy;
     under autograd the backward pass runs cute_py GEMMs too (see :data:`cute_py.torch.ops.gemm`). On CUDA the
-    types are bfloat16 or float16 and ``in_features``/``out_features`` multiples of 8 (16-byte rows); on the CPU
+    types are bfloat16 or float16 (any ``in_features`` and ``out_features``); on the CPU
     the same arithmetic runs in torch, with the same types.
 
     >>> m = Linear(64, 32, activation="relu", dtype=torch.bfloat16)
@@ -77,8 +77,8 @@ def why_not_swapped(m: torch.nn.Module) -> str | None:
 
     >>> why_not_swapped(torch.nn.Linear(64, 64, dtype=torch.bfloat16)) is None
     True
-    >>> why_not_swapped(torch.nn.Linear(64, 50, dtype=torch.bfloat16))
-    'out_features 50 is not a multiple of 8: rows of the output (and of its gradient) must be 16-byte aligned'
+    >>> why_not_swapped(torch.nn.Linear(64, 50, dtype=torch.bfloat16)) is None    # any sizes
+    True
     >>> why_not_swapped(torch.nn.Linear(64, 64))
     "weight is torch.float32; cute_py's GEMMs take torch.bfloat16 and torch.float16 (convert the model first)"
     """
@@ -91,13 +91,6 @@ def why_not_swapped(m: torch.nn.Module) -> str | None:
     if m.weight.dtype not in _GEMM_TYPES:
         return f"weight is {m.weight.dtype}; cute_py's GEMMs take torch.bfloat16 and torch.float16 (convert the " \
                f"model first)"
-    per_row = TMA_ALIGN // m.weight.element_size()
-    if m.in_features % per_row:
-        return f"in_features {m.in_features} is not a multiple of {per_row}: rows of the input and of the weight " \
-               f"must be {TMA_ALIGN}-byte aligned"
-    if m.out_features % per_row:
-        return f"out_features {m.out_features} is not a multiple of {per_row}: rows of the output (and of its " \
-               f"gradient) must be {TMA_ALIGN}-byte aligned"
     return None
 
 
@@ -106,9 +99,9 @@ class SwapReport:
     """What :func:`swap_linear` did: the qualified names it swapped, and ``(name, reason)`` for each nn.Linear it
     skipped.
 
-    >>> print(SwapReport(["fc1"], [("head", "out_features 50 is not a multiple of 8")]))
+    >>> print(SwapReport(["fc1"], [("head", "weight is torch.float32")]))
     swapped 1 nn.Linear module for cute_py.torch.Linear; skipped 1:
-      head: out_features 50 is not a multiple of 8
+      head: weight is torch.float32
     """
 
     swapped: list = field(default_factory=list)
@@ -128,10 +121,10 @@ def swap_linear(model: torch.nn.Module) -> SwapReport:
     parameters (:meth:`Linear.from_linear`); return a :class:`SwapReport` naming what was swapped and, with the
     reason (:func:`why_not_swapped`), what was not.
 
-    >>> model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10))
-    >>> print(swap_linear(model.to(torch.bfloat16)))
-    swapped 1 nn.Linear module for cute_py.torch.Linear; skipped 1:
-      2: out_features 10 is not a multiple of 8: rows of the output (and of its gradient) must be 16-byte aligned
+    >>> model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 10, dtype=torch.float32))
+    >>> print(swap_linear(model.to(torch.bfloat16).append(torch.nn.Linear(10, 10))))
+    swapped 2 nn.Linear modules for cute_py.torch.Linear; skipped 1:
+      3: weight is torch.float32; cute_py's GEMMs take torch.bfloat16 and torch.float16 (convert the model first)
     >>> type(model[0]).__module__
     'cute_py.torch.nn'
     """

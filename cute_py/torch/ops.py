@@ -121,20 +121,17 @@ def problem_of(op: str, a, b, c=None, bias=None, alpha=1.0, beta=0.0, activation
 
 
 def usable(t: Tensor) -> Tensor:
-    """``t`` when a GEMM can read it in place (one dimension contiguous, the other's stride and the start
-    16-byte aligned), else a contiguous copy of it. Every kernel of the operators applies it to ``a`` and ``b``
-    (an expanded gradient, a slice starting mid-row), so they take any strides.
+    """``t`` when a GEMM can read it in place (one dimension contiguous, at any alignment: what TMA cannot read
+    goes through the GEMM's staging copy), else a contiguous copy of it. Every kernel of the operators applies it
+    to ``a`` and ``b`` (an expanded gradient has stride 0 along both), so they take any strides.
 
     >>> x = torch.ones(16, 16, dtype=torch.bfloat16)
-    >>> usable(x.t()).stride()              # column-major: read in place
-    (1, 16)
-    >>> usable(x[:, 1:]).stride()           # rows start 2 bytes in: copied
-    (15, 1)
+    >>> usable(x.t()).stride(), usable(x[:, 1:]).stride()      # column-major; rows starting 2 bytes in
+    ((1, 16), (16, 1))
+    >>> usable(torch.ones(1, dtype=torch.bfloat16).expand(4, 8)).stride()   # nothing contiguous: copied
+    (8, 1)
     """
-    if t.dim() != 2:
-        return t
-    (sr, sc), e = t.stride(), t.element_size()
-    if t.storage_offset() * e % 16 == 0 and ((sc == 1 and sr * e % 16 == 0) or (sr == 1 and sc * e % 16 == 0)):
+    if t.dim() != 2 or 1 in t.stride() or t.numel() <= 1:
         return t
     return t.contiguous()
 

@@ -179,7 +179,6 @@ def test_bad_inputs_raise_before_launch():
         ((a8, b8, torch.ones(M, 2, device="cuda"), one), "name no scale mode"),
         ((a8, b8.to(torch.float8_e5m2), one, one), "both must have one type"),
         ((a8, b8, one, one.cpu()), "scale_b: "),
-        ((a8[:, :8].contiguous(), b8[:8].t().contiguous().t(), one, one), "multiple of 16 B"),   # K = 8: 8 B rows
         ((a8.to(torch.bfloat16), b8.to(torch.bfloat16), one, one), "supported: e4m3, e5m2"),
     ]
     for args, match in cases:
