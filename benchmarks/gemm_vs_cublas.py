@@ -38,7 +38,10 @@ DEFAULT_SHAPES = ["2048,2048,2048", "4096,4096,4096", "8192,8192,8192", "4096,40
 CUBES = (2048, 4096, 6144, 8192, 12288, 16384)
 LLM_M = (128, 512, 4096, 16384)
 LLM_NK = ((4096, 4096), (14336, 4096), (4096, 14336), (8192, 1024))
-SWEEPS = {"issue8": list(dict.fromkeys([(n, n, n) for n in CUBES] + [(m, n, k) for m in LLM_M for n, k in LLM_NK]))}
+UNALIGNED = ((1001, 1001, 1001), (2047, 2047, 2047), (4095, 4095, 4095), (8191, 8191, 8191), (1001, 4095, 8191),
+             (8191, 1001, 4095), (4095, 8191, 1001), (2047, 6143, 4095))
+SWEEPS = {"issue8": list(dict.fromkeys([(n, n, n) for n in CUBES] + [(m, n, k) for m in LLM_M for n, k in LLM_NK])),
+          "unaligned": list(UNALIGNED)}     # odd M, N, K: no operand's rows are 16-byte multiples in any major
 LAYOUT_MAJORS = {"tn": ("K", "K"), "tt": ("K", "MN"), "nn": ("MN", "K"), "nt": ("MN", "MN")}
 MODES = ("burst", "sustained", "graph")
 LIBS = ("cute_py", "cublas")
@@ -178,11 +181,12 @@ def first_line(e: BaseException) -> str:
 
 
 def choose_spec(cute_py, M, N, K, layout, inputs, out, autotune: bool):
-    """``(spec, source, autotune info)``: pick_spec's choice, or the autotuned one for this shape."""
-    from cute_py.gemm import pick_spec
-    a_major, b_major = LAYOUT_MAJORS[layout]
+    """``(spec, source, autotune info)``: the heuristic's choice for these arrays (pick_spec's; the direct epilogue
+    for a D whose rows TMA cannot store), or the autotuned one for this shape."""
+    from cute_py.problem import Problem
+    from cute_py.selection import heuristic
     if not autotune:
-        return pick_spec(M, N, K, a_major, b_major, "bf16", "bf16"), "pick_spec", None
+        return heuristic(Problem.from_arrays(*inputs[0], out=out)), "pick_spec", None
     from cute_py.autotune import autotune as tune
     res = tune(*inputs[0], out=out, cache=True, progress=False)
     print(res.table(), file=sys.stderr, flush=True)
@@ -497,7 +501,8 @@ def parse_args(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shapes", nargs="*", default=None, metavar="M,N,K", help=f"default {' '.join(DEFAULT_SHAPES)}")
     ap.add_argument("--sweep", choices=tuple(SWEEPS), help="a named sweep (replaces --shapes): issue8 = "
-                    "{2048..16384}^3 and M in {128, 512, 4096, 16384} x (N, K) of Llama-style layers")
+                    "{2048..16384}^3 and M in {128, 512, 4096, 16384} x (N, K) of Llama-style layers; unaligned = "
+                    "eight shapes with odd M, N, K in [1000, 8191] (staged operands, direct epilogue)")
     ap.add_argument("--layouts", nargs="*", choices=tuple(LAYOUT_MAJORS), default=None,
                     help="default tn for a sweep, tn tt otherwise")
     ap.add_argument("--burst", type=int, default=20, help="alternating batches per library in burst mode (0: off)")

@@ -13,6 +13,7 @@ dropped, so a call that chose its spec before an autotune record chooses again.
 
 from __future__ import annotations
 
+import ctypes
 from collections import OrderedDict
 from dataclasses import replace
 
@@ -193,9 +194,10 @@ class Launches:
             kernel = self._stage_kernel(st.vec)
             blocks = min(-(-st.rows * (-(-st.row_bytes // 16)) // STAGE_COPY_THREADS), STAGE_COPY_BLOCKS)
             dst = rt.as_device_array(buf).ptr
+            args = (ctypes.c_void_p(x.ptr), ctypes.c_void_p(dst),
+                    *(ctypes.c_int64(v) for v in (st.rows, st.row_bytes, st.src_ld, st.ld)))
             copies.append(rt.prepare_launch(kernel, grid=(max(blocks, 1), 1, 1), block=STAGE_COPY_THREADS,
-                                            stream=stream, args=(x.ptr, dst, st.rows, st.row_bytes, st.src_ld,
-                                                                 st.ld)))
+                                            stream=stream, args=args))
             buffers["tma_" + st.which] = (dst, buf)
         return buffers, tuple(copies)
 
