@@ -15,7 +15,7 @@ import sys
 from .dtypes import dtype
 from .problem import GemmInputError
 
-__all__ = ["library", "library_dtype", "current_stream", "allocator", "zeros", "host_ints", "f32_copy", "fill_nan", "rel_err", "LIBRARIES", "ArrayLibraryError"]
+__all__ = ["library", "library_dtype", "current_stream", "allocator", "zeros", "host_ints", "f32_copy", "fill_zeros", "fill_nan", "rel_err", "LIBRARIES", "ArrayLibraryError"]
 
 LIBRARIES = ("torch", "cupy")
 _TORCH = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "s32": "int32"}
@@ -162,6 +162,22 @@ def f32_copy(x):
     if x.dtype == mod.uint16:
         return (x.astype(mod.uint32) << 16).view(mod.float32)
     return x.astype(mod.float32)
+
+
+def fill_zeros(x) -> None:
+    """Fill ``x`` with zeros (all-zero bits in every type cute_py writes).
+
+    >>> import numpy as np
+    >>> fill_zeros(np.ones(2))                                # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
+    """
+    lib, _ = _module(x, "fill_zeros", "zeros")
+    if lib == "torch":
+        x.zero_()
+    else:
+        x.fill(0)
 
 
 def fill_nan(x) -> None:

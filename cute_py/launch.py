@@ -192,10 +192,11 @@ class Launches:
                 if not capturing:
                     self.staging.put(key, buf)
             kernel = self._stage_kernel(st.vec)
-            blocks = min(-(-st.rows * (-(-st.row_bytes // 16)) // STAGE_COPY_THREADS), STAGE_COPY_BLOCKS)
+            rows = st.groups * st.rows
+            blocks = min(-(-rows * (-(-st.row_bytes // 16)) // STAGE_COPY_THREADS), STAGE_COPY_BLOCKS)
             dst = rt.as_device_array(buf).ptr
             args = (ctypes.c_void_p(x.ptr), ctypes.c_void_p(dst),
-                    *(ctypes.c_int64(v) for v in (st.rows, st.row_bytes, st.src_ld, st.ld)))
+                    *(ctypes.c_int64(v) for v in (rows, st.row_bytes, st.src_ld, st.ld, st.rows, st.src_group)))
             copies.append(rt.prepare_launch(kernel, grid=(max(blocks, 1), 1, 1), block=STAGE_COPY_THREADS,
                                             stream=stream, args=args))
             buffers["tma_" + st.which] = (dst, buf)

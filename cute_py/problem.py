@@ -56,6 +56,8 @@ class Staging:
     launch into a buffer TMA can (:mod:`cute_py.emit.stage_copy`): ``rows`` rows of ``row_bytes`` bytes, ``src_ld``
     bytes apart in the operand and ``ld`` (a multiple of 16) in the buffer, read ``vec`` bytes at a time (the
     largest power of two up to 8 dividing the address, ``src_ld`` and ``row_bytes``). ``which``: "a" or "b".
+    A 3-D operand (a batch, the experts of a grouped GEMM) has ``groups`` matrices ``src_group`` bytes apart;
+    the buffer stacks them ``rows * ld`` bytes apart.
 
     >>> s = Staging.of("a", 0x1002, rows=4096, cols=4095, src_ld=4095, itemsize=2)
     >>> s.ld, s.vec, s.ld_elements(2)            # rows of 8190 B go 8192 B apart; the odd pitch allows 2-byte loads
@@ -68,18 +70,27 @@ class Staging:
     src_ld: int
     ld: int
     vec: int
+    groups: int = 1
+    src_group: int = 0
 
     @classmethod
-    def of(cls, which: str, ptr: int, rows: int, cols: int, src_ld: int, itemsize: int) -> "Staging":
-        """The staging of a ``rows`` x ``cols`` operand (``cols`` contiguous, rows ``src_ld`` elements apart)."""
+    def of(cls, which: str, ptr: int, rows: int, cols: int, src_ld: int, itemsize: int, groups: int = 1,
+           group_stride: int = 0) -> "Staging":
+        """The staging of ``groups`` (``group_stride`` elements apart) ``rows`` x ``cols`` matrices (``cols``
+        contiguous, rows ``src_ld`` elements apart)."""
         row_bytes, pitch = cols * itemsize, src_ld * itemsize if rows > 1 else 0
-        common = ptr | row_bytes | pitch | 8            # the lowest set bit: the largest aligned load, at most 8 B
-        return cls(which, rows, row_bytes, pitch, round_up(row_bytes, TMA_ALIGN), common & -common)
+        between = group_stride * itemsize if groups > 1 else 0
+        common = ptr | row_bytes | pitch | between | 8  # the lowest set bit: the largest aligned load, at most 8 B
+        return cls(which, rows, row_bytes, pitch, round_up(row_bytes, TMA_ALIGN), common & -common, groups, between)
 
     @property
     def nbytes(self) -> int:
         """The staging buffer's size in bytes."""
-        return self.rows * self.ld
+        return self.groups * self.rows * self.ld
+
+    def group_elements(self, itemsize: int) -> int:
+        """The buffer's group stride in elements (the tensor map's outer stride)."""
+        return self.rows * self.ld // itemsize
 
     def ld_elements(self, itemsize: int) -> int:
         """The buffer's leading dimension in elements (what the tensor map reads)."""
@@ -412,29 +423,19 @@ class _Reader:
                   f"1 x {SCALE_BLOCK} blocks of a, {SCALE_BLOCK} x {SCALE_BLOCK} of b)")
 
     @staticmethod
-    def staging(which, x, cols_contiguous: bool, ld: int) -> Staging | None:
-        """The :class:`Staging` of operand ``x`` when TMA cannot read it (base or leading dimension not a multiple
-        of 16 bytes, or rows that overlap: a leading dimension below the row length, 0 for a broadcast), else
-        None."""
+    def staging(which, x, cols_contiguous: bool, ld: int, groups: int = 1, group_stride: int = 0) -> Staging | None:
+        """The :class:`Staging` of operand ``x`` (a matrix, or the first of ``groups`` matrices ``group_stride``
+        elements apart) when TMA cannot read it: a base, leading dimension or group stride that is not a
+        multiple of 16 bytes, or rows or matrices that overlap (a stride below the extent, 0 for a broadcast);
+        else None."""
         (r, c) = x.shape
         rows, cols = (r, c) if cols_contiguous else (c, r)
-        if x.size == 0 or (x.ptr % TMA_ALIGN == 0 and ld * x.itemsize % TMA_ALIGN == 0 and (ld >= cols or rows == 1)):
+        e = x.itemsize
+        rows_ok = ld * e % TMA_ALIGN == 0 and (ld >= cols or rows == 1)
+        groups_ok = groups == 1 or (group_stride * e % TMA_ALIGN == 0 and group_stride >= ld * (rows - 1) + cols)
+        if x.size == 0 or (x.ptr % TMA_ALIGN == 0 and rows_ok and groups_ok):
             return None
-        return Staging.of(which, x.ptr, rows, cols, ld, x.itemsize)
-
-    def aligned(self, operands) -> None:
-        """TMA's rules for A and B of the grouped and batched GEMMs, which have no staging copy yet: 16-byte
-        aligned bases and leading dimensions (all problems in one message)."""
-        problems = []
-        for name, x, ld in operands:
-            if x.ptr % TMA_ALIGN:
-                problems.append(f"{name} starts at {x.ptr:#x}, not {TMA_ALIGN}-byte aligned (TMA)")
-            if ld * x.itemsize % TMA_ALIGN:
-                problems.append(f"{name}'s leading dimension {ld} x {x.itemsize} B = {ld * x.itemsize} B is not a "
-                                f"multiple of {TMA_ALIGN} B (TMA); pad it to a multiple of "
-                                f"{TMA_ALIGN // x.itemsize} elements")
-        if problems:
-            self.fail("; ".join(problems))
+        return Staging.of(which, x.ptr, rows, cols, ld, e, groups, group_stride)
 
     def output(self, out, M, N, t, out_dtype, devices) -> tuple:
         """``(out_dtype, row_major, ldd, D)`` of ``out``, or of the compact row-major D the GEMM allocates."""

@@ -7,9 +7,9 @@ PyTorch's ``grouped_mm`` forms, as :func:`grouped_problem` takes them:
   rows ``[offs[g-1], offs[g])`` of a and of D (total_M, N) times ``b[g]``;
 - ``a`` (G, M, K), ``b`` (G, K, N), no ``offs``: a batch, D (G, M, N) (as :func:`bmm_problem`).
 
-Each matrix of an operand follows the rules of :class:`~cute_py.problem.Problem` (one contiguous dimension,
-TMA's 16-byte alignment); the group stride of a 3-D operand is a multiple of 16 bytes too (it is the tensor
-map's outer stride). The offsets' values are read on the device by the kernel; :func:`check_offsets` checks them
+Each matrix of an operand follows the rules of :class:`~cute_py.problem.Problem` (one contiguous dimension;
+what TMA cannot read, a leading dimension or group stride that is not a multiple of 16 bytes, a broadcast,
+goes through the staging copy). The offsets' values are read on the device by the kernel; :func:`check_offsets` checks them
 on the host.
 
 >>> from cute_py.problem import GemmInputError
@@ -59,19 +59,17 @@ def check_device_offsets(a, b, offs, op: str) -> None:
     check_offsets(ends, total, op, "the column count of a (K)" if along_k else "the row count of a")
 
 
-def _matrix(x, what: str, r: _Reader):
-    """A 3-D operand's first matrix as a 2-D record, and its group stride (elements; 16-byte multiples)."""
+def _matrix(x):
+    """A 3-D operand's first matrix as a 2-D record, and its group stride (elements; 0 for a single matrix)."""
     L, stride = x.shape[0], x.strides[0]
-    if L > 1 and stride == 0:
-        r.fail(f"{what} has group stride 0 (one matrix broadcast over {L} groups); make it contiguous first")
-    if L > 1 and stride * x.itemsize % TMA_ALIGN:
-        r.fail(f"{what}'s group stride {stride} x {x.itemsize} B is not a multiple of {TMA_ALIGN} B (TMA)")
     m = replace(x, shape=x.shape[1:], strides=x.strides[1:], byte_strides=x.byte_strides[1:])
     return m, (stride if L > 1 else 0)
 
 
-def _read(r: _Reader, A, B, fp8: bool = False):
-    """Types, devices, majors, alignment of the (2-D) matrices ``A`` and ``B`` (``fp8``: e4m3/e5m2, K-major)."""
+def _read(r: _Reader, A, B, fp8: bool = False, a_groups: tuple = (1, 0), b_groups: tuple = (1, 0)):
+    """Types, devices, majors and staging of the (2-D) matrices ``A`` and ``B`` (``fp8``: e4m3/e5m2, K-major;
+    ``a_groups``, ``b_groups``: (count, stride) of the matrices of a 3-D operand). The leading dimensions and
+    group strides returned are what TMA reads: a staged operand's are its buffer's."""
     if not fp8 and A.dtype.name in FP8_DTYPES:
         r.fail(f"a is {A.dtype.name}: fp8 operands need scale_a and scale_b")
     kinds = FP8_DTYPES if fp8 else DTYPES
@@ -85,8 +83,15 @@ def _read(r: _Reader, A, B, fp8: bool = False):
     b_major, ldb = r.major(B, "b", "MN", "K")
     if fp8:
         r.k_major(A, a_major, B, b_major)
-    r.aligned((("a", A, lda), ("b", B, ldb)))
-    return t, devices, a_major, lda, b_major, ldb
+    (la, lb), e = (a_groups[1], b_groups[1]), A.itemsize
+    staging = tuple(s for s in (r.staging("a", A, a_major == "K", lda, *a_groups),
+                                r.staging("b", B, b_major == "MN", ldb, *b_groups)) if s is not None)
+    for s in staging:
+        if s.which == "a":
+            lda, la = s.ld_elements(e), s.group_elements(e) if a_groups[0] > 1 else 0
+        else:
+            ldb, lb = s.ld_elements(e), s.group_elements(e) if b_groups[0] > 1 else 0
+    return t, devices, a_major, lda, b_major, ldb, la, lb, staging
 
 
 def _scales(r: _Reader, scale_a, scale_b, M, N, K, G, devices, fast_accum) -> tuple:
@@ -162,8 +167,8 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
     if G == 0:
         r.fail("b has no groups")
     _extents(r, M, N, K)
-    B2, ldb_l = _matrix(B, "b", r)
-    t, devices, a_major, lda, b_major, ldb = _read(r, A, B2, fp8=scaled)
+    B2, ldb_l = _matrix(B)
+    t, devices, a_major, lda, b_major, ldb, _, ldb_l, staging = _read(r, A, B2, fp8=scaled, b_groups=(G, ldb_l))
     if offs is None:
         r.fail("a is 2-D and b is 3-D: groups along M need offs, the int32 end row of each group")
     O = _offsets(r, offs, G, M, devices, check_offs and M > 0)
@@ -176,7 +181,7 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
     return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row,
                    d_tma=D is None or D.ptr % TMA_ALIGN == 0, scale=mode, scale_strides=strides,
                    fast_accum=bool(fast_accum and scaled), grouping="m", groups=G,
-                   batch_strides=(0, ldb_l, 0, sb_l), operands=ops)
+                   batch_strides=(0, ldb_l, 0, sb_l), staging=staging, operands=ops)
 
 
 def _k_groups(r: _Reader, a, A, B, offs, out, out_dtype, check) -> Problem:
@@ -196,13 +201,13 @@ def _k_groups(r: _Reader, a, A, B, offs, out, out_dtype, check) -> Problem:
     if bad:
         r.fail("groups along K read a and b with K outermost (the K tile at a group's end is masked by TMA): "
                + "; ".join(bad))
-    t, devices, a_major, lda, b_major, ldb = _read(r, A, B)
+    t, devices, a_major, lda, b_major, ldb, _, _, staging = _read(r, A, B)
     O = _offsets(r, offs, None, K, devices, check and K > 0, "the column count of a (K)")
     G = O.shape[0]
     D, out_t, row, ldd, ldd_l, d_tma = _stacked_out(r, out, G, M, N, t, out_dtype, devices)
     ops = Operands(A, B, out=D, like=a, offs=O)
     return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row, d_tma=d_tma,
-                   grouping="k", groups=G, batch_strides=(0, 0, ldd_l, 0), operands=ops)
+                   grouping="k", groups=G, batch_strides=(0, 0, ldd_l, 0), staging=staging, operands=ops)
 
 
 def bmm_problem(a, b, *, out=None, out_dtype=None, op: str = "bmm") -> Problem:
@@ -216,8 +221,6 @@ def bmm_problem(a, b, *, out=None, out_dtype=None, op: str = "bmm") -> Problem:
 
 
 def _extents(r: _Reader, M, N, K):
-    if K == 0:
-        r.fail("K = 0 (empty inner dimension) is not supported")
     if max(M, N, K) > MAX_EXTENT:
         r.fail(f"M, N and K must be at most {MAX_EXTENT} (the kernel's 32-bit extents), got {M}x{N}x{K}")
 
@@ -229,13 +232,15 @@ def _batch(r: _Reader, a, A, B, out, out_dtype) -> Problem:
     if K != K2:
         r.fail(f"inner dimensions differ: a is {A.shape}, b is {B.shape} (K {K} vs {K2})")
     _extents(r, M, N, K)
-    A2, lda_l = _matrix(A, "a", r)
-    B2, ldb_l = _matrix(B, "b", r)
-    t, devices, a_major, lda, b_major, ldb = _read(r, A2, B2)
+    A2, lda_l = _matrix(A)
+    B2, ldb_l = _matrix(B)
+    t, devices, a_major, lda, b_major, ldb, lda_l, ldb_l, staging = _read(r, A2, B2, a_groups=(L, lda_l),
+                                                                          b_groups=(L, ldb_l))
     D, out_t, row, ldd, ldd_l, d_tma = _stacked_out(r, out, L, M, N, t, out_dtype, devices)
     ops = Operands(A, B, out=D, like=a)
     return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row, d_tma=d_tma,
-                   grouping="batch", groups=L, batch_strides=(lda_l, ldb_l, ldd_l, 0), operands=ops)
+                   grouping="batch", groups=L, batch_strides=(lda_l, ldb_l, ldd_l, 0), staging=staging,
+                   operands=ops)
 
 
 def _stacked_out(r: _Reader, out, L, M, N, t, out_dtype, devices) -> tuple:
@@ -246,7 +251,7 @@ def _stacked_out(r: _Reader, out, L, M, N, t, out_dtype, devices) -> tuple:
         D = r.array(out, "out")
         if D.shape != (L, M, N):
             r.fail(f"out has shape {D.shape}, expected {(L, M, N)}")
-        D2, ldd_l = _matrix(D, "out", r)
+        D2, ldd_l = _matrix(D)
     out_t, row, ldd, _ = r.output(D2, M, N, t, out_dtype, devices)
     itemsize = 4 if out_t == "f32" else 2
     d_tma = row and (D is None or D.ptr % TMA_ALIGN == 0) and (L == 1 or ldd_l * itemsize % TMA_ALIGN == 0)

@@ -109,3 +109,40 @@ def test_fp8_k_below_16_bytes_is_staged():
     one = as_device_array(1 << 42, shape=(), strides=(), dtype="f32")
     p = Problem.from_arrays(a, b, scale_a=one, scale_b=one)
     assert _staging(p) == [("a", 64, 8, 8, 16, 8), ("b", 32, 8, 8, 16, 8)] and (p.lda, p.ldb) == (16, 16)
+
+
+def _rec(shape, strides, dtype="bf16", ptr=BASE):
+    from cute_py.runtime import as_device_array
+    return as_device_array(ptr, shape=shape, strides=strides, dtype=dtype)
+
+
+@pytest.mark.parametrize("b_strides, want, ldb_l", [
+    ((0, 1, 512), ("b", 256, 1024, 1024, 1024, 8, 8, 0), 256 * 512),            # one expert broadcast
+    ((131076, 1, 512), ("b", 256, 1024, 1024, 1024, 8, 8, 262152), 256 * 512),  # experts 4 bytes off 16
+    ((131072, 1, 512), None, 131072),                                          # TMA reads it in place
+])
+def test_grouped_operands_with_any_group_stride_are_staged(b_strides, want, ldb_l):
+    from cute_py.problem_groups import grouped_problem
+    a, offs = _rec((1000, 512), (512, 1)), _rec((8,), (1,), "s32", 1 << 41)
+    p = grouped_problem(a, _rec((8, 512, 256), b_strides, ptr=1 << 42), offs, check_offs=False)
+    got = [(s.which, s.rows, s.row_bytes, s.src_ld, s.ld, s.vec, s.groups, s.src_group) for s in p.staging]
+    assert got == ([want] if want else []) and p.batch_strides[1] == ldb_l and p.ldb == 512
+
+
+def test_an_odd_batch_is_staged_operand_by_operand():
+    from cute_py.problem_groups import bmm_problem
+    a = _rec((3, 101, 77), (101 * 77, 77, 1))                   # odd K: rows of 154 bytes
+    b = _rec((3, 77, 64), (77 * 64, 64, 1), ptr=1 << 42)         # N-major, rows of 128 bytes: read in place
+    p = bmm_problem(a, b)
+    (s,) = p.staging
+    assert (s.which, s.rows, s.row_bytes, s.ld, s.groups, s.src_group) == ("a", 101, 154, 160, 3, 101 * 77 * 2)
+    assert (p.lda, p.batch_strides[:2]) == (80, (101 * 80, 77 * 64)) and s.nbytes == 3 * 101 * 160
+    bound = gemm_plan(select(p, 132)).bind(p)
+    assert bound.tma["tma_a"].global_strides == (160, 101 * 160)
+
+
+def test_k_zero_grouped_and_batched_problems_are_read():
+    from cute_py.problem_groups import bmm_problem, grouped_problem
+    assert bmm_problem(_rec((2, 64, 0), (0, 0, 1)), _rec((2, 0, 32), (0, 32, 1))).K == 0
+    offs = _rec((4,), (1,), "s32", 1 << 41)
+    assert grouped_problem(_rec((64, 0), (0, 1)), _rec((4, 0, 32), (0, 32, 1)), offs, check_offs=False).K == 0

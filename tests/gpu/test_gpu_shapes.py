@@ -171,3 +171,75 @@ def test_staged_calls_on_two_streams_do_not_share_a_buffer():
     torch.cuda.synchronize()
     check(d1, a1.double() @ b.double(), "bf16", "stream 1")
     check(d2, a2.double() @ b.double(), "bf16", "stream 2")
+
+
+def _moe_reference(a, b, offs):
+    out, start = [], 0
+    for g, end in enumerate(offs.tolist()):
+        out.append(a[start:end].double() @ b[g].double())
+        start = end
+    return torch.cat(out)
+
+
+@pytest.mark.parametrize("K, N, b_major", [(511, 255, "K"), (511, 255, "N"), (64, 129, "N"), (1001, 64, "K")])
+def test_grouped_gemm_with_odd_rows_is_exact(K, N, b_major):
+    """Groups along M whose a rows (K odd) or expert rows (N or K odd) TMA cannot read: staged, 3-D for b."""
+    gen = torch.Generator(device="cuda").manual_seed(K * N)
+    sizes = [0, 1, 127, 129, 300, 64, 1, 250]
+    offs = torch.tensor(sizes, device="cuda", dtype=torch.int32).cumsum(0).to(torch.int32)
+    a = ints((sum(sizes), K), gen)
+    b = ints((len(sizes), K, N), gen)
+    if b_major == "K":
+        b = b.transpose(1, 2).contiguous().transpose(1, 2)
+    d = cute_py.grouped_gemm(a, b, offs)
+    check(d, _moe_reference(a, b, offs), "bf16", f"grouped K={K} N={N} b {b_major}-major")
+
+
+def test_groups_along_k_with_odd_m_and_n_are_exact():
+    gen = torch.Generator(device="cuda").manual_seed(8)
+    M, N, sizes = 129, 77, [0, 65, 300, 1, 127]
+    offs = torch.tensor(sizes, device="cuda", dtype=torch.int32).cumsum(0).to(torch.int32)
+    x, dy = ints((sum(sizes), M), gen), ints((sum(sizes), N), gen)     # row-major: a = x.t() is M-major
+    d = cute_py.grouped_gemm(x.t(), dy, offs)
+    start, want = 0, []
+    for end in offs.tolist():
+        want.append(x[start:end].double().t() @ dy[start:end].double())
+        start = end
+    check(d, torch.stack(want), "bf16", "groups along K, odd M and N")
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_bmm_with_odd_extents_and_broadcasts_is_exact(layout):
+    gen = torch.Generator(device="cuda").manual_seed(zlib.crc32(f"bmm{layout}".encode()))
+    L, M, N, K = 5, 131, 77, 301
+    a = ints((L, M, K), gen) if layout[0] == "t" else ints((L, K, M), gen).transpose(1, 2)
+    b = ints((L, K, N), gen) if layout[1] == "t" else ints((L, N, K), gen).transpose(1, 2)
+    check(cute_py.bmm(a, b), a.double() @ b.double(), "bf16", f"bmm {layout}")
+    shared = b[:1].expand(L, K, N)                                     # one matrix for every batch entry
+    check(cute_py.bmm(a, shared), a.double() @ shared.double(), "bf16", f"bmm {layout} broadcast b")
+
+
+def test_grouped_fp8_with_k_under_16_bytes_is_exact():
+    gen = torch.Generator(device="cuda").manual_seed(9)
+    sizes, K, N = [33, 0, 100], 24, 136
+    offs = torch.tensor(sizes, device="cuda", dtype=torch.int32).cumsum(0).to(torch.int32)
+    a, w = ints((sum(sizes), K), gen, "f16"), ints((len(sizes), N, K), gen, "f16")
+    sa = torch.full((sum(sizes),), 2.0, device="cuda")
+    sb = torch.full((len(sizes), N), 0.5, device="cuda")
+    d = cute_py.grouped_gemm(a.to(torch.float8_e4m3fn), w.to(torch.float8_e4m3fn).transpose(1, 2), offs,
+                             scale_a=sa, scale_b=sb, out_dtype="f32")
+    check(d, _moe_reference(a, w.transpose(1, 2), offs), "f32", "fp8 grouped K=24")
+
+
+def test_k_zero_grouped_and_batched_give_zeros():
+    offs = torch.tensor([3, 3, 10], device="cuda", dtype=torch.int32)
+    d = cute_py.grouped_gemm(torch.empty(10, 0, dtype=torch.bfloat16, device="cuda"),
+                             torch.empty(3, 0, 16, dtype=torch.bfloat16, device="cuda"), offs)
+    assert d.shape == (10, 16) and not d.float().abs().sum()
+    d = cute_py.bmm(torch.empty(2, 5, 0, dtype=torch.bfloat16, device="cuda"),
+                    torch.empty(2, 0, 7, dtype=torch.bfloat16, device="cuda"))
+    assert d.shape == (2, 5, 7) and not d.float().abs().sum()
+    x, dy = torch.empty(0, 40, dtype=torch.bfloat16, device="cuda"), torch.empty(0, 24, dtype=torch.bfloat16,
+                                                                               device="cuda")
+    d = cute_py.grouped_gemm(x.t(), dy, torch.zeros(3, device="cuda", dtype=torch.int32))
+    assert d.shape == (3, 40, 24) and not d.float().abs().sum()
