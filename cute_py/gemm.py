@@ -47,8 +47,11 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
     """``D = act(alpha * a @ b + beta * c + bias)``; returns D (``out`` if given).
 
     - ``a`` (M, K), ``b`` (K, N): bf16 or f16 (the same type), each
-      contiguous along one dimension with its other stride a multiple of 16
-      bytes (a TMA requirement), 16-byte aligned, on one device.
+      contiguous along one dimension, on one device; any M, N, K >= 0 (K = 0
+      gives ``act(beta * c + bias)``), any leading dimension and 2-byte aligned
+      base. An operand TMA cannot read (base or leading dimension not a
+      multiple of 16 bytes) is copied to a staging buffer first, on the same
+      stream (:mod:`cute_py.emit.stage_copy`).
     - ``c`` (M, N), with ``beta``: read in D's layout and type.
     - ``bias``: a vector in D's type; length N adds ``bias[n]`` to every row
       (as ``torch.nn.Linear``), length M (M != N) adds ``bias[m]`` to every column.
@@ -62,7 +65,7 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
       being captured into a CUDA graph, is captured with it.
 
     Raises :class:`GemmInputError` before launching for mismatched shapes,
-    unsupported types, misaligned or non-contiguous operands, different devices,
+    unsupported types, operands contiguous along neither dimension, different devices,
     or a ``spec`` that does not fit the arrays (:class:`~cute_py.emit.SpecError`
     for a ``spec`` no kernel can implement), and for a ``stream`` other than the arrays' while theirs is being
     captured (the launch would run outside the graph).
@@ -87,7 +90,7 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, 
 
     - ``a`` (M, K) and ``b`` (K, N): ``float8_e4m3fn`` or ``float8_e5m2`` (one type), both K-major (a
       row-major, b the transpose of a row-major (N, K) array): Hopper's fp8 wgmma reads only K-major operands.
-      K * 1 byte is a multiple of 16 (TMA), the bases 16-byte aligned.
+      Any K (rows of K bytes that are not 16-byte multiples are staged, as :func:`gemm` stages).
     - ``scale_a``, ``scale_b``: f32 arrays whose shapes choose the mode, as ``torch._scaled_mm`` does:
       one element each (per tensor); (M, 1) and (1, N) (row-wise: ``scale_a[m]``, ``scale_b[n]``);
       (M, ceil(K/128)) and (ceil(K/128), ceil(N/128)) (blockwise, DeepSeek-V3's 1 x 128 blocks of a and
@@ -101,7 +104,7 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, 
       tensor core's fp8 accumulator (about 14 bits kept: faster, and about 10x the error at K = 4096).
 
     Raises :class:`GemmInputError` before launching for wrong scale shapes or types, MN-major operands,
-    misaligned K, mixed devices, or a ``spec`` that does not fit.
+    mixed devices, or a ``spec`` that does not fit.
 
     >>> d = scaled_gemm(a8, w8.t(), sa, sb, out_dtype="bf16")          # doctest: +SKIP
     """
@@ -128,7 +131,8 @@ def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=
       K tile that crosses a group's end); an empty group gives zeros.
     - ``a`` (G, M, K), ``b`` (G, K, N), no ``offs``: a batch (as :func:`bmm`); D (G, M, N).
     - bf16 or f16; each matrix contiguous along one dimension (``b`` stored (G, N, K) and passed as
-      ``w.transpose(-2, -1)`` is the common, K-major case), strides 16-byte multiples (TMA), as :func:`gemm`.
+      ``w.transpose(-2, -1)`` is the common, K-major case), any strides (what TMA cannot read is staged), as
+      :func:`gemm`.
     - fp8 (e4m3 / e5m2, both K-major) with f32 ``scale_a`` and ``scale_b``, groups along M, as
       ``torch._scaled_grouped_mm``: scale_a (total_M,) and scale_b (G, N) are row-wise (scale_a[m] per token,
       scale_b[g, n] per expert and column); scale_a (total_M, ceil(K/128)) and scale_b (G, ceil(K/128),
@@ -140,7 +144,7 @@ def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=
       never touch memory out of bounds; a capture skips the check by itself).
     - ``out_dtype``, ``out``, ``spec``, ``stream``: as :func:`gemm` and :func:`scaled_gemm`.
 
-    Raises :class:`GemmInputError` before launching for wrong ranks, shapes, types, alignment or offsets.
+    Raises :class:`GemmInputError` before launching for wrong ranks, shapes, types or offsets.
 
     >>> d = grouped_gemm(x, w.transpose(-2, -1), offs)          # doctest: +SKIP
     """
@@ -160,8 +164,8 @@ def bmm(a, b, *, out_dtype=None, out=None, spec=None, stream=None):
     """``torch.bmm``: ``D[l] = a[l] @ b[l]`` for ``a`` (L, M, K) and ``b`` (L, K, N) in one persistent kernel
     (3-D tensor maps: the batch is their outer mode); returns D (L, M, N).
 
-    Any batch strides that are 16-byte multiples (not 0: make a broadcast operand contiguous first); each matrix as
-    :func:`gemm` takes it. ``out_dtype``, ``out``, ``spec``, ``stream``: as :func:`gemm`.
+    Any batch strides (a broadcast, stride 0, or one TMA cannot read is staged: copied matrix by matrix); each
+    matrix as :func:`gemm` takes it. ``out_dtype``, ``out``, ``spec``, ``stream``: as :func:`gemm`.
 
     >>> d = bmm(q, k.transpose(1, 2))                               # doctest: +SKIP
     """

@@ -56,8 +56,8 @@ def matmul(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out
     - ``out_dtype``: torch.bfloat16 / float16 / float32 (default a's dtype); ``c`` and ``bias`` have this type.
     - ``out``: write into this tensor (row- or column-major); no autograd then.
 
-    Operands are read in place when one dimension is contiguous and the other's stride and the start are 16-byte
-    aligned (``w.t()`` of a row-major weight is read as a K-major operand), else copied once to be contiguous.
+    Operands are read in place when one dimension is contiguous (``w.t()`` of a row-major weight is read as a
+    K-major operand; what TMA cannot read goes through the GEMM's staging copy), else copied once to be contiguous.
     Raises :class:`~cute_py.problem.GemmInputError` for shapes or types the GEMM does not take.
 
     >>> x, w = torch.ones(2, 3, 64, dtype=torch.bfloat16), torch.ones(32, 64, dtype=torch.bfloat16)
