@@ -230,6 +230,9 @@ class Problem:
                 "beta": spec.beta, "bias": spec.bias, "activation": spec.activation, "c_row_major": spec.c_row_major,
                 "scale": spec.scale, "fast_accum": spec.fast_accum, "grouping": spec.grouping}
         bad = [f"{k}: spec {v!r}, arrays {getattr(self, k)!r}" for k, v in have.items() if v != getattr(self, k)]
+        if not bad and self.K == 0 and self.grouping is None and spec.split_k == 1:
+            bad.append(f"split_k: spec {spec.split_k}; K = 0 needs a split-K kernel (split_k >= 2: it zero-fills "
+                       f"empty K ranges)")
         if not bad and spec.epilogue == "tma" and not self.d_tma:
             bad.append(f"epilogue: spec 'tma' stores D with TMA, which needs a row-major out with a "
                        f"{TMA_ALIGN}-byte aligned base and leading dimension (out: leading dimension {self.ldd}); "

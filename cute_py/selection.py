@@ -63,7 +63,9 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
       90% of the SMs, else 64x64x64 (13 stages deep);
     - split-K (2) only for long K (at least 128 k-blocks) when even those
       tiles fill at most half the SMs: the f32 reduction through L2 costs
-      more than it gains elsewhere;
+      more than it gains elsewhere; and for K = 0, where split-K kernels
+      zero-fill their empty K ranges (the others load at least one k-block:
+      a zero-fill there cost 0.5-1% measured, NOTES version 8);
     - the TMA-store epilogue for a row-major, 16-byte aligned D (``d_tma``),
       else direct stores;
     - persistent, cooperative, no cluster (neither ping-pong nor 2-CTA
@@ -128,8 +130,8 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     else:
         tile = (64, 64, bk)
     n = tiles(tile[0], tile[1])
-    if n * 2 <= sm_count and long_k and not grouping:
-        split = 2
+    if (n * 2 <= sm_count and long_k or K == 0) and not grouping:
+        split = 2                                # K = 0: a split-K kernel zero-fills its empty K ranges
     group = 32 if n >= 8 * sm_count else 16 if n >= 2 * sm_count else 8
     schedule, cluster, consumers = "cooperative", (1, 1), tile[0] // 64
     if grouping == "m" and not promotes:

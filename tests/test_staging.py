@@ -74,13 +74,19 @@ def test_k_zero_and_empty_extents_are_accepted():
     assert Problem.from_arrays(FakeArray((0, 64), (64, 1)), FakeArray((64, 32), (32, 1))).empty
 
 
-@pytest.mark.parametrize("spec", [GemmSpec(), GemmSpec(schedule="pingpong", tile=(128, 128, 64)),
-                                  GemmSpec(cluster=(2, 1)), GemmSpec(epilogue="direct")])
-def test_every_mainloop_zero_fills_an_empty_k_range(spec):
+@pytest.mark.parametrize("majors", [("K", "K"), ("MN", "MN"), ("K", "MN")])
+def test_k_zero_picks_a_split_k_kernel_whose_mainloop_zero_fills(majors):
+    """The kernels that load at least one k-block stay as they are (a zero-fill there cost 0.5-1%); K = 0 runs a
+    split-K kernel, which zero-fills empty K ranges, and a spec without split-K is refused for it."""
+    p = Problem(300, 200, 0, *majors, "bf16", "bf16", beta=True, bias="col")
+    spec = select(p, 132)
+    assert spec.split_k == 2 and p.mismatches(spec) == []
     src = emit_gemm(spec)
     head = src.index("__device__ __forceinline__ void mainloop(")
-    body = src[head:src.index("\n}\n", head)]
-    assert "if (kb0 == kb1) {" in body and "acc[mb][v] = 0.0f;" in body
+    assert "if (kb0 == kb1) {" in src[head:src.index("\n}\n", head)]
+    assert "if (kb0 == kb1) {" not in emit_gemm(spec.replace(split_k=1))
+    assert p.mismatches(spec.replace(split_k=1)) == ["split_k: spec 1; K = 0 needs a split-K kernel (split_k >= 2: "
+                                                     "it zero-fills empty K ranges)"]
 
 
 @pytest.mark.parametrize("vec", sorted(STAGE_VECS))

@@ -298,8 +298,8 @@ def _mainloop(p: GemmPlan, handoff: str) -> str:
     """The unscaled (or epilogue-scaled) mainloop: one accumulator set, a stage released once the wgmma of the
     next has been issued."""
     empty_fix = ""
-    if p.split_k > 1 or p.grouping in (None, "k"):      # groups along M and batches refuse K = 0
-        what = "K split" if p.split_k > 1 else "K group" if p.grouping == "k" else "K (K = 0)"
+    if p.split_k > 1 or p.grouping == "k":
+        what = "K split" if p.split_k > 1 else "K group"
         empty_fix = f"""
   if (kb0 == kb1) {{                                      // an empty {what} contributes zeros
 #pragma unroll
