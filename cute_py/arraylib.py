@@ -10,12 +10,13 @@ as raw uint16 words.
 
 from __future__ import annotations
 
+import struct
 import sys
 
 from .dtypes import dtype
 from .problem import GemmInputError
 
-__all__ = ["library", "library_dtype", "current_stream", "allocator", "zeros", "host_ints", "f32_copy", "fill_zeros", "fill_nan", "rel_err", "LIBRARIES", "ArrayLibraryError"]
+__all__ = ["library", "library_dtype", "current_stream", "allocator", "zeros", "host_ints", "f32_copy", "fill", "rel_err", "LIBRARIES", "ArrayLibraryError"]
 
 LIBRARIES = ("torch", "cupy")
 _TORCH = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "s32": "int32"}
@@ -164,36 +165,22 @@ def f32_copy(x):
     return x.astype(mod.float32)
 
 
-def fill_zeros(x) -> None:
-    """Fill ``x`` with zeros (all-zero bits in every type cute_py writes).
+def fill(x, value: float) -> None:
+    """Fill ``x`` with ``value`` (cupy's raw uint16 words get the bits of ``value`` as a bf16: 0x7FC0 for NaN).
 
     >>> import numpy as np
-    >>> fill_zeros(np.ones(2))                                # doctest: +ELLIPSIS
+    >>> fill(np.zeros(2), float("nan"))                                # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
     """
-    lib, _ = _module(x, "fill_zeros", "zeros")
+    lib, mod = _module(x, "fill", "values")
     if lib == "torch":
-        x.zero_()
+        x.fill_(value)
+    elif x.dtype == mod.uint16:
+        x.fill(int.from_bytes(struct.pack("<f", value), "little") >> 16)
     else:
-        x.fill(0)
-
-
-def fill_nan(x) -> None:
-    """Fill ``x`` with NaN (a bf16 NaN's bits for cupy's raw uint16 words).
-
-    >>> import numpy as np
-    >>> fill_nan(np.zeros(2))                                # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
-    """
-    lib, mod = _module(x, "fill_nan", "NaNs")
-    if lib == "torch":
-        x.fill_(float("nan"))
-    else:
-        x.fill(0x7FC0 if x.dtype == mod.uint16 else float("nan"))
+        x.fill(value)
 
 
 def rel_err(x, ref) -> float:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 
 from ._callable import make_callable
-from .arraylib import allocator, current_stream, fill_zeros
+from .arraylib import allocator, current_stream, fill
 from .dtypes import dtype
 from .emit import GemmSpec
 from .emit.spec import OUT_DTYPES
@@ -219,7 +219,7 @@ def _run(op, arrays, options, read, out, spec, stream, out_dtype=None, verify=No
     if problem.empty:
         return out
     if problem.K == 0 and problem.grouping is not None:
-        fill_zeros(out)                      # grouped GEMMs have no C or bias: an empty sum is 0
+        fill(out, 0.0)                       # grouped GEMMs have no C or bias: an empty sum is 0
         return out
     capturing = stream_capturing(launch_on)
     call = LAUNCHES.prepare(problem, _spec_for(op, problem, spec), launch_on, capturing)
