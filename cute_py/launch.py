@@ -178,11 +178,11 @@ class Launches:
     def staging_copies(self, problem, stream, capturing: bool) -> tuple:
         """``(buffers, copies)`` of ``problem.staging``: per operand tensor-map name, the staging buffer TMA reads
         (one per library, device, stream and operand, grown as needed: calls on one stream are ordered; a launch
-        being captured gets its own), and the prepared staging copies that fill them."""
+        being captured gets its own), and the prepared staging copy that fills them (one launch for both
+        operands; none without staging)."""
         ops = problem.operands
-        buffers, copies = {}, []
+        buffers, jobs = {}, []
         for st in problem.staging:
-            x = ops.a if st.which == "a" else ops.b
             key = (library(ops.like), ops.device, rt.stream_int(stream), st.which)
             buf = None if capturing else self.staging.get(key)
             if buf is None or rt.as_device_array(buf).size * 4 < st.nbytes:
@@ -191,16 +191,21 @@ class Launches:
                                      f"16 bytes (TMA), or pass torch/cupy arrays")((st.nbytes // 4,), "s32")
                 if not capturing:
                     self.staging.put(key, buf)
-            kernel = self._stage_kernel(st.vec)
-            rows = st.groups * st.rows
-            blocks = min(-(-rows * (-(-st.row_bytes // 16)) // STAGE_COPY_THREADS), STAGE_COPY_BLOCKS)
             dst = rt.as_device_array(buf).ptr
-            args = (ctypes.c_void_p(x.ptr), ctypes.c_void_p(dst),
-                    *(ctypes.c_int64(v) for v in (rows, st.row_bytes, st.src_ld, st.ld, st.rows, st.src_group)))
-            copies.append(rt.prepare_launch(kernel, grid=(max(blocks, 1), 1, 1), block=STAGE_COPY_THREADS,
-                                            stream=stream, args=args))
             buffers["tma_" + st.which] = (dst, buf)
-        return buffers, tuple(copies)
+            src = (ops.a if st.which == "a" else ops.b).ptr
+            jobs.append((ctypes.c_void_p(src), ctypes.c_void_p(dst),
+                         *(ctypes.c_int64(v) for v in (st.groups * st.rows, st.row_bytes, st.src_ld, st.ld, st.rows,
+                                                       st.src_group))))
+        if not jobs:
+            return buffers, ()
+        chunks = sum(st.groups * st.rows * -(-st.row_bytes // 16) for st in problem.staging)
+        empty = (ctypes.c_void_p(0), ctypes.c_void_p(0), *(ctypes.c_int64(v) for v in (0, 16, 0, 16, 1, 0)))
+        args = jobs[0] + (jobs[1] if len(jobs) > 1 else empty)
+        copy = rt.prepare_launch(self._stage_kernel(min(st.vec for st in problem.staging)),
+                                 grid=(max(1, min(-(-chunks // STAGE_COPY_THREADS), STAGE_COPY_BLOCKS)), 1, 1),
+                                 block=STAGE_COPY_THREADS, stream=stream, args=args)
+        return buffers, (copy,)
 
     def _stage_kernel(self, vec: int):
         key = ("stage_copy", vec)
