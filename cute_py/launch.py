@@ -175,14 +175,15 @@ class Launches:
                 self.workspaces.put(key, (ws, cnt))
         return ws, cnt
 
-    def staging_copies(self, problem, stream, capturing: bool) -> tuple:
+    def staging_copies(self, problem, stream, capturing: bool, direct=()) -> tuple:
         """``(buffers, copies)`` of ``problem.staging``: per operand tensor-map name, the staging buffer TMA reads
         (one per library, device, stream and operand, grown as needed: calls on one stream are ordered; a launch
         being captured gets its own), and the prepared staging copy that fills them (one launch for both
-        operands; none without staging)."""
+        operands; none without staging). ``direct``: the operands the kernel reads without TMA (not staged)."""
         ops = problem.operands
         buffers, jobs = {}, []
-        for st in problem.staging:
+        staged = [st for st in problem.staging if st.which not in direct]
+        for st in staged:
             key = (library(ops.like), ops.device, rt.stream_int(stream), st.which)
             buf = None if capturing else self.staging.get(key)
             if buf is None or rt.as_device_array(buf).size * 4 < st.nbytes:
@@ -199,10 +200,10 @@ class Launches:
                                                        st.src_group))))
         if not jobs:
             return buffers, ()
-        chunks = sum(st.groups * st.rows * -(-st.row_bytes // 16) for st in problem.staging)
+        chunks = sum(st.groups * st.rows * -(-st.row_bytes // 16) for st in staged)
         empty = (ctypes.c_void_p(0), ctypes.c_void_p(0), *(ctypes.c_int64(v) for v in (0, 16, 0, 16, 1, 0)))
         args = jobs[0] + (jobs[1] if len(jobs) > 1 else empty)
-        copy = rt.prepare_launch(self._stage_kernel(min(st.vec for st in problem.staging)),
+        copy = rt.prepare_launch(self._stage_kernel(min(st.vec for st in staged)),
                                  grid=(max(1, min(-(-chunks // STAGE_COPY_THREADS), STAGE_COPY_BLOCKS)), 1, 1),
                                  block=STAGE_COPY_THREADS, stream=stream, args=args)
         return buffers, (copy,)
@@ -223,13 +224,14 @@ class Launches:
         plan = gemm_plan(spec)
         shape = replace(problem, operands=None)       # the key holds no arrays: they must not be kept alive
         binding = self.bindings.get((spec, shape)) or self.bindings.put((spec, shape), plan.bind(problem))
-        staged, copies = self.staging_copies(problem, stream, capturing)
+        direct = tuple(x for x, v in (("a", spec.load_a), ("b", spec.load_b)) if v)
+        staged, copies = self.staging_copies(problem, stream, capturing, direct)
         _, kernel = self.compiled(spec)
         addresses = {"tma_a": ops.a.ptr, "tma_b": ops.b.ptr, "tma_d": ops.out.ptr}
         addresses.update({name: ptr for name, (ptr, _) in staged.items()})
         values = {name: self.tensor_map(ptr + binding.ptr_offsets.get(name, 0), binding.tma[name])
                   for name, ptr in addresses.items() if name in binding.tma}
-        values.update(d=ops.out.ptr, c=ops.c.ptr if ops.c is not None else 0,
+        values.update(a=ops.a.ptr, b=ops.b.ptr, d=ops.out.ptr, c=ops.c.ptr if ops.c is not None else 0,
                       bias=ops.bias.ptr if ops.bias is not None else 0, alpha=ops.alpha, beta=ops.beta,
                       scale_a=ops.scale_a.ptr if ops.scale_a is not None else 0,
                       scale_b=ops.scale_b.ptr if ops.scale_b is not None else 0,

@@ -148,7 +148,9 @@ class Problem:
       scale_b's)
       (:mod:`cute_py.problem_groups` reads them).
     - ``staging``: the operands copied before the launch because TMA cannot read them (:class:`Staging`);
-      ``lda`` / ``ldb`` are then the staging buffer's.
+      ``lda`` / ``ldb`` are then the staging buffer's. ``align``: per operand, the widest load (bytes, at most
+      16) that its address, row pitch and row length allow: what a kernel reading it without TMA may use
+      (``GemmSpec.load_a`` / ``load_b``).
     - ``operands``: the inspected arrays (:class:`Operands`), or None for a problem described by its sizes.
 
     Equality and hashing cover the sizes, majors, types, epilogue and leading dimensions, not the arrays.
@@ -183,6 +185,7 @@ class Problem:
     groups: int = 1
     batch_strides: tuple = (0, 0, 0, 0)
     staging: tuple = ()
+    align: tuple = (16, 16)
     operands: Operands | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
@@ -230,6 +233,9 @@ class Problem:
                 "beta": spec.beta, "bias": spec.bias, "activation": spec.activation, "c_row_major": spec.c_row_major,
                 "scale": spec.scale, "fast_accum": spec.fast_accum, "grouping": spec.grouping}
         bad = [f"{k}: spec {v!r}, arrays {getattr(self, k)!r}" for k, v in have.items() if v != getattr(self, k)]
+        for x, want, have in (("a", spec.load_a, self.align[0]), ("b", spec.load_b, self.align[1])):
+            if not bad and want > have:
+                bad.append(f"load_{x}: spec {want}-byte loads, {x}'s address and rows allow {have}")
         if not bad and self.K == 0 and self.grouping is None and spec.split_k == 1:
             bad.append(f"split_k: spec {spec.split_k}; K = 0 needs a split-K kernel (split_k >= 2: it zero-fills "
                        f"empty K ranges)")
@@ -268,7 +274,7 @@ class Problem:
         ...         self.__cuda_array_interface__ = {"version": 3, "data": (1 << 40, False), "shape": shape,
         ...                                          "typestr": typestr, "strides": tuple(2 * s for s in strides)}
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((64, 128), (1, 64)))
-        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False, grouping=None, groups=1, batch_strides=(0, 0, 0, 0), staging=())
+        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False, grouping=None, groups=1, batch_strides=(0, 0, 0, 0), staging=(), align=(16, 16))
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((32, 128), (1, 32)))
         Traceback (most recent call last):
         ...
@@ -281,6 +287,22 @@ class Problem:
                                      f"{'blockwise scales always promote' if problem.scale else 'no scales given'}")
             problem = replace(problem, fast_accum=True)
         return problem
+
+
+def load_align(x, cols_contiguous: bool, ld: int) -> int:
+    """The widest load (bytes, at most 16) that every row of the 2-D operand ``x`` allows: the largest power of
+    two dividing its address, its row pitch (``ld`` elements; unused for one row) and its row length.
+
+    >>> from cute_py.runtime import as_device_array
+    >>> load_align(as_device_array(1 << 40, shape=(64, 999), dtype="bf16"), True, 999)   # 1998-byte rows
+    2
+    """
+    (r, c) = x.shape
+    rows, cols = (r, c) if cols_contiguous else (c, r)
+    if x.size == 0:
+        return TMA_ALIGN
+    common = x.ptr | (ld * x.itemsize if rows > 1 else 0) | cols * x.itemsize | TMA_ALIGN
+    return common & -common
 
 
 def _matrix(x) -> tuple:
@@ -371,6 +393,7 @@ class _Reader:
             self.k_major(A, a_major, B, b_major)
         staging = tuple(x for x in (self.staging("a", A, a_major == "K", lda),
                                     self.staging("b", B, b_major == "MN", ldb)) if x is not None)
+        align = (load_align(A, a_major == "K", lda), load_align(B, b_major == "MN", ldb))
         for st in staging:                                     # TMA reads the staging buffer
             lda, ldb = (st.ld_elements(A.itemsize), ldb) if st.which == "a" else (lda, st.ld_elements(B.itemsize))
         out_t, row, ldd, D = self.output(out, M, N, "bf16" if scaled else t, out_dtype, devices)
@@ -381,7 +404,7 @@ class _Reader:
                                                                                                   (0, 0, 0, 0))
         operands = Operands(A, B, C, V, D, alpha, beta, like=a, scale_a=SA, scale_b=SB)
         return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias_mode, activation, row, d_tma,
-                       lda, ldb, ldc, ldd, mode, strides, staging=staging, operands=operands)
+                       lda, ldb, ldc, ldd, mode, strides, staging=staging, align=align, operands=operands)
 
     def k_major(self, A, a_major, B, b_major) -> None:
         """fp8 wgmma reads both operands K-major: a (M, K) with K contiguous, b (K, N) with K contiguous (an

@@ -95,7 +95,7 @@ def bind(plan, problem) -> Binding:
     ((144,), 200, 2)
     """
     M, N, K = problem.M, problem.N, problem.K
-    L = problem.groups
+    L, e_ab = problem.groups, plan.a.tma.dtype.bits // 8
     la, lb, ld, sl = problem.batch_strides
     k_map = max(K, 1)                            # K = 0 loads nothing, but a tensor map's extents are positive
     a_shape, a_strides = (M, k_map), _strides(plan.a.major, problem.lda)
@@ -117,7 +117,8 @@ def bind(plan, problem) -> Binding:
         rows = plan.epi.rows
         d_shape, d_strides = (rows, N, M + rows), (problem.ldd, 1, problem.ldd)
         offsets = {"tma_d": -rows * problem.ldd * (plan.epi.elem_bytes)}
-    tma = {"tma_a": plan.a.tma.bind(a_shape, a_strides), "tma_b": plan.b.tma.bind(b_shape, b_strides)}
+    tma = {f"tma_{x}": op.tma.bind(shape, strides) for x, op, shape, strides in
+           (("a", plan.a, a_shape, a_strides), ("b", plan.b, b_shape, b_strides)) if not op.load}
     if plan.epi is not None:
         tma["tma_d"] = plan.epi.tma.bind(d_shape, d_strides)
     bm, bn, _ = plan.spec.tile
@@ -131,9 +132,17 @@ def bind(plan, problem) -> Binding:
     elif plan.grouping == "m":                   # at most one partial cluster tile more per group
         units = (m_units + L) * n_units
     scalars = {"M": M, "N": N, "K": K, "ld_d": problem.ldd, "ld_c": problem.ldc, "L": L, "ld_dl": ld, "sb_l": sl,
+               "ld_a": _source_ld(problem, "a", e_ab), "ld_b": _source_ld(problem, "b", e_ab),
                **dict(zip(SCALE_STRIDES, problem.scale_strides))}
     return Binding(plan, M, N, K, tma, units, tiles * bm * bn * split, tiles, scalars, kernel_params(plan.spec),
                    offsets)
+
+
+def _source_ld(problem, which: str, itemsize: int) -> int:
+    """The operand's own leading dimension (elements): what a kernel reading it without TMA walks (a staged
+    operand's ``lda``/``ldb`` are its staging buffer's)."""
+    staged = [s.src_ld // itemsize for s in problem.staging if s.which == which]
+    return staged[0] if staged else problem.lda if which == "a" else problem.ldb
 
 
 def _group_stride(stride: int, shape: tuple, strides: tuple) -> int:

@@ -21,6 +21,7 @@ from .blockscale import block_mainloop, block_scales_init
 from .cprint import commented as _line
 from .epilogue import epi_init, epilogue, splitk_reduce, tv_expr
 from .group_scheduler import group_loop, group_producer, group_scheduler
+from .loads import direct_load, direct_producer, load_wrappers, producer_call
 from ..arch.sm90 import SMEM_ALIGN
 from .plan import GemmPlan, gemm_plan
 from .resources import CONSUMER_REGS, MBARRIER_BYTES, PRODUCER_REGS, WARPGROUP_THREADS
@@ -183,6 +184,8 @@ def producer(p: GemmPlan) -> str:
                                                                              origin, "g.l", ragged), ring_fill)
     a_lines = _load_lines(p.a, "tma_a", "stage", "w.m_tile", "kb", "      ")
     b_lines = _load_lines(p.b, "tma_b", "stage", "w.n_tile", "kb", "      ")
+    if p.a.load or p.b.load:                     # operands read without TMA (cute_py.emit.loads)
+        return direct_producer(p, ([] if p.a.load else a_lines) + ([] if p.b.load else b_lines))
     body = "\n".join(a_lines + b_lines)
     return f"""
 // ---- producer: TMA coordinates from TmaParams.box_coords (tile origin per MN tile and k-block, plus each
@@ -379,6 +382,15 @@ def entry_point(p: GemmPlan) -> str:
             "work": "work_of(unit, num_m, num_n, k_tiles, rank)", "store": store, "hand_off": hand_off}
     loop.update(group_loop(p) if p.grouping else {})
     hand_off = loop["hand_off"]
+    direct = p.a.load or p.b.load
+    full_init = ("mbar_init(full_bars + kMbarBytes * s, 1 + kWarpGroupThreads);   // TMA's expect_tx and the "
+                 "producer threads' copies" if direct else
+                 "mbar_init(full_bars + kMbarBytes * s, 1);         // the producer's arrive_expect_tx")
+    produce = ("    // ---- producer::load: every thread copies its share, thread 0 issues the TMA loads ----\n"
+               + producer_call(p) if direct else
+               "    // ---- producer::load: one elected thread issues every copy ----\n    if (threadIdx.x == 0)\n"
+               f"      produce(tma_a, tma_b, ring, full_bars, empty_bars, num_m, num_n, k_tiles, rank"
+               f"{loop['produce_args']});")
     return f"""
 // ---- entry point: persistent grid of CTAs (clusters of {cs}) over the work units, {p.threads} threads,
 //      {p.smem_bytes} bytes of dynamic smem ----
@@ -398,7 +410,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   const u32 rank = {rank};
   if (threadIdx.x == 0) {{
     for (int s = 0; s < kStages; ++s) {{
-      mbar_init(full_bars + kMbarBytes * s, 1);         // the producer's arrive_expect_tx
+      {full_init}
       mbar_init(empty_bars + kMbarBytes * s, kReaderWarps * kClusterSize);   // one arrival per warp reading it, per CTA
     }}
     fence_barrier_init();
@@ -407,9 +419,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
   if (wg == 0) {{
     // ---- producer::setup: give registers back ----
     setmaxnreg_dec<kProducerRegs>();
-    // ---- producer::load: one elected thread issues every copy ----
-    if (threadIdx.x == 0)
-      produce(tma_a, tma_b, ring, full_bars, empty_bars, num_m, num_n, k_tiles, rank{loop["produce_args"]});
+{produce}
   }} else {{
     // ---- consumer::setup: take registers, find this thread's place ----
     setmaxnreg_inc<kConsumerRegs>();
@@ -438,6 +448,9 @@ def emit_gemm(spec: GemmSpec) -> str:
                                           clusters=p.cluster_size > 1, split=p.split_k > 1,
                                           chunk=p.promotion.atom if p.promotion else None,
                                           grouped=p.grouping is not None),
-             roles(p), smem_ring(p), scheduler(p) + (group_scheduler(p) if p.grouping else ""), producer(p), consumer_mainloop(p), epilogue(p), splitk_reduce(p),
-             entry_point(p)]
+             roles(p), smem_ring(p), scheduler(p) + (group_scheduler(p) if p.grouping else "")]
+    direct = [op for op in (p.a, p.b) if op.load]
+    if direct:                                   # operands read without TMA (cute_py.emit.loads)
+        parts += [load_wrappers()] + [direct_load(op) for op in direct]
+    parts += [producer(p), consumer_mainloop(p), epilogue(p), splitk_reduce(p), entry_point(p)]
     return "\n".join(parts)

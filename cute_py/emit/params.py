@@ -73,7 +73,10 @@ def kernel_params(spec) -> tuple:
     """
     require_spec(spec, "kernel_params")
     store_t = "float" if spec.out_dtype == "f32" else "u16"
-    params = [KernelParam("tma_a", "tensormap"), KernelParam("tma_b", "tensormap")]
+    params = []
+    for x, load in (("a", spec.load_a), ("b", spec.load_b)):     # an operand read without TMA: pointer and ld
+        params += ([KernelParam(x, "pointer", "const u8"), KernelParam(f"ld_{x}", "s64")] if load else
+                   [KernelParam(f"tma_{x}", "tensormap")])
     if spec.epilogue == "tma":
         params.append(KernelParam("tma_d", "tensormap"))
     params += [KernelParam("d", "pointer", store_t), KernelParam("c", "pointer", f"const {store_t}"),

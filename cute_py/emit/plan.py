@@ -55,6 +55,7 @@ class OperandPlan:
     copies: tuple              # per cluster rank, per TMA issue: (smem byte offset, (coord offset innermost first))
     tile_step: tuple           # per TMA dim: (coordinate step per MN tile, per K tile)
     tile_bytes: int            # bytes of one full stage tile landing in each CTA (all multicast slices)
+    load: int = 0              # bytes per load of the producer threads' own loads (cute_py.emit.loads); 0: TMA
 
     def desc_offset(self, mn_block: int, k_block: int) -> int:
         """Increment (16-byte units) for wgmma slice (mn_block, k_block): ``desc.offset`` of cute_py."""
@@ -88,7 +89,7 @@ def _operand_plan(spec: GemmSpec, which: str) -> OperandPlan:
     step_mn, step_k = tma.box_coords((1, 0)), tma.box_coords((0, 1))
     tile_step = tuple((step_mn[i] - o[i], step_k[i] - o[i]) for i in range(tma.rank))
     return OperandPlan(which, major, gmem, (mn, bk), atom, smem, stage_bytes(smem, t), desc, mma_mn, tma, copies,
-                       tile_step, mn * bk * _nbytes(t))
+                       tile_step, mn * bk * _nbytes(t), spec.load_a if which == "A" else spec.load_b)
 
 
 def _nbytes(t) -> int:
@@ -234,7 +235,8 @@ class GemmPlan:
     stage_bytes: int
     smem_bytes: int            # dynamic smem requested (stages + epilogue staging + 1024 alignment slack)
     threads: int
-    tx_bytes: int              # bytes TMA delivers per stage into each CTA (A + B tiles, all multicast slices)
+    tx_bytes: int              # bytes TMA delivers per stage into each CTA (A + B tiles, all multicast slices;
+                               # an operand the producer threads load themselves is not counted)
     epi: EpiloguePlan | None   # the TMA-store epilogue, None for the direct one
     params: tuple              # the kernel's parameter table (cute_py.emit.params.kernel_params)
     barriers: tuple            # the named barriers in use (cute_py.emit.resources.NAMED_BARRIERS), checked
@@ -309,7 +311,8 @@ def _gemm_plan(spec: GemmSpec) -> GemmPlan:
         spec.consumers, c, spec.schedule == "pingpong", spec.schedule, (cm, cn), cm * cn, spec.group, spec.raster,
         spec.split_k, atom, tiled, c_tv, rows, thread_terms, value_terms, _acc_place(thread_terms, value_terms),
         bm // rows, atom.regs["c"], 4 * c, stages, sb, stages * sb + spec.epilogue_smem_bytes(),
-        WARPGROUP_THREADS * (1 + spec.consumers), a.tile_bytes + b.tile_bytes, epi, kernel_params(spec),
+        WARPGROUP_THREADS * (1 + spec.consumers), sum(op.tile_bytes for op in (a, b) if not op.load), epi,
+        kernel_params(spec),
         named_barriers(uses), _mcast_mask(a, b, cm * cn), spec.scale,
         promote_plan(spec, atom, b) if spec.promotes else None,
         tuple(int(split_part(value_terms, v, 2)) for v in range(atom.regs["c"])), spec.grouping)

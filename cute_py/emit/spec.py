@@ -34,6 +34,7 @@ from ..layouts import Layout, parse
 from ..layouts.errors import LayoutError
 from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS
 from .grouping import GROUP_MODE, grouping, group_problems
+from .loads import load_problems
 from .scaling import (FP8_DTYPES, PROMOTE_CHUNKS, PROMOTE_REGS, SCALE_BLOCK, SCALES, promote_chunk,  # noqa: F401
                       scale_problems)
 
@@ -138,7 +139,7 @@ def gmem_problems(layout, modes: tuple) -> list:
 BOOL_FIELDS = ("persistent", "alpha", "beta", "fast_accum")
 """Fields that take True or False only (not "yes", "no", 0 or 1)."""
 INT_FIELDS = {"consumers": False, "group": False, "split_k": False, "stages": True, "swizzle": True,
-              "epi_buffers": False}
+              "epi_buffers": False, "load_a": False, "load_b": False}
 """Fields that take an int (never a bool) -> whether None is allowed too."""
 PAIR_FIELDS = {"tile": 3, "cluster": 2}
 """Fields that take a tuple (or list) of that many positive ints (never bools)."""
@@ -226,6 +227,8 @@ class GemmSpec:
       "tma" for a row-major D, else "direct".
     - ``epi_buffers``: TMA-store staging buffers per consumer warpgroup (default 2); more keep more stores in
       flight, which pays where D's writes dominate (small K), at the cost of ring stages.
+    - ``load_a``, ``load_b``: 0 (TMA), or the bytes per load (1, 2, 4, 8, 16) of an operand the producer
+      warpgroup reads itself, for rows TMA cannot read (:mod:`cute_py.emit.loads`).
     - epilogue: ``alpha`` (scale by a runtime alpha), ``beta`` (read C),
       ``bias`` ("row": one value per row m, length M; "col": per column n,
       length N; in ``out_dtype``), ``activation`` ("relu", "gelu" (erf form)).
@@ -255,6 +258,8 @@ class GemmSpec:
     scale: str | None = None
     fast_accum: bool = False
     epi_buffers: int = STAGING_BUFFERS
+    load_a: int = 0
+    load_b: int = 0
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -407,6 +412,8 @@ class GemmSpec:
             parts.append("fastaccum")
         if self.epi_buffers != STAGING_BUFFERS:
             parts.append(f"eb{self.epi_buffers}")
+        if self.load_a or self.load_b:
+            parts.append(f"ld{self.load_a}x{self.load_b}")
         if self.grouping:
             parts.append({"batch": "batched", "m": "grouped", "k": "kgrouped"}.get(self.grouping, "xgroup"))
         return re.sub(r"\W", "_", "_".join(parts))
@@ -467,7 +474,7 @@ class GemmSpec:
             out.append(f"bias = {self.bias!r} not in {BIAS}")
         if self.activation not in ACTIVATIONS:
             out.append(f"activation = {self.activation!r} not in {ACTIVATIONS}")
-        out += scale_problems(self) + group_problems(self)
+        out += scale_problems(self) + group_problems(self) + load_problems(self)
         stages = self.resolved_stages()
         if stages < 2:
             out.append(f"stages = {stages}: the smem ring needs at least 2")

@@ -16,6 +16,7 @@ import pytest
 
 import cute_py
 from cute_py.problem import Problem
+from cute_py.selection import select
 
 pytestmark = pytest.mark.gpu
 torch = pytest.importorskip("torch")
@@ -243,3 +244,48 @@ def test_k_zero_grouped_and_batched_give_zeros():
                                                                                device="cuda")
     d = cute_py.grouped_gemm(x.t(), dy, torch.zeros(3, device="cuda", dtype=torch.int32))
     assert d.shape == (3, 40, 24) and not d.float().abs().sum()
+
+
+DIRECT_CASES = [  # (M, N, K, layout, load_a, load_b, spec fields): operands read by the producer threads themselves
+    (300, 200, 999, "tn", 2, 2, {}),                 # odd K: 2-byte loads of both
+    (257, 129, 1002, "tn", 4, 4, {}),                # K = 2 mod 4 elements: 4-byte cp.async
+    (257, 129, 1004, "tn", 8, 8, {}),                # 8-byte cp.async
+    (257, 129, 1004, "tn", 8, 0, {}),                # a direct, b staged
+    (131, 77, 301, "nt", 2, 2, {}),                  # MN-major both
+    (131, 1001, 301, "nn", 2, 0, {"tile": (128, 256, 64), "consumers": 2}),
+    (64, 136, 4096 + 2, "tn", 4, 4, {"split_k": 2}),
+    (100, 264, 998, "tt", 4, 8, {"tile": (64, 128, 64), "consumers": 1}),
+    (333, 200, 1000, "tn", 16, 16, {}),              # aligned rows read by cp.async.16 too
+]
+
+
+@pytest.mark.parametrize("M, N, K, layout, load_a, load_b, fields", DIRECT_CASES)
+def test_operands_read_without_tma_are_exact(M, N, K, layout, load_a, load_b, fields):
+    gen = torch.Generator(device="cuda").manual_seed(M + N + K)
+    a = laid_out(ints((M, K), gen), 1 if layout[0] == "t" else 0)
+    b = laid_out(ints((K, N), gen), 1 if layout[1] == "t" else 0)
+    out = torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda")
+    p = Problem.from_arrays(a, b, out=out)
+    spec = select(p).replace(load_a=load_a, load_b=load_b, **fields)
+    cute_py.gemm(a, b, out=out, spec=spec)
+    check(out, a.double() @ b.double(), "bf16", spec.name)
+
+
+def test_fp8_read_without_tma_byte_by_byte():
+    gen = torch.Generator(device="cuda").manual_seed(11)
+    M, N, K = 200, 136, 1001                             # rows of 1001 bytes: 1-byte loads
+    a, w = ints((M, K), gen, "f16"), ints((N, K), gen, "f16")
+    a8, w8 = a.to(torch.float8_e4m3fn), w.to(torch.float8_e4m3fn)
+    one = torch.ones((), device="cuda")
+    p = Problem.from_arrays(a8, w8.t(), scale_a=one, scale_b=one)
+    spec = select(p).replace(load_a=1, load_b=1, out_dtype="f32")
+    d = cute_py.scaled_gemm(a8, w8.t(), one, one, out_dtype="f32", spec=spec)
+    check(d, a.double() @ w.double().t(), "f32", spec.name)
+
+
+def test_a_load_wider_than_the_rows_allow_is_refused():
+    gen = torch.Generator(device="cuda").manual_seed(12)
+    a, b = ints((64, 999), gen), laid_out(ints((999, 64), gen), 0)
+    spec = select(Problem.from_arrays(a, b)).replace(load_a=4)
+    with pytest.raises(cute_py.GemmInputError, match="load_a: spec 4-byte loads, a's address and rows allow 2"):
+        cute_py.gemm(a, b, spec=spec)
