@@ -152,3 +152,64 @@ def test_k_zero_grouped_and_batched_problems_are_read():
     assert bmm_problem(_rec((2, 64, 0), (0, 0, 1)), _rec((2, 0, 32), (0, 32, 1))).K == 0
     offs = _rec((4,), (1,), "s32", 1 << 41)
     assert grouped_problem(_rec((64, 0), (0, 1)), _rec((4, 0, 32), (0, 32, 1)), offs, check_offs=False).K == 0
+
+
+# ---- operands read without TMA (cute_py.emit.loads) ------------------------------------------------------------
+
+def test_load_fields_are_validated():
+    from cute_py.emit import SpecError
+    assert GemmSpec(load_a=2, load_b=8).validate().name.endswith("_ld2x8")
+    for bad, message in ((dict(load_a=3), "load_a = 3 not in"), (dict(load_b=4, cluster=(2, 1)), "not multicast"),
+                         (dict(dtype="e4m3", scale="tensor", tile=(128, 128, 128), load_a=1, load_b=0), None),
+                         (dict(load_a=16, tile=(64, 64, 64), consumers=1), None),
+                         (dict(load_a=2, stages=2), "at least 3")):
+        if message is None:
+            GemmSpec(**bad).validate()
+        else:
+            with pytest.raises(SpecError, match=message):
+                GemmSpec(**bad).validate()
+
+
+@pytest.mark.parametrize("kw", [dict(load_a=2), dict(load_a=4, load_b=4), dict(load_b=8, b="(N,K):(1,N)"),
+                                dict(load_a=2, a="(M,K):(1,M)", tile=(128, 256, 64)),
+                                dict(load_a=2, load_b=2, tile=(64, 128, 64), consumers=1), dict(load_a=4, split_k=2),
+                                dict(dtype="e4m3", scale="tensor", tile=(128, 128, 128), load_a=1, load_b=1)])
+def test_direct_load_kernels_compile_without_spills(kw):
+    s = GemmSpec(**kw).validate()
+    prog = nvrtc_compile(emit_gemm(s), name=f"{s.name}.cu")
+    assert prog.spills[s.name] == 0
+
+
+def test_direct_loads_replace_the_tensor_map_by_a_pointer_and_the_source_ld():
+    a = FakeArray((300, 999), (999, 1))                        # 1998-byte rows: 2-byte loads
+    b = FakeArray((999, 200), (1, 999), ptr=1 << 41)
+    p = Problem.from_arrays(a, b)
+    assert p.align == (2, 2) and p.lda == 1000                 # lda: the staging buffer's; the kernel walks 999
+    spec = select(p, 132).replace(load_a=2)
+    plan = gemm_plan(spec)
+    bound = plan.bind(p)
+    assert "tma_a" not in bound.tma and bound.scalars["ld_a"] == 999 and "tma_b" in bound.tma
+    assert [x.name for x in bound.params][:4] == ["a", "ld_a", "tma_b", "tma_d"]
+    assert plan.tx_bytes == plan.b.tile_bytes                  # TMA brings B only
+    src = emit_gemm(spec)
+    assert "mbar_init(full_bars + kMbarBytes * s, 1 + kWarpGroupThreads);" in src
+    assert "copy_2(dst0 + (lin ^ ((lin & 448u) >> 3)) * 2u" in src      # Sw<3,3,3> over the element offset
+    assert p.mismatches(spec.replace(load_a=4)) == ["load_a: spec 4-byte loads, a's address and rows allow 2"]
+
+
+def test_direct_load_offsets_are_the_smem_layout():
+    """The printed offset expression, evaluated for every (mn, k) of the tile, is the smem layout's offset."""
+    from cute_py.emit.plan import operand_plan
+    for kw in (dict(load_a=2), dict(load_a=2, a="(M,K):(1,M)"), dict(load_b=4, b="(N,K):(1,N)", tile=(128, 256, 64))):
+        spec = GemmSpec(**kw).validate()
+        for op in (operand_plan(spec, "A"), operand_plan(spec, "B")):
+            if not op.load:
+                continue
+            text = emit_gemm(spec)
+            lin = text.split(f"load_tile_{op.which}(")[1].split("const u32 lin = ")[1].split(";")[0]
+            sw = op.smem.outer
+            mask = ((1 << sw.bits) - 1) << (sw.base + sw.shift)
+            for mn in range(0, op.block[0], 7):
+                for k in range(0, op.block[1], 5):
+                    x = eval(lin.replace("/", "//"), {"mn": mn, "k": k})
+                    assert x ^ ((x & mask) >> sw.shift) == op.smem((mn, k)), (kw, op.which, mn, k)
