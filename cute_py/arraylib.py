@@ -16,7 +16,7 @@ import sys
 from .dtypes import dtype
 from .problem import GemmInputError
 
-__all__ = ["library", "library_dtype", "current_stream", "allocator", "zeros", "host_ints", "f32_copy", "fill", "rel_err", "LIBRARIES", "ArrayLibraryError"]
+__all__ = ["library", "library_dtype", "current_stream", "allocator", "zeros", "swap_last", "host_ints", "f32_copy", "fill", "rel_err", "LIBRARIES", "ArrayLibraryError"]
 
 LIBRARIES = ("torch", "cupy")
 _TORCH = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "s32": "int32"}
@@ -118,8 +118,9 @@ def allocator(like, op: str = "gemm", what: str = "the output", hint: str = "pas
     return new
 
 
-def zeros(like, n: int, dtype_name: str, op: str = "gemm"):
-    """A zeroed 1-D device array of ``n`` elements made by the library ``like`` comes from.
+def zeros(like, n, dtype_name: str | None = None, op: str = "gemm"):
+    """A zeroed device array of ``n`` elements (an int) or of shape ``n`` (a tuple), made by the library ``like``
+    comes from, of type ``dtype_name`` (default: ``like``'s own).
 
     >>> import numpy as np
     >>> zeros(np.zeros(2), 8, "f32")                                # doctest: +ELLIPSIS
@@ -128,10 +129,22 @@ def zeros(like, n: int, dtype_name: str, op: str = "gemm"):
     cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
     """
     lib, mod = _module(like, op, "a workspace")
+    shape = (n,) if isinstance(n, int) else tuple(n)
+    t = like.dtype if dtype_name is None else library_dtype(mod, dtype_name)
     if lib == "torch":
-        return like.new_zeros((n,), dtype=library_dtype(mod, dtype_name))
+        return like.new_zeros(shape, dtype=t)
     with like.device:
-        return mod.zeros((n,), dtype=library_dtype(mod, dtype_name))
+        return mod.zeros(shape, dtype=t)
+
+
+def swap_last(x):
+    """``x`` with its last two dimensions swapped (a view), in its own library.
+
+    >>> import numpy as np
+    >>> swap_last(np.zeros((2, 3, 4))).shape
+    (2, 4, 3)
+    """
+    return x.transpose(-2, -1) if library(x) == "torch" else x.swapaxes(-2, -1)
 
 
 def host_ints(x) -> list:

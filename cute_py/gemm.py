@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 
 from ._callable import make_callable
-from .arraylib import allocator, current_stream, fill
+from .arraylib import allocator, current_stream, swap_last, zeros
 from .dtypes import dtype
 from .emit import GemmSpec
 from .emit.spec import OUT_DTYPES
@@ -77,6 +77,8 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
     ...
     cute_py.problem.GemmInputError: gemm: a: as_device_array: the array lives on the CPU device, not a CUDA GPU; ...
     """
+    a, b = _k_stand_ins(a, b)
+
     def read(o, t):
         return Problem.from_arrays(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=o,
                                    out_dtype=t)
@@ -151,11 +153,13 @@ def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=
     out_dtype = None if out is not None else _type_name(out_dtype)
     check = check_offs and offs is not None and not stream_capturing(current_stream(a) if stream is None else stream)
     fast = bool(use_fast_accum)
+    verify = (lambda: check_device_offsets(a, b, offs, "grouped_gemm")) if check else None   # values may change
+    if scale_a is None and scale_b is None:
+        a, b = _k_stand_ins(a, b, k_groups=len(getattr(b, "shape", ())) == 2)
 
     def read(o, t):
         return grouped_problem(a, b, offs, scale_a=scale_a, scale_b=scale_b, fast_accum=fast, out=o, out_dtype=t,
                                check_offs=False)
-    verify = (lambda: check_device_offsets(a, b, offs, "grouped_gemm")) if check else None   # values may change
     return _run("grouped_gemm", (a, b, offs, None, out, scale_a, scale_b), (1.0, 0.0, None, out_dtype, fast), read,
                 out, spec, stream, out_dtype, verify)
 
@@ -170,11 +174,34 @@ def bmm(a, b, *, out_dtype=None, out=None, spec=None, stream=None):
     >>> d = bmm(q, k.transpose(1, 2))                               # doctest: +SKIP
     """
     out_dtype = None if out is not None else _type_name(out_dtype)
+    a, b = _k_stand_ins(a, b)
 
     def read(o, t):
         return bmm_problem(a, b, out=o, out_dtype=t)
     return _run("bmm", (a, b, None, None, out, None, None), (1.0, 0.0, None, out_dtype, False), read, out, spec,
                 stream, out_dtype)
+
+
+K_STAND_IN = 8
+"""The K of the zero operands that stand in for K = 0 (one 16-byte row of bf16)."""
+
+
+def _k_stand_ins(a, b, k_groups: bool = False) -> tuple:
+    """``(a, b)``, or for K = 0 zero operands of K = :data:`K_STAND_IN` from ``a``'s library: the product is
+    then 0 and the kernel (and its epilogue: ``beta * C + bias``, the activation) runs as for any K, with
+    TMA maps over real memory (K-major; groups along K keep both operands MN-major). Arrays without a shape
+    or of another library are left to the reader."""
+    sa, sb = getattr(a, "shape", None), getattr(b, "shape", None)
+    if sa is None or sb is None or len(sa) < 2 or len(sb) < 2 or sa[-1] != 0 or sb[-2] != 0:
+        return a, b
+    try:
+        if k_groups:                                         # a (M, K) M-major, b (K, N) N-major
+            return swap_last(zeros(a, (K_STAND_IN, sa[0]))), zeros(b, (K_STAND_IN, sb[-1]))
+        za = zeros(a, tuple(sa[:-1]) + (K_STAND_IN,))
+        zb = swap_last(zeros(b, tuple(sb[:-2]) + (sb[-1], K_STAND_IN)))
+        return za, zb
+    except GemmInputError:                                   # not a torch or cupy array: the reader decides
+        return a, b
 
 
 def _type_name(t):
@@ -199,6 +226,8 @@ def _run(op, arrays, options, read, out, spec, stream, out_dtype=None, verify=No
     key = _launch_key(arrays, options, spec, launch_on)
     if key is not None:
         call = LAUNCHES.get(key, tuned.generation())
+        if call is not None and call.keep and stream_capturing(launch_on):
+            call = None                      # its staging buffers or workspace are shared: a graph gets its own
         if call is not None:                 # the same arrays, scalars and spec as a checked call before
             if foreign:
                 _refuse_outside_capture(op, stream, current)
@@ -217,9 +246,6 @@ def _run(op, arrays, options, read, out, spec, stream, out_dtype=None, verify=No
         if not problem.empty:
             problem = problem.with_out(out, op) if problem.grouping is None else read(out, problem.out_dtype)
     if problem.empty:
-        return out
-    if problem.K == 0 and problem.grouping is not None:
-        fill(out, 0.0)                       # grouped GEMMs have no C or bias: an empty sum is 0
         return out
     capturing = stream_capturing(launch_on)
     call = LAUNCHES.prepare(problem, _spec_for(op, problem, spec), launch_on, capturing)

@@ -252,6 +252,10 @@ def _stacked_out(r: _Reader, out, L, M, N, t, out_dtype, devices) -> tuple:
         if D.shape != (L, M, N):
             r.fail(f"out has shape {D.shape}, expected {(L, M, N)}")
         D2, ldd_l = _matrix(D)
+        span = (M - 1) * max(D2.strides) + (N - 1) * min(D2.strides) + 1 if M and N else 0
+        if L > 1 and abs(ldd_l) < span:
+            r.fail(f"out's matrices overlap: batch stride {ldd_l} elements, one ({M}, {N}) matrix spans {span}; "
+                   f"give every batch entry its own D")
     out_t, row, ldd, _ = r.output(D2, M, N, t, out_dtype, devices)
     itemsize = 4 if out_t == "f32" else 2
     d_tma = row and (D is None or D.ptr % TMA_ALIGN == 0) and (L == 1 or ldd_l * itemsize % TMA_ALIGN == 0)

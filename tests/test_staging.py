@@ -162,7 +162,9 @@ def test_load_fields_are_validated():
     for bad, message in ((dict(load_a=3), "load_a = 3 not in"), (dict(load_b=4, cluster=(2, 1)), "not multicast"),
                          (dict(dtype="e4m3", scale="tensor", tile=(128, 128, 128), load_a=1, load_b=0), None),
                          (dict(load_a=16, tile=(64, 64, 64), consumers=1), None),
-                         (dict(load_a=2, stages=2), "at least 3")):
+                         (dict(load_a=2, stages=2), None),             # synchronous loads announce at once
+                         (dict(load_a=4, stages=2), "stages = 2: cp.async loads keep a stage in flight"),
+                         (dict(tile=(256, 128, 128), consumers=2, load_a=16), "stages = 2")):   # 2 stages fit
         if message is None:
             GemmSpec(**bad).validate()
         else:
@@ -213,3 +215,32 @@ def test_direct_load_offsets_are_the_smem_layout():
                 for k in range(0, op.block[1], 5):
                     x = eval(lin.replace("/", "//"), {"mn": mn, "k": k})
                     assert x ^ ((x & mask) >> sw.shift) == op.smem((mn, k)), (kw, op.which, mn, k)
+
+
+def test_k_zero_runs_on_zero_stand_ins_of_k_8():
+    torch = pytest.importorskip("torch")
+    from cute_py.gemm import K_STAND_IN, _k_stand_ins
+    a, b = _k_stand_ins(torch.empty(5, 0, dtype=torch.bfloat16), torch.empty(0, 7, dtype=torch.bfloat16))
+    assert (a.shape, a.stride(), b.shape, b.stride()) == ((5, K_STAND_IN), (8, 1), (K_STAND_IN, 7), (1, 8))
+    assert not a.any() and not b.any()
+    a, b = _k_stand_ins(torch.empty(3, 5, 0), torch.empty(3, 0, 7))                 # a batch: K-major b
+    assert (tuple(a.shape), tuple(b.shape), b.stride()[1:]) == ((3, 5, 8), (3, 8, 7), (1, 8))
+    a, b = _k_stand_ins(torch.empty(0, 40).t(), torch.empty(0, 24), k_groups=True)  # groups along K: MN-major
+    assert (a.shape, a.stride(), b.shape, b.stride()) == ((40, 8), (1, 40), (8, 24), (24, 1))
+    x = torch.empty(5, 0)
+    assert _k_stand_ins(x, torch.empty(3, 7))[0] is x                               # a mismatch stays visible
+
+
+def test_a_batched_out_whose_matrices_overlap_is_refused():
+    from cute_py.problem import GemmInputError
+    from cute_py.problem_groups import bmm_problem
+    a, b = _rec((4, 64, 32), (64 * 32, 32, 1)), _rec((4, 32, 16), (32 * 16, 16, 1), ptr=1 << 41)
+    with pytest.raises(GemmInputError, match="out's matrices overlap: batch stride 0 elements"):
+        bmm_problem(a, b, out=_rec((4, 64, 16), (0, 16, 1), ptr=1 << 42))
+
+
+def test_torch_operands_without_a_usable_contiguous_dimension_are_copied():
+    torch = pytest.importorskip("torch")
+    from cute_py.torch.ops import usable
+    col = torch.ones(10, 3, dtype=torch.bfloat16)[:, :1]                            # (10, 1), strides (3, 1)
+    assert usable(col).stride() == (1, 1) and usable(col.t()).is_contiguous()

@@ -63,9 +63,14 @@ def load_problems(spec) -> list:
         if (mn * spec.tile[2] * e) % (v * WARPGROUP_THREADS):
             out.append(f"{name} = {v}: a {mn}x{spec.tile[2]} stage tile is not a whole number of {v}-byte loads per "
                        f"producer thread ({WARPGROUP_THREADS})")
-    if (spec.load_a or spec.load_b) and spec.stages is not None and spec.stages < 3:
-        out.append(f"stages = {spec.stages}: direct loads keep a stage in flight and need at least 3")
+    if max(spec.load_a, spec.load_b) >= 4 and _is_int(spec.stages or 0) and spec.resolved_stages() < 3:
+        out.append(f"stages = {spec.resolved_stages()}: cp.async loads keep a stage in flight, which needs at "
+                   f"least 3 (a stage is announced after the next one was issued)")
     return out
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def lag(p) -> int:

@@ -131,7 +131,10 @@ def usable(t: Tensor) -> Tensor:
     >>> usable(torch.ones(1, dtype=torch.bfloat16).expand(4, 8)).stride()   # nothing contiguous: copied
     (8, 1)
     """
-    if t.dim() != 2 or 1 in t.stride() or t.numel() <= 1:
+    if t.dim() != 2 or t.numel() <= 1:
+        return t
+    (r, c), (sr, sc) = t.shape, t.stride()
+    if (c > 1 and sc == 1) or (r > 1 and sr == 1):            # as Problem reads a major: a stride-1 extent > 1
         return t
     return t.contiguous()
 
