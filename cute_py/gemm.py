@@ -153,7 +153,8 @@ def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=
     out_dtype = None if out is not None else _type_name(out_dtype)
     check = check_offs and offs is not None and not stream_capturing(current_stream(a) if stream is None else stream)
     fast = bool(use_fast_accum)
-    verify = (lambda: check_device_offsets(a, b, offs, "grouped_gemm")) if check else None   # values may change
+    verify = ((lambda a=a, b=b: check_device_offsets(a, b, offs, "grouped_gemm"))   # the caller's arrays: their
+              if check else None)                                                        # offsets may change
     if scale_a is None and scale_b is None:
         a, b = _k_stand_ins(a, b, k_groups=len(getattr(b, "shape", ())) == 2)
 
