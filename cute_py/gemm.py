@@ -192,8 +192,11 @@ def _k_stand_ins(a, b, k_groups: bool = False) -> tuple:
     then 0 and the kernel (and its epilogue: ``beta * C + bias``, the activation) runs as for any K, with
     TMA maps over real memory (K-major; groups along K keep both operands MN-major). Arrays without a shape
     or of another library are left to the reader."""
-    sa, sb = getattr(a, "shape", None), getattr(b, "shape", None)
-    if sa is None or sb is None or len(sa) < 2 or len(sb) < 2 or sa[-1] != 0 or sb[-2] != 0:
+    try:
+        sa, sb = tuple(int(x) for x in a.shape), tuple(int(x) for x in b.shape)
+    except (AttributeError, TypeError, ValueError):          # no shape: the reader names what is wrong
+        return a, b
+    if len(sa) < 2 or len(sb) < 2 or sa[-1] != 0 or sb[-2] != 0:
         return a, b
     try:
         if k_groups:                                         # a (M, K) M-major, b (K, N) N-major
