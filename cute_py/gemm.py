@@ -156,7 +156,7 @@ def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=
     verify = ((lambda a=a, b=b: check_device_offsets(a, b, offs, "grouped_gemm"))   # the caller's arrays: their
               if check else None)                                                        # offsets may change
     if scale_a is None and scale_b is None:
-        a, b = _k_stand_ins(a, b, k_groups=len(getattr(b, "shape", ())) == 2)
+        a, b = _k_stand_ins(a, b, grouped=True)
 
     def read(o, t):
         return grouped_problem(a, b, offs, scale_a=scale_a, scale_b=scale_b, fast_accum=fast, out=o, out_dtype=t,
@@ -187,10 +187,11 @@ K_STAND_IN = 8
 """The K of the zero operands that stand in for K = 0 (one 16-byte row of bf16)."""
 
 
-def _k_stand_ins(a, b, k_groups: bool = False) -> tuple:
+def _k_stand_ins(a, b, grouped: bool = False) -> tuple:
     """``(a, b)``, or for K = 0 zero operands of K = :data:`K_STAND_IN` from ``a``'s library: the product is
     then 0 and the kernel (and its epilogue: ``beta * C + bias``, the activation) runs as for any K, with
-    TMA maps over real memory (K-major; groups along K keep both operands MN-major). Arrays without a shape
+    TMA maps over real memory (K-major; ``grouped`` with a 2-D b: groups along K, both operands stay MN-major).
+    Arrays without a shape
     or of another library are left to the reader."""
     try:
         sa, sb = tuple(int(x) for x in a.shape), tuple(int(x) for x in b.shape)
@@ -199,7 +200,7 @@ def _k_stand_ins(a, b, k_groups: bool = False) -> tuple:
     if len(sa) < 2 or len(sb) < 2 or sa[-1] != 0 or sb[-2] != 0:
         return a, b
     try:
-        if k_groups:                                         # a (M, K) M-major, b (K, N) N-major
+        if grouped and len(sb) == 2:                         # groups along K: a (M, K) M-major, b (K, N) N-major
             return swap_last(zeros(a, (K_STAND_IN, sa[0]))), zeros(b, (K_STAND_IN, sb[-1]))
         za = zeros(a, tuple(sa[:-1]) + (K_STAND_IN,))
         zb = swap_last(zeros(b, tuple(sb[:-2]) + (sb[-1], K_STAND_IN)))

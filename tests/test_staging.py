@@ -225,7 +225,7 @@ def test_k_zero_runs_on_zero_stand_ins_of_k_8():
     assert not a.any() and not b.any()
     a, b = _k_stand_ins(torch.empty(3, 5, 0), torch.empty(3, 0, 7))                 # a batch: K-major b
     assert (tuple(a.shape), tuple(b.shape), b.stride()[1:]) == ((3, 5, 8), (3, 8, 7), (1, 8))
-    a, b = _k_stand_ins(torch.empty(0, 40).t(), torch.empty(0, 24), k_groups=True)  # groups along K: MN-major
+    a, b = _k_stand_ins(torch.empty(0, 40).t(), torch.empty(0, 24), grouped=True)  # groups along K: MN-major
     assert (a.shape, a.stride(), b.shape, b.stride()) == ((40, 8), (1, 40), (8, 24), (24, 1))
     x = torch.empty(5, 0)
     assert _k_stand_ins(x, torch.empty(3, 7))[0] is x                               # a mismatch stays visible
