@@ -519,8 +519,8 @@ def _left_inverse(layout: Layout) -> Layout:
     if type(pre[-1]) is not int or type(fs[-1]) is not int:  # a symbolic extent
         return _sym().left_inverse(layout)
     order = sorted((i for i in range(len(fs)) if fd[i] != 0), key=lambda i: fd[i])
-    if not order:
-        return Layout._make(1, 0)
+    if not order:                        # every stride 0: C++ gives size(layout):0 (4:0 -> 4:0, (4,12):(0,0) -> 48:0)
+        return Layout._make(it.product(fs), 0)
     res_s, res_d = [], []
     prev = None
     for i in order:

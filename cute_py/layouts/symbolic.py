@@ -634,8 +634,8 @@ def left_inverse(layout):
                 pos = p
                 break
         order.insert(pos, i)
-    if not order:
-        return Layout._make(1, 0)
+    if not order:                        # every stride 0: size(layout):0, as C++
+        return Layout._make(it.product(fs), 0)
     res_s, res_d = [], []
     prev = None
     for i in order:
