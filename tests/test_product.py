@@ -559,3 +559,17 @@ def test_property_tile_to_shape_divisibility(block, target):
     else:
         with pytest.raises(cute_py.DivisibilityError):
             cute_py.tile_to_shape(block, target)
+
+
+def test_a_product_by_a_zero_stride_tiler_needs_no_complement():
+    """composition(complement(A), B) is B when B's strides are all 0, so A may have negative strides (CuTe C++
+    computes flat_product((16,(4,4)):(-4,(64,1)), (1,2)); cute_py used to refuse it in complement)."""
+    from cute_py import complement, composition, cosize, flat_product, logical_product, size
+    A = parse("(16,(4,4)):(-4,(64,1))")
+    assert str(flat_product(A, (1, 2))) == "(16,(4,4),1,2):(-4,(64,1),0,4)"
+    for a in ("16:4", "(4,4):(8,1)", "(2,3):(3,1)", "((2,2),3):((1,8),2)"):
+        L = parse(a)
+        for t in (Layout(1), Layout(4, 0), parse("(2,3):(0,0)")):
+            general = composition(complement(L, size(L) * cosize(t)), t)
+            got = logical_product(L, t)
+            assert (got[0], got[1]) == (L, general), (a, t)

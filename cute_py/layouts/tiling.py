@@ -210,6 +210,10 @@ def _logical_product(block, tiler):
     if tiler is _:
         return block
     t = _tiler_layout("logical_product", tiler)
+    if all(type(d) is int and d == 0 for d in it.flatten_to_tuple(t.stride)):
+        # B sends every coordinate to 0: composition(complement(A), B) is B whatever the complement, so A needs
+        # none (C++ computes it for any A, negative strides included)
+        return Layout._make((block.shape, t.shape), (block.stride, t.stride))
     cosize_t = cosize(t)
     try:
         rest = complement(block, it.product(block.shape) * cosize_t)
