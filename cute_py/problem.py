@@ -80,8 +80,8 @@ class Staging:
         contiguous, rows ``src_ld`` elements apart)."""
         row_bytes, pitch = cols * itemsize, src_ld * itemsize if rows > 1 else 0
         between = group_stride * itemsize if groups > 1 else 0
-        common = ptr | row_bytes | pitch | between | 8  # the lowest set bit: the largest aligned load, at most 8 B
-        return cls(which, rows, row_bytes, pitch, round_up(row_bytes, TMA_ALIGN), common & -common, groups, between)
+        return cls(which, rows, row_bytes, pitch, round_up(row_bytes, TMA_ALIGN),
+                   widest_load(8, ptr, row_bytes, pitch, between), groups, between)
 
     @property
     def nbytes(self) -> int:
@@ -289,6 +289,25 @@ class Problem:
         return problem
 
 
+def widest_load(cap: int, *nbytes: int) -> int:
+    """The largest power of two up to ``cap`` (a power of two) dividing every one of ``nbytes`` (an address, a
+    pitch, a length; 0 divides by anything): the widest load that stays aligned over all of them.
+
+    >>> widest_load(16, 0x1000, 1998), widest_load(8, 0x1000, 4096, 0)
+    (2, 8)
+    """
+    common = cap
+    for x in nbytes:
+        common |= x
+    return common & -common                  # the lowest set bit
+
+
+def _rows_cols(x, cols_contiguous: bool) -> tuple:
+    """``(rows, cols)`` of a 2-D operand in memory order: ``cols`` elements contiguous, ``rows`` of them."""
+    (r, c) = x.shape
+    return (r, c) if cols_contiguous else (c, r)
+
+
 def load_align(x, cols_contiguous: bool, ld: int) -> int:
     """The widest load (bytes, at most 16) that every row of the 2-D operand ``x`` allows: the largest power of
     two dividing its address, its row pitch (``ld`` elements; unused for one row) and its row length.
@@ -297,12 +316,10 @@ def load_align(x, cols_contiguous: bool, ld: int) -> int:
     >>> load_align(as_device_array(1 << 40, shape=(64, 999), dtype="bf16"), True, 999)   # 1998-byte rows
     2
     """
-    (r, c) = x.shape
-    rows, cols = (r, c) if cols_contiguous else (c, r)
+    rows, cols = _rows_cols(x, cols_contiguous)
     if x.size == 0:
         return TMA_ALIGN
-    common = x.ptr | (ld * x.itemsize if rows > 1 else 0) | cols * x.itemsize | TMA_ALIGN
-    return common & -common
+    return widest_load(TMA_ALIGN, x.ptr, ld * x.itemsize if rows > 1 else 0, cols * x.itemsize)
 
 
 def _matrix(x) -> tuple:
@@ -454,8 +471,7 @@ class _Reader:
         elements apart) when TMA cannot read it: a base, leading dimension or group stride that is not a
         multiple of 16 bytes, or rows or matrices that overlap (a stride below the extent, 0 for a broadcast);
         else None."""
-        (r, c) = x.shape
-        rows, cols = (r, c) if cols_contiguous else (c, r)
+        rows, cols = _rows_cols(x, cols_contiguous)
         e = x.itemsize
         rows_ok = ld * e % TMA_ALIGN == 0 and (ld >= cols or rows == 1)
         groups_ok = groups == 1 or (group_stride * e % TMA_ALIGN == 0 and group_stride >= ld * (rows - 1) + cols)

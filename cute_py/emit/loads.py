@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from .cprint import to_c
 from .resources import WARPGROUP_THREADS
+from .scaling import FP8_DTYPES
 
 __all__ = ["LOAD_BYTES", "load_problems", "direct_load", "load_wrappers", "lag", "direct_producer", "producer_call"]
 
@@ -40,14 +41,15 @@ LOAD_BYTES = (0, 1, 2, 4, 8, 16)
 
 
 def load_problems(spec) -> list:
-    """Why ``spec``'s direct loads cannot be emitted ([] if they can, or if it has none).
+    """Why ``spec``'s direct loads cannot be emitted ([] if they can, or if it has none). Precondition: the
+    fields have their types (:meth:`GemmSpec.problems <cute_py.emit.GemmSpec.problems>` checks them first).
 
     >>> from cute_py.emit import GemmSpec
     >>> load_problems(GemmSpec(load_a=3, load_b=4, cluster=(2, 1)))
     ['load_a = 3 not in (0, 1, 2, 4, 8, 16)', 'load_b = 4: an operand read without TMA is not multicast; use cluster (1, 1)']
     """
     out = []
-    e = {"e4m3": 1, "e5m2": 1}.get(spec.dtype, 2)
+    e = 1 if spec.dtype in FP8_DTYPES else 2
     for name, v, mn in (("load_a", spec.load_a, spec.tile[0]), ("load_b", spec.load_b, spec.tile[1])):
         if v not in LOAD_BYTES:
             out.append(f"{name} = {v!r} not in {LOAD_BYTES}")
@@ -63,14 +65,10 @@ def load_problems(spec) -> list:
         if (mn * spec.tile[2] * e) % (v * WARPGROUP_THREADS):
             out.append(f"{name} = {v}: a {mn}x{spec.tile[2]} stage tile is not a whole number of {v}-byte loads per "
                        f"producer thread ({WARPGROUP_THREADS})")
-    if max(spec.load_a, spec.load_b) >= 4 and _is_int(spec.stages or 0) and spec.resolved_stages() < 3:
+    if max(spec.load_a, spec.load_b) >= 4 and spec.resolved_stages() < 3:     # the fields' types are checked
         out.append(f"stages = {spec.resolved_stages()}: cp.async loads keep a stage in flight, which needs at "
                    f"least 3 (a stage is announced after the next one was issued)")
     return out
-
-
-def _is_int(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def lag(p) -> int:
