@@ -86,18 +86,15 @@ def layer_of(name: str) -> str:
 
 _ISSUE_16 = "issue 16: untangle the function-level imports between the cute_py/layouts modules"
 _LAYOUTS_CIRCLE = {  # importer -> the modules it imports on the circle (12 modules, one strongly connected set)
-    "algebra": "basis composed errors int_tuple layout tensor",
+    "algebra": "basis composed int_tuple layout tensor",
     "basis": "int_tuple",
-    "composed": "algebra errors int_tuple layout swizzle",
-    "errors": "int_tuple",
-    "int_tuple": "algebra errors symbolic",
-    "layout": "algebra basis composed errors int_tuple tensor tiling",
-    "partition": "errors int_tuple layout tensor tiling",
-    "recast": "algebra composed errors int_tuple layout swizzle tiling",
-    "swizzle": "composed errors int_tuple layout",
-    "symbolic": "algebra basis errors int_tuple layout partition tiling",
-    "tensor": "algebra basis errors int_tuple layout recast swizzle tiling",
-    "tiling": "algebra errors int_tuple layout",
+    "composed": "algebra int_tuple layout swizzle",
+    "int_tuple": "algebra",
+    "layout": "algebra basis composed int_tuple tensor tiling",
+    "recast": "algebra composed int_tuple layout swizzle tiling",
+    "swizzle": "composed int_tuple layout",
+    "tensor": "algebra basis int_tuple layout recast swizzle tiling",
+    "tiling": "algebra int_tuple layout",
 }
 
 KNOWN_CYCLE_EDGES = {

@@ -17,7 +17,8 @@ from functools import lru_cache
 from . import int_tuple as it
 from .basis import ScaledBasis
 from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r, names_caller
-from .int_tuple import _, _sym, is_int, is_sym
+from .decide import _and, _not, _or, canon, ceil_div, divides, exact_div, expand, fail, floor_div, le, lt, sign
+from .int_tuple import _, is_int, is_sym
 from .layout import Layout, _is_tensor, _modes, coprofile, flat_modes, transform_layout
 
 __all__ = [
@@ -238,27 +239,19 @@ def _composition(a: Layout, b):
     raise TypeError(f"composition: B must be a Layout, tiler tuple, int or _, got {type(b).__name__}: {_r(b)}")
 
 
-class _Symbolic(Exception):
-    """Raised inside the integer composition when it meets a symbolic leaf: start over symbolically."""
-
-
 def _compose_layouts(a: Layout, b: Layout) -> Layout:
-    basis = False
-    for d in flat_modes(b)[1]:
-        if type(d) is not int:
-            if type(d) is ScaledBasis:
-                basis = True
-            else:
-                return _sym().compose_layouts(a, b)
+    basis = ScaledBasis in map(type, flat_modes(b)[1])
     flat = _coalesce_x(a, coprofile(b) if basis else 0)
     usage = {}
-    try:
-        result = _compose_impl(flat.shape, flat.stride, b.shape, b.stride, a, b, (), usage)
-    except _Symbolic:
-        return _sym().compose_layouts(a, b)
+    result = _compose_impl(flat.shape, flat.stride, b.shape, b.stride, a, b, (), usage)
     if len(flat_modes(b)[0]) > 1:
         for (path, i), (reach, s) in usage.items():
-            if reach >= s:
+            ok = lt(reach, s)
+            if ok is None:
+                raise fail("composition", f"{reach} < {s}",
+                           f"no-carry condition: B's modes together reach digit {reach} of mode {i} of the "
+                           f"coalesced A (extent {s})", A=a, B=b)
+            if not ok:
                 raise layout_error(
                     DivisibilityError, "composition", "no-carry condition",
                     f"B's modes together reach digit {reach} of mode {i} of the coalesced A "
@@ -270,9 +263,14 @@ def _compose_layouts(a: Layout, b: Layout) -> Layout:
 def _compose_impl(ls, ld, rs, rd, a, b, path, usage) -> Layout:
     """Compose the flat (coalesced) A ``ls:ld`` with B's mode ``rs:rd``.
 
-    ``usage[(path, i)]`` accumulates, over B's leaves, the largest digit each
-    leaf reaches in mode ``i`` of A: a sum reaching the mode's extent means
-    B's modes carry into the next mode, and the by-mode result would be wrong.
+    B's stride is divided through A's modes: at each mode it either skips
+    whole copies of it (``|stride| % s == 0``) or starts inside it without
+    overrunning it, and B's extent splits over the modes it crosses. Each
+    condition is decided for ints at once and for sympy leaves where sympy
+    can (else SymbolicError). ``usage[(path, i)]`` accumulates, over B's
+    leaves, the largest digit each leaf reaches in mode ``i`` of A: a sum
+    reaching the mode's extent means B's modes carry into the next mode, and
+    the by-mode result would be wrong.
     """
     if isinstance(rs, tuple):
         parts = [_compose_impl(ls, ld, s, d, a, b, path, usage) for s, d in zip(rs, rd)]
@@ -285,53 +283,93 @@ def _compose_impl(ls, ld, rs, rd, a, b, path, usage) -> Layout:
             ls, ld = ls[m], ld[m]
         sub = _coalesce_x(Layout._make(ls, ld))
         return _compose_impl(sub.shape, sub.stride, rs, rd.value, a, b, rd.mode, usage)
-    if rd == 0:
+    if type(rd) is int and rd == 0:
         return Layout._make(rs, 0)
     if not isinstance(ls, tuple):
         return Layout._make(rs, rd * ld)
-    if type(rs) is not int or type(rd) is not int:
-        raise _Symbolic
 
+    sg = (1 if rd > 0 else -1) if type(rd) is int else sign(rd, "composition", A=a, B=b)
     res_s, res_d = [], []
-    rest_shape, rest_stride = rs, rd
-    n = len(ls)
-    for i in range(n - 1):
+    rest_shape, ar = rs, rd * sg                # B's remaining extent and |stride|
+    for i in range(len(ls) - 1):
         s, d = ls[i], ld[i]
-        if type(s) is not int:
-            raise _Symbolic
-        ar = abs(rest_stride)
-        if rest_shape != 1:
-            if not (ar % s == 0 or ar < s) or (ar < s and s % ar != 0 and rest_shape > -(-s // ar)):
-                raise layout_error(
-                    DivisibilityError, "composition", "stride divisibility condition",
-                    f"B's stride {rd} reaches mode {i} of the coalesced A "
-                    f"(shape {s}, stride {d}) with remaining stride {ar} and extent {rest_shape}, "
-                    f"which neither skips the mode ({ar} % {s} != 0) nor stays inside it",
-                    A=a, B=b)
-        next_shape = -(-s // ar)
-        next_stride = -(-ar // s) * (1 if rest_stride > 0 else -1)
+        ok, next_shape, next_ar = _stride_step(s, ar, rest_shape)
+        if not ok:
+            if ok is None:
+                raise fail("composition", f"{ar} % {s} == 0, or {ar} < {s} without overrunning the mode",
+                           f"stride divisibility condition: B's stride {rd} reaches mode {i} of the coalesced A "
+                           f"(shape {s}, stride {d}) with remaining stride {ar} and extent {rest_shape}",
+                           A=a, B=b)
+            raise layout_error(
+                DivisibilityError, "composition", "stride divisibility condition",
+                f"B's stride {rd} reaches mode {i} of the coalesced A "
+                f"(shape {s}, stride {d}) with remaining stride {ar} and extent {rest_shape}, "
+                f"which neither skips the mode ({ar} % {s} != 0) nor stays inside it",
+                A=a, B=b)
         if next_shape == 1 or rest_shape == 1:
-            rest_stride = next_stride
+            ar = next_ar
             continue
-        new_shape = min(next_shape, rest_shape)
-        if rest_shape % new_shape != 0:
+        new_shape, ok = _shape_step(next_shape, rest_shape)
+        if not ok:
+            if ok is None:
+                raise fail("composition", f"{rest_shape} % {new_shape} == 0 (with {new_shape} the smaller extent)",
+                           f"shape divisibility condition at mode {i} of the coalesced A (shape {s}, stride {d})",
+                           A=a, B=b)
             raise layout_error(
                 DivisibilityError, "composition", "shape divisibility condition",
                 f"B's extent {rest_shape} does not split over mode {i} of the coalesced A "
                 f"(shape {s}, stride {d}): {rest_shape} % {new_shape} != 0",
                 A=a, B=b)
         res_s.append(new_shape)
-        res_d.append(rest_stride * d)
+        res_d.append(sg * ar * d)
         u = usage.setdefault((path, i), [0, s])
         u[0] += (new_shape - 1) * ar
-        rest_shape //= new_shape
-        rest_stride = next_stride
+        rest_shape = exact_div(rest_shape, new_shape)
+        ar = next_ar
     if not res_s:
-        return Layout._make(rest_shape, rest_stride * ld[-1])
+        return Layout._make(rest_shape, sg * ar * ld[-1])
     if rest_shape != 1:
         res_s.append(rest_shape)
-        res_d.append(rest_stride * ld[-1])
+        res_d.append(sg * ar * ld[-1])
     return _unwrap(res_s, res_d)
+
+
+def _stride_step(s, ar, n):
+    """B's remaining ``|stride|`` ``ar`` and extent ``n`` against a mode of extent ``s`` of the coalesced A:
+    ``(ok, extent of the mode left to B, |stride| left after the mode)``.
+
+    ``ok``: the stride divisibility condition; the stride skips whole copies of the mode
+    (``ar % s == 0``) or starts inside it (``ar < s``) without overrunning it. True, False, or None where
+    sympy cannot decide it. Ints are answered at once; other leaves through the predicates.
+    """
+    if type(s) is int and type(ar) is int and type(n) is int:
+        if ar % s == 0:
+            return True, 1, ar // s
+        if ar < s:
+            return n == 1 or s % ar == 0 or n <= -(-s // ar), -(-s // ar), 1
+        return n == 1, -(-s // ar), -(-ar // s)
+    skips = divides(s, ar)
+    if skips:
+        return True, 1, exact_div(ar, s)
+    inside = lt(ar, s)
+    ok = True if n == 1 else _or(skips, inside)
+    if n != 1 and inside is not False:          # inside, it must not overrun the mode
+        overrun = _and(_not(divides(ar, s)), lt(ceil_div(s, ar), n))
+        ok = _and(ok, _not(_and(inside, overrun)))
+    return ok, ceil_div(s, ar), 1 if inside else ceil_div(ar, s)
+
+
+def _shape_step(m, n):
+    """B's extent ``n`` meets ``m`` digits of a mode: ``(min(m, n), whether it divides n)``, decided as
+    :func:`_stride_step` decides (None: undecidable)."""
+    if type(m) is int and type(n) is int:
+        k = m if m < n else n
+        return k, n % k == 0
+    smaller = le(m, n)
+    if smaller is None:
+        return m, None
+    k = m if smaller else n
+    return k, divides(k, n)
 
 
 # ---------------------------------------------------------------------------
@@ -390,38 +428,77 @@ def complement(layout, cotarget=None):
 @lru_cache(maxsize=_CACHE)
 def _complement(layout: Layout, cotarget):
     # filter: drop size-1 and stride-0 modes; sorting by stride replaces CuTe's coalesce+min search.
-    modes = []
-    last = 0
-    for s, d in zip(*flat_modes(layout)):
-        if type(d) is not int or d < 0:
-            if is_sym(d):
-                return _sym().complement(layout, cotarget)
-            raise layout_error(LayoutError, "complement", "strides must be non-negative integers",
-                               f"found stride {d}", layout=layout)
-        if s != 1 and d != 0:
-            modes.append((d, s))
-            last += (s - 1) * d
-    if type(last) is not int:  # a symbolic extent
-        return _sym().complement(layout, cotarget)
+    modes, last, static = _complement_modes(*flat_modes(layout), layout)
+    if not static:                            # a dynamic stride: CuTe allows only a rank-1 layout
+        f = _coalesce(Layout._make(it.filter_zeros(layout.stride, layout.shape), layout.stride))
+        modes, last, _static = _complement_modes(*flat_modes(f), layout)
+        if len(modes) > 1:
+            raise fail("complement", "static strides",
+                       f"dynamic-stride complement only for rank-1 layouts (CuTe's rule): the filtered layout "
+                       f"{f} has {len(modes)} modes", layout=layout)
     if cotarget is None:
-        cotarget = last + 1
+        cotarget = expand(last + 1)
     if not modes:
-        return Layout(_coalesce_shape(cotarget))
-    modes.sort(key=lambda m: m[0])
+        return Layout(canon(it.product(cotarget)))
+    modes.sort(key=lambda m: m[0])            # static strides here (or a single mode)
     res_s, res_d = [], [1]
+    inexact = False
     for d, s in modes:
-        new_shape = d // res_d[-1]
-        if new_shape == 0:
+        prev = res_d[-1]
+        q, exact = _chain_step(d, prev)
+        if not q:
+            if q is None:
+                raise fail("complement", f"{prev} <= {d}",
+                           f"injectivity: stride {d} must reach past the modes below it (which reach {prev})",
+                           layout=layout)
             raise layout_error(InjectivityError, "complement", "non-injective layout in complement",
-                               f"stride {d} overlaps the modes below it (which reach {res_d[-1]})",
-                               layout=layout)
-        res_s.append(new_shape)
+                               f"stride {d} overlaps the modes below it (which reach {prev})", layout=layout)
+        inexact = inexact or not exact
+        res_s.append(q)
         res_d.append(d * s)
-    rest_shape = _coalesce_shape(it.ceil_div(cotarget, res_d[-1]))
+    # A mode of extent 1 is filtered out before the chain; a symbolic extent that may be 1 keeps its mode, which
+    # changes the result where a step is inexact (floor(d / prev)): then the answer depends on the extent.
+    if inexact:
+        maybe_unit = [s for _d, s in modes if type(s) is not int and lt(1, s) is not True]
+        if maybe_unit:
+            raise fail("complement", f"{maybe_unit[0]} > 1",
+                       f"the mode of extent {maybe_unit[0]} is dropped when it is 1, and the complement then "
+                       f"differs (a stride is not a multiple of the modes below it)", layout=layout)
+    rest_shape = canon(it.product(it.ceil_div(cotarget, res_d[-1])))  # C++: coalesce(ceil_div(cotarget, stride))
     res_s.append(rest_shape)
     if rest_shape == 1:
         res_d[-1] = 0
     return _bw_coalesce(res_s, res_d, res_s[-1], res_d[-1])
+
+
+def _chain_step(d, prev):
+    """The next stride ``d`` over the span ``prev`` the modes below it reach: ``(floor(d / prev), whether
+    prev divides d)``; the quotient is 0 where ``d < prev`` (overlap) and None where that is undecidable."""
+    if type(d) is int and type(prev) is int:
+        return d // prev, d % prev == 0
+    reach = le(prev, d)
+    if not reach:
+        return (0 if reach is False else None), False
+    return floor_div(d, prev), divides(prev, d)
+
+
+def _complement_modes(fs, fd, layout):
+    """The ``(stride, extent)`` modes complement chains (size-1 and stride-0 modes dropped), the layout's
+    largest offset, and whether every stride is an int; strides must be non-negative."""
+    modes, last, static = [], 0, True
+    for s, d in zip(fs, fd):
+        if type(d) is not int or d < 0:
+            static = False
+            nonneg = False if type(d) is int or isinstance(d, ScaledBasis) else le(0, d)
+            if not nonneg:
+                if nonneg is None:
+                    raise fail("complement", f"{d} >= 0", "strides must be non-negative", layout=layout)
+                raise layout_error(LayoutError, "complement", "strides must be non-negative integers",
+                                   f"found stride {d}", layout=layout)
+        if s != 1 and d != 0:
+            modes.append((d, s))
+            last = last + (s - 1) * d
+    return modes, last, static
 
 
 # ---------------------------------------------------------------------------
@@ -453,22 +530,15 @@ def right_inverse(layout):
 
 @lru_cache(maxsize=_CACHE)
 def _right_inverse(layout: Layout) -> Layout:
-    flat = _coalesce(layout)
-    fs, fd = _modes(flat)
-    for d in fd:
-        if not is_int(d):
-            if is_sym(d):
-                return _sym().right_inverse(layout)
-            raise TypeError(f"right_inverse: needs integer strides, got {layout}")
-    astride = [abs(d) for d in fd]
+    fs, fd = _modes(_coalesce(layout))
+    if any(isinstance(d, ScaledBasis) for d in fd):
+        raise TypeError(f"right_inverse: needs integer strides, got {layout}")
+    astride = [abs(d) if type(d) is int else None for d in fd]  # C++ skips dynamic strides
     rstride = it.compact_col_major(fs)
     seq = []
     nxt = 1
-    while True:
-        try:
-            k = astride.index(nxt)
-        except ValueError:
-            break
+    while type(nxt) is int and nxt in astride:
+        k = astride.index(nxt)
         if seq and (fd[k] > 0) != (fd[seq[0]] > 0):
             break  # a sign change would break L(R(i)) == i (C++ keeps going and is wrong there)
         seq.append(k)
@@ -507,17 +577,18 @@ def left_inverse(layout):
 
 @lru_cache(maxsize=_CACHE)
 def _left_inverse(layout: Layout) -> Layout:
-    flat = _coalesce(layout)
-    fs, fd = _modes(flat)
+    fs, fd = _modes(_coalesce(layout))
     for d in fd:
-        if not is_int(d) or d < 0:
-            if is_sym(d):
-                return _sym().left_inverse(layout)
+        if type(d) is not int:
+            if not is_sym(d):
+                raise layout_error(LayoutError, "left_inverse", "strides must be non-negative integers",
+                                   f"found stride {d}", layout=layout)
+            raise fail("left_inverse", "static strides", f"CuTe's left_inverse requires static strides; found {d}",
+                       layout=layout)
+        if d < 0:
             raise layout_error(LayoutError, "left_inverse", "strides must be non-negative integers",
                                f"found stride {d}", layout=layout)
     pre = it.prefix_product(fs)
-    if type(pre[-1]) is not int or type(fs[-1]) is not int:  # a symbolic extent
-        return _sym().left_inverse(layout)
     order = sorted((i for i in range(len(fs)) if fd[i] != 0), key=lambda i: fd[i])
     if not order:                        # every stride 0: C++ gives size(layout):0 (4:0 -> 4:0, (4,12):(0,0) -> 48:0)
         return Layout._make(it.product(fs), 0)
@@ -528,9 +599,13 @@ def _left_inverse(layout: Layout) -> Layout:
             res_s.append(fd[i])
             res_d.append(0)
         else:
-            reach = fd[prev] * fs[prev]
-            if fd[i] < reach:
-                if not _injective_nonzero(fs, fd):
+            reach = canon(fd[prev] * fs[prev])
+            inside = lt(fd[i], reach)
+            if inside is None:
+                raise fail("left_inverse", f"{fd[i]} >= {reach}",
+                           f"stride {fd[i]} must lie beyond the span of mode {fs[prev]}:{fd[prev]}", layout=layout)
+            if inside:
+                if all(type(s) is int for s in fs) and not _injective_nonzero(fs, fd):
                     raise layout_error(InjectivityError, "left_inverse", "layout is not injective",
                                        f"stride {fd[i]} falls inside the span of mode {fs[prev]}:{fd[prev]}",
                                        layout=layout)
@@ -649,7 +724,7 @@ def domain_distribute(a, n: int) -> Layout:
     if not all(is_int(s) and s >= 1 or is_sym(s) for s in flat):
         raise TypeError(f"domain_distribute: a must be a shape (positive int leaves) or a layout, got {_r(a)}")
     if any(is_sym(s) for s in flat):
-        raise _sym().fail("domain_distribute", "static extents", "gcd of each extent with n", a=a, n=n)
+        raise fail("domain_distribute", "static extents", "gcd of each extent with n", a=a, n=n)
     res = []
     rest = n
     for s in flat:

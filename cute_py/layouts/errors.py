@@ -182,6 +182,34 @@ _REPR.maxtuple = _REPR.maxlist = 12
 _REPR.maxstring = 60
 
 
+def to_str(x) -> str:
+    """CuTe's text form of an IntTuple (no spaces; a 1-tuple is ``(4)``).
+
+    >>> to_str(((2, 3), 4))
+    '((2,3),4)'
+    >>> to_str((4,))
+    '(4)'
+    """
+    if isinstance(x, tuple):
+        return "(" + ",".join(to_str(e) for e in x) + ")"
+    if type(x) is int:
+        return str(x)
+    return str(x).replace(" ", "")  # a sympy expression: "3 - M" prints as "3-M"
+
+
+MAX_DEPTH = 32
+
+
+def check_depth(op: str, x, limit: int = MAX_DEPTH) -> None:
+    """Raise a LayoutError if the tuple ``x`` nests deeper than ``limit`` (guards every recursion)."""
+    level = [x]
+    for _d in range(limit + 1):
+        level = [e for t in level if isinstance(t, tuple) for e in t]
+        if not level:
+            return
+    raise layout_error(LayoutError, op, f"operand nests deeper than {limit} levels")
+
+
 def _r(x) -> str:
     """A short, recursion-safe repr for error messages (any input, however deep or long)."""
     try:
@@ -191,8 +219,6 @@ def _r(x) -> str:
 
 
 def _fmt(x) -> str:
-    from .int_tuple import check_depth, to_str
-
     try:
         if isinstance(x, tuple):
             check_depth("format", x, 8)

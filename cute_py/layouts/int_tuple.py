@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import builtins
 import math
-import sys
-from numbers import Integral
 
-from .errors import CoordinateError, DivisibilityError, RankError, layout_error
+from . import decide
+from .decide import is_int, is_sym
+from .errors import MAX_DEPTH, CoordinateError, DivisibilityError, RankError, check_depth, layout_error, to_str
 
 __all__ = [
     "Underscore", "_", "is_int", "is_tuple", "is_underscore", "has_underscore",
@@ -55,35 +55,6 @@ class Underscore:
 _ = Underscore()
 
 
-def is_int(x) -> bool:
-    """True for an integer leaf (``int`` or numpy integer, never ``bool``).
-
-    >>> is_int(3), is_int(True), is_int((3,))
-    (True, False, False)
-    """
-    return type(x) is int or (isinstance(x, Integral) and not isinstance(x, bool))
-
-
-def is_sym(x) -> bool:
-    """True for a sympy expression leaf (a symbolic extent, stride or coordinate; see :mod:`cute_py.symbolic`).
-
-    Never imports sympy: without it loaded, nothing can be a sympy expression.
-
-    >>> import sympy
-    >>> is_sym(sympy.Symbol("M", integer=True)), is_sym(4)
-    (True, False)
-    """
-    sp = sys.modules.get("sympy")
-    return sp is not None and isinstance(x, sp.Expr)
-
-
-def _sym():
-    """The symbolic-extent helpers (imported on first use, so int-only code never loads sympy)."""
-    from . import symbolic
-
-    return symbolic
-
-
 def is_tuple(x) -> bool:
     """True for a (nested) tuple. Lists are not IntTuples.
 
@@ -96,21 +67,6 @@ def is_tuple(x) -> bool:
 def is_underscore(x) -> bool:
     """True for the slicing marker ``_``."""
     return x is _
-
-
-MAX_DEPTH = 32
-
-
-def check_depth(op: str, x, limit: int = MAX_DEPTH) -> None:
-    """Raise a LayoutError if the tuple ``x`` nests deeper than ``limit`` (guards every recursion)."""
-    level = [x]
-    for _d in range(limit + 1):
-        level = [e for t in level if isinstance(t, tuple) for e in t]
-        if not level:
-            return
-    from .errors import LayoutError
-
-    raise layout_error(LayoutError, op, f"operand nests deeper than {limit} levels")
 
 
 def has_underscore(x) -> bool:
@@ -126,21 +82,6 @@ def has_underscore(x) -> bool:
     return False
 
 
-def to_str(x) -> str:
-    """CuTe's text form of an IntTuple (no spaces; a 1-tuple is ``(4)``).
-
-    >>> to_str(((2, 3), 4))
-    '((2,3),4)'
-    >>> to_str((4,))
-    '(4)'
-    """
-    if isinstance(x, tuple):
-        return "(" + ",".join(to_str(e) for e in x) + ")"
-    if type(x) is int:
-        return str(x)
-    return str(x).replace(" ", "")  # a sympy expression: "3 - M" prints as "3-M"
-
-
 def _check_rank(op, x, y, **ops):
     if len(x) != len(y):
         raise layout_error(RankError, op, "mismatched ranks",
@@ -154,7 +95,7 @@ def signum(a: int) -> int:
     (-1, 0, 1)
     """
     if type(a) is not int and is_sym(a):
-        return _sym().sign(a, "signum", value=a)
+        return decide.sign(a, "signum", value=a)
     return (a > 0) - (a < 0)
 
 
@@ -331,7 +272,7 @@ def repeat_like(a, x):
 
 def _int_shape_div(a: int, b: int, op: str) -> int:
     if (type(a) is not int or type(b) is not int) and (is_sym(a) or is_sym(b)):
-        return _sym().shape_div(a, b, op)
+        return decide.shape_div(a, b, op)
     if b == 0:
         raise layout_error(DivisibilityError, op, "division by a zero extent", a=a, b=b)
     if a % b != 0 and b % a != 0:
@@ -400,7 +341,7 @@ def ceil_div(a, b):
     r = -((-a) // b)
     if type(r) is int or not is_sym(r):
         return r
-    return _sym().ceil_div(a, b)  # symbolic: ceiling(a/b), simplified where sympy decides
+    return decide.ceil_div(a, b)  # symbolic: ceiling(a/b), simplified where sympy decides
 
 
 def round_up(a, b):
@@ -618,7 +559,7 @@ def _tdivmod(a: int, b: int):
     except TypeError:  # a symbolic index whose sign sympy cannot decide
         if not is_sym(a):
             raise
-        return _sym().divmod_(a, b)
+        return decide.divmod_(a, b)
     q = -((-a) // b)
     return q, a - q * b
 
@@ -719,7 +660,7 @@ def idx2crd(idx, shape, stride=None):
             stride = compact_col_major(shape, stride)
         return tuple(idx2crd(idx, s, d) for s, d in zip(shape, stride))
     if (type(stride) is not int or type(idx) is not int) and (is_sym(stride) or is_sym(idx) or is_sym(shape)):
-        return _sym().idx2crd_leaf(idx, shape, stride)
+        return decide.idx2crd_leaf(idx, shape, stride)
     if shape == 1:
         return 0
     if stride == 0:

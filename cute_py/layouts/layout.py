@@ -17,7 +17,7 @@ import operator
 import builtins
 from numbers import Integral
 
-from . import int_tuple as it
+from . import decide, int_tuple as it
 from .basis import ArithmeticTuple, ScaledBasis, make_basis_like
 from .errors import CoordinateError, LayoutError, RankError, layout_error, _r, names_caller
 from .int_tuple import _, has_underscore, to_str
@@ -59,7 +59,7 @@ def _norm(x, what: str, op: str, depth: int = 0):
         return tuple(_norm(e, what, op, depth + 1) for e in x)
     if isinstance(x, bool) or not (isinstance(x, Integral) or isinstance(x, ScaledBasis)):
         if it.is_sym(x):  # a symbolic extent or stride (cute_py.symbolic)
-            return it._sym().check_leaf(x, what, op)
+            return decide.check_leaf(x, what, op)
         raise TypeError(f"{op}: {what} leaves must be integers, got {_r(x)} of type {type(x).__name__}")
     if isinstance(x, ScaledBasis):
         if what == "shape":
@@ -161,7 +161,7 @@ class Layout:
         r = it.crd2idx(coord, self.shape, self.stride)
         if type(r) is int or not it.is_sym(r):
             return r
-        return it._sym().canon(r)
+        return decide.canon(r)
 
     def __getitem__(self, i):
         """Mode ``i`` (``L[i]`` is CuTe's ``layout<i>(L)``); a tuple indexes nested modes."""
@@ -534,7 +534,7 @@ def coshape(layout, *modes):
     if isinstance(last, tuple):
         return ArithmeticTuple(_plus_one(last))
     if type(last) is not int and it.is_sym(last):
-        return it._sym().expand(last + 1)
+        return decide.expand(last + 1)
     return last + 1
 
 
@@ -560,7 +560,7 @@ def cosize(layout, *modes) -> int:
                 return it.product(coshape(layout))
             last += (s - 1) * (d if d >= 0 else -d)
         if type(last) is not int:  # a symbolic extent
-            return it._sym().expand(last + 1)
+            return decide.expand(last + 1)
         return last + 1
     if getattr(layout, "_is_composed_layout", False):
         return layout.cosize()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from . import int_tuple as it
+from .decide import _or, canon, ceil_div, divides, fail, sign
 from .dtypes import dtype
 from .errors import DivisibilityError, LayoutError, layout_error, _r, names_caller
 from .int_tuple import is_int
@@ -45,17 +46,20 @@ def _check_n(op, n):
 
 
 def _upcast_leaf(s, d, n, layout):
-    if (type(d) is not int or type(s) is not int) and (it.is_sym(d) or it.is_sym(s)):
-        return it._sym().upcast_leaf(s, d, n, layout)
-    if d == 0:
+    if type(d) is int and d == 0:
         return s, d
+    sg = sign(d, "upcast", layout=layout, n=n)
+    ad = d * sg
     if s == 1:  # a size-1 mode's stride is never used: no divisibility needed
-        return s, it.signum(d) * it.ceil_div(abs(d), n)
-    ad = abs(d)
-    if ad % n != 0 and n % ad != 0:
+        return s, canon(sg * ceil_div(ad, n))
+    dv = _or(divides(n, ad), divides(ad, n))
+    if dv is None:
+        raise fail("upcast", f"{ad} % {n} == 0 or {n} % {ad} == 0", "the divisibility condition of upcast",
+                   layout=layout, n=n)
+    if not dv:
         raise layout_error(DivisibilityError, "upcast", "divisibility condition",
                            f"stride {d} and factor {n}: neither divides the other", layout=layout, n=n)
-    return it.ceil_div(s, it.ceil_div(n, ad)), it.signum(d) * it.ceil_div(ad, n)
+    return canon(ceil_div(s, ceil_div(n, ad))), canon(sg * ceil_div(ad, n))
 
 
 def _map_leaves(shape, stride, f):

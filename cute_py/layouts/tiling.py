@@ -13,10 +13,10 @@ from __future__ import annotations
 import builtins
 from functools import lru_cache
 
-from . import int_tuple as it
+from . import decide, int_tuple as it
 from .algebra import _CACHE, _coalesce, _is_composed, _tiler_arg, complement, composition
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
-from .int_tuple import _, _sym, is_int, is_sym
+from .int_tuple import _, is_int, is_sym
 from .layout import (
     Layout, LayoutLeft, LayoutRight, _is_tensor, append, cosize, make_ordered_layout, transform_layout, zip,
 )
@@ -224,8 +224,8 @@ def _logical_product(block, tiler):
     n_rest = it.product(rest.shape)
     if (type(n_rest) is not int or type(cosize_t) is not int) and (is_sym(n_rest) or is_sym(cosize_t)):
         # symbolic: the brute-force overlap check below is impossible, so B must provably fit
-        if _sym().le(cosize_t, n_rest) is not True:
-            raise _sym().fail("logical_product", f"{cosize_t} <= {n_rest}",
+        if decide.le(cosize_t, n_rest) is not True:
+            raise decide.fail("logical_product", f"{cosize_t} <= {n_rest}",
                               f"cosize(B) must fit in complement(A) = {rest} (copies of A must not overlap)",
                               A=block, B=t)
     elif n_rest < cosize_t and not _injective(result):
@@ -356,7 +356,8 @@ def tile_to_shape(block, target_shape, order=LayoutLeft):
     if not isinstance(block, Layout):
         raise TypeError(f"tile_to_shape: expected a Layout, got {_r(block)}")
     target_shape = _tiler_arg("tile_to_shape", getattr(target_shape, "shape", target_shape))
-    if not (is_int(target_shape) or isinstance(target_shape, tuple)):
+    if not (is_int(target_shape) or isinstance(target_shape, tuple)) or not all(
+            is_int(t) or is_sym(t) for t in it.flatten_to_tuple(target_shape)):
         raise TypeError(f"tile_to_shape: target shape must be an IntTuple, got {_r(target_shape)}")
     if order is not LayoutLeft and order is not LayoutRight:
         if isinstance(order, list):
@@ -383,14 +384,9 @@ def _tile_to_shape(block, target_shape, order):
     if not isinstance(block_shape, tuple):  # an int-shaped block against a rank-1 (tuple) target, too
         block_shape = (block_shape,)
     for i, (t, b) in enumerate(builtins.zip(trg, block_shape)):
-        if (type(t) is not int or type(b) is not int) and (is_sym(t) or is_sym(b)):
-            _sym().require_divides("tile_to_shape", b, t, "block shape does not divide the target shape",
-                                   block=block, target_shape=target_shape)
-        elif t % b != 0:
-            raise layout_error(DivisibilityError, "tile_to_shape", "block shape does not divide the target shape",
-                               f"mode {i}: {t} % {b} != 0", block=block, target_shape=target_shape)
-    product_shape = tuple(t // b if (type(t) is int and type(b) is int) or not (is_sym(t) or is_sym(b))
-                          else _sym().exact_div(t, b) for t, b in builtins.zip(trg, block_shape))
+        decide.require_divides("tile_to_shape", b, t, "block shape does not divide the target shape", f"mode {i}: ",
+                               block=block, target_shape=target_shape)
+    product_shape = tuple(decide.exact_div(t, b) for t, b in builtins.zip(trg, block_shape))
     if not isinstance(target_shape, tuple):
         product_shape = product_shape[0]
         if order is not LayoutLeft and isinstance(order, tuple):
