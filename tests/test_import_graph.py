@@ -84,21 +84,9 @@ def layer_of(name: str) -> str:
 # Known violations (each entry: who removes it). Names are relative to ``cute_py`` ("cute_py" is the root
 # package's __init__). Remove an entry when its import goes: the tests fail on a stale entry.
 
-_ISSUE_16 = "issue 16: untangle the function-level imports between the cute_py/layouts modules"
-_LAYOUTS_CIRCLE = {  # importer -> the modules it imports on the circle (12 modules, one strongly connected set)
-    "algebra": "basis composed int_tuple layout tensor",
-    "basis": "int_tuple",
-    "composed": "algebra int_tuple layout swizzle",
-    "int_tuple": "algebra",
-    "layout": "algebra basis composed int_tuple tensor tiling",
-    "recast": "algebra composed int_tuple layout swizzle tiling",
-    "swizzle": "composed int_tuple layout",
-    "tensor": "algebra basis int_tuple layout recast swizzle tiling",
-    "tiling": "algebra int_tuple layout",
-}
-
-KNOWN_CYCLE_EDGES = {
-    **{f"layouts.{a} -> layouts.{b}": _ISSUE_16 for a, bs in _LAYOUTS_CIRCLE.items() for b in bs.split()},
+KNOWN_CYCLE_EDGES: dict = {
+    # empty: the last 12-module circle inside layouts/ went with issue 16 (one algebra core, decide.py,
+    # swizzle.py holding ComposedLayout, Layout's convenience methods bound through layout.ALGEBRA)
 }
 """``"a -> b"``: an import of ``b`` by ``a`` that lies on a circle, and who removes it."""
 

@@ -283,7 +283,7 @@ EVENLY_DIVIDES = [
 
 @pytest.mark.parametrize("shape, tiler, expected", EVENLY_DIVIDES)
 def test_evenly_divides_table(shape, tiler, expected):
-    assert it.evenly_divides(shape, tiler) is expected
+    assert cute_py.evenly_divides(shape, tiler) is expected
 
 
 @pytest.mark.parametrize("tiler, expected", [
@@ -294,7 +294,7 @@ def test_evenly_divides_table(shape, tiler, expected):
 def test_evenly_divides_layout_tiler(tiler, expected):
     """int_tuple.cpp: evenly_divides((32,64), Tile<Layout<_8,_s>, _32>): a layout tiler counts by
     ceil_div(shape, Layout) = shape(complement(tiler, shape)), not just its size."""
-    assert it.evenly_divides((32, 64), tiler) is expected
+    assert cute_py.evenly_divides((32, 64), tiler) is expected
 
 
 @pytest.mark.parametrize("shape, tiler", [(s, t) for s, t, e in EVENLY_DIVIDES if e])

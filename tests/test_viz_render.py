@@ -139,7 +139,7 @@ def test_to_text_of_atoms_is_their_str():
 
 
 def test_print_tensor_delegates(capsys):
-    from cute_py.layouts.tensor import print_tensor as layers_print_tensor
+    from cute_py.layouts.tensor_print import print_tensor as layers_print_tensor
 
     t = make_tensor(np.arange(6, dtype=np.int32), (2, 3))
     layers_print_tensor(t)

@@ -28,7 +28,7 @@ from ..arch.sm90.banks import bank_conflicts
 from ..atoms import gmma
 from ..layouts import Layout, int_tuple as it
 from ..layouts.dtypes import dtype
-from ..layouts.tensor import layout_offsets
+from ..layouts.offsets import layout_offsets
 from .checks import require
 from .grouping import ragged_rows
 from .resources import STAGING_BUFFERS, STAGING_ROW_BYTES as ROW_BYTES, STAGING_ROWS as SLAB_ROWS

@@ -24,7 +24,7 @@ from ..arch.sm90.operand import operand_atom
 from ..atoms import MMAAtom, TiledMMA, gmma, make_tiled_mma
 from ..layouts import Layout, int_tuple as it, right_inverse
 from ..layouts.dtypes import dtype
-from ..layouts.tensor import layout_offsets
+from ..layouts.offsets import layout_offsets
 from .bind import Binding, bind
 from .checks import require
 from .epilogue_plan import EpiloguePlan, epilogue_plan

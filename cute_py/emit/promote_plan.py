@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from ..arch.sm90 import GmmaDescriptor, make_gmma_desc
 from ..atoms import MMAAtom, gmma
-from ..layouts.tensor import layout_offsets
+from ..layouts.offsets import layout_offsets
 from .checks import require
 from .spec import SCALE_BLOCK
 

@@ -7,7 +7,6 @@ from .algebra import (
 )
 from .basis import ArithmeticTuple, E, ScaledBasis, make_basis_like
 from .dtypes import DType, dtype
-from .composed import ComposedLayout, get_nonswizzle_portion, get_swizzle_portion
 from .errors import (
     CoordinateError, DivisibilityError, InjectivityError, LayoutError, ParseError, RankError, SizeLimitError,
     SymbolicError,
@@ -15,19 +14,20 @@ from .errors import (
 from .int_tuple import _, Underscore
 from .layout import (
     Layout, LayoutLeft, LayoutRight, append, coprofile, coshape, cosize, crd2idx, depth, dice,
-    domain_offset, flatten, get, group, is_layout, make_fragment_like, make_identity_layout,
+    domain_offset, flatten, get, group, is_layout, make_identity_layout,
     make_layout, make_layout_like, make_ordered_layout, prepend, rank, replace, select, shape,
     size, slice_, slice_and_offset, stride, take, unflatten, zip,
 )
 from .parse import parse
 from .recast import downcast, max_alignment, recast_layout, sizeof_bits, upcast
-from .swizzle import Swizzle, make_swizzle
+from .swizzle import ComposedLayout, Swizzle, get_nonswizzle_portion, get_swizzle_portion, make_swizzle
 from .partition import inner_partition, local_partition, local_tile, outer_partition
 from .tensor import (
-    IdentityEngine, Tensor, make_identity_tensor, make_tensor, make_tensor_like, print_tensor, recast,
+    IdentityEngine, Tensor, make_fragment_like, make_identity_tensor, make_tensor, make_tensor_like, recast,
 )
+from .tensor_print import print_tensor
 from .tiling import (
-    blocked_product, flat_divide, flat_product, layout_ceil_div, logical_divide, logical_product,
+    blocked_product, evenly_divides, flat_divide, flat_product, layout_ceil_div, logical_divide, logical_product,
     raked_product, tile_to_shape, tile_unzip, tiled_divide, tiled_product, zipped_divide,
     zipped_product,
 )
@@ -45,7 +45,7 @@ __all__ = [
     "left_inverse", "nullspace", "max_common_layout", "max_common_vector", "domain_distribute",
     "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
     "logical_product", "zipped_product", "tiled_product", "flat_product",
-    "blocked_product", "raked_product", "tile_to_shape", "tile_unzip", "layout_ceil_div",
+    "blocked_product", "raked_product", "tile_to_shape", "tile_unzip", "layout_ceil_div", "evenly_divides",
     "upcast", "downcast", "recast_layout", "max_alignment", "sizeof_bits",
     "get_swizzle_portion", "get_nonswizzle_portion", "parse",
     "dtypes", "DType", "dtype",

@@ -19,7 +19,7 @@ from .basis import ScaledBasis
 from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r, names_caller
 from .decide import _and, _not, _or, canon, ceil_div, divides, exact_div, expand, fail, floor_div, le, lt, sign
 from .int_tuple import _, is_int, is_sym
-from .layout import Layout, _is_tensor, _modes, coprofile, flat_modes, transform_layout
+from .layout import ALGEBRA, Layout, _is_tensor, _modes, coprofile, flat_modes, transform_layout
 
 __all__ = [
     "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse",
@@ -213,12 +213,8 @@ def composition(a, b):
     if getattr(a, "_is_swizzle", False):
         return a._compose(b)
     _require_layout("composition", a, "A")
-    if _is_composed(b):
+    if _is_composed(b) or getattr(b, "_is_swizzle", False):
         return b._compose_from_left(a)
-    if getattr(b, "_is_swizzle", False):
-        from .composed import compose_layout_swizzle
-
-        return compose_layout_swizzle(a, b)
     return _composition(a, _tiler_arg("composition", b))
 
 
@@ -666,14 +662,9 @@ def max_common_layout(a, b):
     >>> print(max_common_layout(Layout((4, 8), (8, 1)), Layout((4, 8), (1, 4))))
     1:0
     """
-    if _is_tensor(a) or _is_tensor(b):
-        from .tensor import _max_common
-
-        return _max_common(max_common_layout, a, b)
-    if _is_composed(a) or _is_composed(b):
-        from .composed import _max_common_composed
-
-        return _max_common_composed(a, b)
+    owner = _max_common_owner(a, b)
+    if owner is not None:
+        return owner._max_common(max_common_layout, a, b)
     _require_layout("max_common_layout", a, "a")
     _require_layout("max_common_layout", b, "b")
     inv_b = right_inverse(b)
@@ -682,6 +673,15 @@ def max_common_layout(a, b):
     if d0 == 1 and type(s0) is int:  # CuTe keeps only a static stride-1 mode
         return composition(inv_b, Layout._make(s0, d0))
     return Layout._make(1, 0)
+
+
+def _max_common_owner(a, b):
+    """The operand whose type answers max_common_layout/vector (a tensor first, then a composed layout)."""
+    for test in (_is_tensor, _is_composed):
+        for x in (a, b):
+            if test(x):
+                return x
+    return None
 
 
 @names_caller
@@ -693,14 +693,9 @@ def max_common_vector(a, b) -> int:
     >>> max_common_vector(Layout((8, 64), (64, 1)), Layout((8, 64), (64, 1)))
     512
     """
-    if _is_tensor(a) or _is_tensor(b):
-        from .tensor import _max_common
-
-        return _max_common(max_common_vector, a, b)
-    if _is_composed(a) or _is_composed(b):
-        from .composed import _max_common_composed
-
-        return it.product(_max_common_composed(a, b).shape)
+    owner = _max_common_owner(a, b)
+    if owner is not None:
+        return owner._max_common(max_common_vector, a, b)
     _require_layout("max_common_vector", a, "a")
     _require_layout("max_common_vector", b, "b")
     common = coalesce(composition(a, right_inverse(b)))
@@ -732,3 +727,6 @@ def domain_distribute(a, n: int) -> Layout:
         res.append(g)
         rest //= g
     return _coalesce(Layout._make(tuple(res), it.compact_col_major(flat)))
+
+
+ALGEBRA.composition = composition  # Layout.compose / with_shape / tile call it

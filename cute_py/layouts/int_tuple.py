@@ -24,7 +24,7 @@ __all__ = [
     "product", "product_each", "product_like", "sum", "inner_product", "flatten", "unflatten",
     "flatten_to_tuple", "rank", "depth", "shape_div", "ceil_div", "round_up", "elem_scale", "prefix_product",
     "crd2idx", "idx2crd", "crd2crd", "congruent", "weakly_congruent", "compatible",
-    "evenly_divides", "compact_col_major", "compact_row_major", "compact_order",
+    "compact_col_major", "compact_row_major", "compact_order",
     "lex_less", "lex_leq", "lex_gtr", "lex_geq", "colex_less", "colex_leq", "colex_gtr",
     "colex_geq", "elem_less", "elem_leq", "elem_gtr", "elem_geq", "filter_zeros",
     "repeat_like", "signum", "shape_min", "tuple_max",
@@ -519,29 +519,6 @@ def compatible(a, b) -> bool:
     if isinstance(a, tuple):
         return isinstance(b, tuple) and len(a) == len(b) and all(compatible(x, y) for x, y in zip(a, b))
     return a == product(b)
-
-
-def evenly_divides(shape, tiler) -> bool:
-    """True if ``tiler`` divides ``shape`` evenly (mode-wise for a tuple tiler).
-
-    ``tiler`` may be an IntTuple or a layout (its size counts).
-
-    >>> evenly_divides(16, 8), evenly_divides(16, 12), evenly_divides((8, 6), (4, 3))
-    (True, False, True)
-    """
-    if isinstance(tiler, tuple):
-        if len(tiler) > rank(shape):
-            return False
-        if not isinstance(shape, tuple):
-            shape = (shape,)
-        return all(evenly_divides(s, t) for s, t in zip(shape, tiler))
-    s = product(shape)
-    if hasattr(tiler, "shape"):  # a layout tiler: the rest is the size of its complement in shape
-        from .algebra import complement
-
-        return s == product(tiler.shape) * product(complement(tiler, shape).shape)
-    t = product(tiler)
-    return s == t * ceil_div(s, t)
 
 
 # ---------------------------------------------------------------------------

@@ -71,6 +71,21 @@ def _norm(x, what: str, op: str, depth: int = 0):
     return x
 
 
+class _Algebra:
+    """The operations the convenience methods ``Layout.compose``, ``with_shape`` and ``tile`` call.
+
+    They are defined above this module (``algebra.composition``, ``tiling.tiled_divide``), in modules that
+    import Layout; each sets its entry here when it loads, as C++ declares the free functions that the
+    members of ``layout.hpp`` call. ``cute_py.layouts`` loads both, so a Layout never sees them unset.
+    """
+
+    composition = None
+    tiled_divide = None
+
+
+ALGEBRA = _Algebra()
+
+
 class Layout:
     """A CuTe layout ``shape:stride``; immutable and hashable.
 
@@ -221,22 +236,16 @@ class Layout:
 
     def compose(self, *tilers):
         """``composition(self, tilers)`` (one tiler or one per mode)."""
-        from .algebra import composition
-
-        return composition(self, tilers[0] if len(tilers) == 1 else tilers)
+        return ALGEBRA.composition(self, tilers[0] if len(tilers) == 1 else tilers)
 
     def with_shape(self, *shape):
         """``composition(self, make_layout(shape))``: view this layout through a new shape."""
-        from .algebra import composition
-
         shape = shape[0] if len(shape) == 1 else shape
-        return composition(self, Layout(shape) if not isinstance(shape, Layout) else shape)
+        return ALGEBRA.composition(self, Layout(shape) if not isinstance(shape, Layout) else shape)
 
     def tile(self, *tilers):
         """``tiled_divide(self, tilers)``."""
-        from .tiling import tiled_divide
-
-        return tiled_divide(self, tilers)
+        return ALGEBRA.tiled_divide(self, tilers)
 
     def _repr_pretty_(self, p, cycle):
         p.text(str(self))
@@ -311,10 +320,7 @@ def make_layout(*args):
     if not args:
         raise TypeError("make_layout: expected a shape or layouts")
     if len(args) == 1 and getattr(args[0], "_is_swizzle", False):
-        from .composed import ComposedLayout
-
-        sw = args[0]
-        return ComposedLayout(sw, 0, Layout._make(sw.size(), 1))
+        return args[0]._make_layout()
     if all(isinstance(a, Layout) for a in args):
         return Layout._make(tuple(a.shape for a in args), tuple(a.stride for a in args))
     if any(is_layout(a) for a in args):
@@ -356,42 +362,6 @@ def make_layout_like(layout: Layout) -> Layout:
     _require_layout("make_layout_like", layout)
     shp, std = layout.shape, layout.stride
     return Layout._make(shp, it.compact_order(it.filter_zeros(std, shp), std))
-
-
-@names_caller
-def make_fragment_like(layout, dtype=None):
-    """Register-fragment layout like ``layout`` (CuTe's rule).
-
-    Mode 0 becomes compact column-major (its stride-0 leaves stay 0); the other
-    modes are ordered like ``layout``'s strides and placed after mode 0
-    (``tiled_product``). A shape, or a rank-1 layout, gives a compact layout.
-
-    >>> print(make_fragment_like(Layout((2, 4, 3), (12, 1, 4))))
-    (2,4,3):(1,2,8)
-    >>> print(make_fragment_like(Layout((4, 2), (0, 1))))
-    (4,(2)):(0,(1))
-
-    A Tensor gives a new zeroed tensor (same dtype, or ``dtype``) with that
-    layout; a layout with ``dtype`` too (CuTe's ``make_fragment_like<T>``).
-    """
-    if _is_tensor(layout):
-        return layout._make_like(make_fragment_like, dtype)
-    if dtype is not None:
-        from .tensor import make_tensor_like
-
-        return make_tensor_like(make_fragment_like(layout), dtype)
-    if getattr(layout, "_is_composed_layout", False):
-        return make_fragment_like(layout.inner)
-    if not isinstance(layout, Layout):
-        return Layout(layout)
-    if not isinstance(layout.shape, tuple) or len(layout.shape) <= 1:
-        return Layout(layout.shape)
-    from .tiling import tiled_product
-
-    s0, d0 = layout.shape[0], layout.stride[0]
-    first = Layout._make(s0, it.compact_col_major(it.filter_zeros(d0, s0)))
-    rest = Layout._make(layout.shape[1:], it.compact_order(layout.shape[1:], layout.stride[1:]))
-    return tiled_product(first, rest)
 
 
 @names_caller

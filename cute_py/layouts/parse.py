@@ -32,7 +32,9 @@ from __future__ import annotations
 
 from .basis import ScaledBasis
 from .errors import ParseError, _r
-from .int_tuple import _
+from .int_tuple import _, is_sym
+from .layout import Layout
+from .swizzle import ComposedLayout, Swizzle
 
 __all__ = ["parse"]
 
@@ -147,8 +149,6 @@ class _Parser:
 
     @staticmethod
     def _symbolic(x):
-        from .int_tuple import is_sym
-
         return is_sym(x)
 
     def leaf_expr(self, first=None):
@@ -291,9 +291,6 @@ class _Parser:
         return sympy.Symbol(name, integer=True, positive=True)
 
     def item(self):
-        from .layout import Layout
-        from .swizzle import Swizzle
-
         for head in ("Sw<", "S<"):
             if self.peek(head):
                 self.pos += len(head)
@@ -322,8 +319,6 @@ class _Parser:
         return shape
 
     def composed(self):
-        from .composed import ComposedLayout
-
         items = [self.item()]
         while self.peek("o"):
             self.pos += 1

@@ -11,12 +11,14 @@ from __future__ import annotations
 import math
 
 from . import int_tuple as it
+from .algebra import coalesce, right_inverse
 from .decide import _or, canon, ceil_div, divides, fail, sign
 from .dtypes import dtype
 from .errors import DivisibilityError, LayoutError, layout_error, _r, names_caller
 from .int_tuple import is_int
 from .layout import Layout, flat_modes
-from .swizzle import Swizzle
+from .swizzle import ComposedLayout, Swizzle
+from .tiling import logical_divide
 
 __all__ = ["upcast", "downcast", "recast_layout", "max_alignment", "sizeof_bits"]
 
@@ -83,8 +85,6 @@ def upcast(layout, n: int):
     if isinstance(layout, Swizzle):
         return layout.upcast(n)
     if getattr(layout, "_is_composed_layout", False):
-        from .composed import ComposedLayout
-
         off = layout.offset
         return ComposedLayout(upcast(layout.outer, n), off // n if is_int(off) else off, upcast(layout.inner, n))
     if not isinstance(layout, Layout):
@@ -106,8 +106,6 @@ def downcast(layout, n: int):
     if isinstance(layout, Swizzle):
         return layout.downcast(n)
     if getattr(layout, "_is_composed_layout", False):
-        from .composed import ComposedLayout
-
         off = layout.offset
         return ComposedLayout(downcast(layout.outer, n), off * n, downcast(layout.inner, n))
     if not isinstance(layout, Layout):
@@ -165,8 +163,6 @@ def max_alignment(layout) -> int:
         return 1
     if not isinstance(layout, Layout):
         raise TypeError(f"max_alignment: expected a layout, got {_r(layout)}")
-    from .algebra import coalesce, right_inverse
-    from .tiling import logical_divide
 
     c = coalesce(layout)
     try:

@@ -30,24 +30,20 @@ from .basis import ArithmeticTuple, ScaledBasis
 from .dtypes import dtype as _dtype
 from .errors import CoordinateError, DivisibilityError, LayoutError, SymbolicError, layout_error, _r, names_caller
 from .int_tuple import _, has_underscore, is_int, to_str
+from . import layout as _layout
 from .layout import (
     Layout, coshape, domain_offset, flat_modes, is_layout, make_identity_layout, make_layout_like,
     slice_and_offset,
 )
+from .offsets import _int_strides, _offset_range, _offsets, np_module
 from .recast import recast_layout
 from .swizzle import Swizzle
-from .tiling import tiled_divide
+from .tiling import tiled_divide, tiled_product
 
 __all__ = [
-    "Tensor", "IdentityEngine", "make_tensor", "make_identity_tensor", "make_tensor_like", "recast",
-    "print_tensor", "layout_offsets",
+    "Tensor", "IdentityEngine", "make_tensor", "make_identity_tensor", "make_tensor_like", "make_fragment_like",
+    "recast",
 ]
-
-
-def _np():
-    import numpy
-
-    return numpy
 
 
 class IdentityEngine:
@@ -102,73 +98,6 @@ def _in_domain(c, s) -> bool:
     return 0 <= c < it.product(s)
 
 
-def _int_strides(layout) -> bool:
-    if isinstance(layout, Layout):
-        return all(type(d) is int or is_int(d) for d in flat_modes(layout)[1])
-    if getattr(layout, "_is_composed_layout", False):
-        return (is_int(layout.offset) and _int_strides(layout.inner)
-                and (isinstance(layout.outer, Swizzle) or _int_strides(layout.outer)))
-    return False
-
-
-def _eval_1d(f, idx):
-    """``f(i)`` for a numpy array of 1-D indices (a Layout, a Swizzle or a ComposedLayout of those)."""
-    np = _np()
-    if isinstance(f, Layout):
-        fs, fd = flat_modes(f)
-        acc = np.zeros_like(idx)
-        rem = idx
-        for k, (s, d) in enumerate(zip(fs, fd)):
-            if k == len(fs) - 1:
-                c = rem
-            else:
-                c, rem = rem % s, rem // s
-            acc = acc + c * int(d)
-        return acc
-    if isinstance(f, Swizzle):
-        return f(idx)
-    return _eval_1d(f.outer, _eval_1d(f.inner, idx) + int(f.offset))
-
-
-def _offsets(layout):
-    """``[layout(i) for i in range(size(layout))]`` as an int64 array (integer strides)."""
-    np = _np()
-    return _eval_1d(layout, np.arange(it.product(layout.shape), dtype=np.int64))
-
-
-def layout_offsets(layout):
-    """``layout(i)`` for every ``i`` in ``range(size(layout))``, as one int64 numpy array (a vectorized evaluation).
-
-    ``layout`` is a Layout, or a ComposedLayout of Layouts and Swizzles, with integer shape and strides; the
-    1-D index ``i`` is colexicographic, so for a rank-2 layout of shape ``(m, n)`` element ``i + m * j`` is
-    ``layout(i, j)``. Postcondition: ``layout_offsets(L)[i] == L(i)`` for every ``i``. Raises
-    :class:`SymbolicError` for symbolic extents or strides.
-
-    >>> layout_offsets(Layout((2, 3), (3, 1))).tolist()
-    [0, 3, 1, 4, 2, 5]
-    >>> layout_offsets(composition(Swizzle(1, 0, 1), Layout(4))).tolist()
-    [0, 1, 3, 2]
-    """
-    shape = layout.shape if isinstance(layout, Layout) else getattr(layout, "shape", None)
-    if not (is_int(it.product(shape)) and _int_strides(layout)):
-        raise layout_error(SymbolicError, "layout_offsets", "needs integer extents and strides", layout=layout)
-    return _offsets(layout)
-
-
-def _offset_range(layout):
-    """(smallest, largest) offset of ``layout`` over its domain (integer strides)."""
-    if isinstance(layout, Layout):
-        lo = hi = 0
-        for s, d in zip(*flat_modes(layout)):
-            if d < 0:
-                lo += (s - 1) * d
-            else:
-                hi += (s - 1) * d
-        return lo, hi
-    offs = _offsets(layout)
-    return int(offs.min()), int(offs.max())
-
-
 class Tensor:
     """An immutable view ``engine o offset o layout``: element ``c`` is ``engine[offset + layout(c)]``.
 
@@ -202,6 +131,11 @@ class Tensor:
 
     __slots__ = ("engine", "layout", "offset", "dtype")
     _is_tensor = True
+
+    @staticmethod
+    def _max_common(op, a, b):
+        """max_common_layout / max_common_vector (``op``) where ``a`` or ``b`` is a tensor."""
+        return _max_common(op, a, b)
 
     def __init__(self, engine, layout, offset=0, *, dtype=None):
         np = sys.modules.get("numpy")
@@ -273,9 +207,7 @@ class Tensor:
     @property
     def stride(self):
         """The layout's stride (TypeError for a ComposedLayout, which has none)."""
-        from .layout import stride
-
-        return stride(self.layout)
+        return _layout.stride(self.layout)
 
     @property
     def rank(self) -> int:
@@ -342,7 +274,7 @@ class Tensor:
             return
         sub = self._at(coord)
         idx = sub._indices()
-        np = _np()
+        np = np_module()
         v = np.asarray(value)
         if v.ndim == 0:
             self.engine[idx] = v
@@ -390,7 +322,7 @@ class Tensor:
         >>> make_tensor(np.arange(6), (2, 3)).to_numpy().tolist()
         [[0, 2, 4], [1, 3, 5]]
         """
-        np = _np()
+        np = np_module()
         shp = it.product_each(self.layout.shape)
         shp = shp if isinstance(shp, tuple) else (shp,)
         vals = self.values()
@@ -470,9 +402,7 @@ def _new_tensor(layout, dt, op="make_tensor_like"):
     dt = _dtype(dt)
     if dt.storage is None:
         raise TypeError(f"{op}: a tensor of {dt} needs a numpy storage type; {dt} has none")
-    from .layout import cosize
-
-    return Tensor(_np().zeros(cosize(layout), dtype=dt.storage), layout, 0, dtype=dt)
+    return Tensor(np_module().zeros(_layout.cosize(layout), dtype=dt.storage), layout, 0, dtype=dt)
 
 
 def _flatten_data(arr):
@@ -516,7 +446,7 @@ def make_tensor(data, layout_or_shape=None, offset=0, *, dtype=None):
     cute_py.layouts.errors.LayoutError: make_tensor: layout does not fit in the data: offsets 0..15 ...
     """
     dt = _dtype(dtype) if dtype is not None else None
-    np = _np()
+    np = np_module()
     if isinstance(data, np.ndarray):
         arr = data
     elif isinstance(data, (list, tuple, range)):
@@ -594,6 +524,38 @@ def make_tensor_like(x, dtype=None):
     return _new_tensor(like(x), dtype)
 
 
+@names_caller
+def make_fragment_like(layout, dtype=None):
+    """Register-fragment layout like ``layout`` (CuTe's rule).
+
+    Mode 0 becomes compact column-major (its stride-0 leaves stay 0); the other
+    modes are ordered like ``layout``'s strides and placed after mode 0
+    (``tiled_product``). A shape, or a rank-1 layout, gives a compact layout.
+
+    >>> print(make_fragment_like(Layout((2, 4, 3), (12, 1, 4))))
+    (2,4,3):(1,2,8)
+    >>> print(make_fragment_like(Layout((4, 2), (0, 1))))
+    (4,(2)):(0,(1))
+
+    A Tensor gives a new zeroed tensor (same dtype, or ``dtype``) with that
+    layout; a layout with ``dtype`` too (CuTe's ``make_fragment_like<T>``).
+    """
+    if getattr(layout, "_is_tensor", False):
+        return layout._make_like(make_fragment_like, dtype)
+    if dtype is not None:
+        return make_tensor_like(make_fragment_like(layout), dtype)
+    if getattr(layout, "_is_composed_layout", False):
+        return make_fragment_like(layout.inner)
+    if not isinstance(layout, Layout):
+        return Layout(layout)
+    if not isinstance(layout.shape, tuple) or len(layout.shape) <= 1:
+        return Layout(layout.shape)
+    s0, d0 = layout.shape[0], layout.stride[0]
+    first = Layout._make(s0, it.compact_col_major(it.filter_zeros(d0, s0)))
+    rest = Layout._make(layout.shape[1:], it.compact_order(layout.shape[1:], layout.stride[1:]))
+    return tiled_product(first, rest)
+
+
 def _require_tensor(op, t):
     if not getattr(t, "_is_tensor", False):
         raise TypeError(f"{op}: expected a Tensor, got {type(t).__name__}: {_r(t)}")
@@ -661,72 +623,3 @@ def _max_common(op, a, b):
     if same:
         return op(a.layout, b.layout)
     return 0 if op.__name__ == "max_common_vector" else Layout(1, 0)
-
-
-# ---------------------------------------------------------------------------
-# printing
-
-
-def _formatter(t):
-    """CuTe's ``pretty_print`` widths for the tensor's element type."""
-    if t.is_identity:
-        return lambda v: "  " + to_str(v)
-    dt = t.dtype
-    kind = t.engine.dtype.kind
-    if dt is not None and dt.name in ("f16", "bf16", "e4m3", "e5m2"):
-        return lambda v: f"{float(v):8.2f}"
-    if dt is not None and dt.name in ("f32", "tf32"):
-        return lambda v: f"{float(v):10.2e}"
-    if dt is not None and dt.name == "f64":
-        return lambda v: f"{float(v):11.3e}"
-    if kind == "b":
-        return lambda v: f"{int(v):3d}"
-    if kind in "iu":
-        return lambda v: f"{int(v):5d}"
-    return lambda v: "  " + str(v)
-
-
-def _body(arr, fmt, lines):
-    if arr.ndim == 0:
-        lines.append(fmt(arr[()]))
-    elif arr.ndim == 1:
-        lines.extend(fmt(v) for v in arr)
-    elif arr.ndim == 2:
-        lines.extend("".join(fmt(v) for v in row) for row in arr)
-    else:
-        sep = ("-" if arr.ndim == 3 else "=") * (5 * arr.shape[1])
-        for k in range(arr.shape[-1]):
-            if k:
-                lines.append(sep)
-            _body(arr[..., k], fmt, lines)
-
-
-def print_tensor(t, file=None):
-    """Print the tensor's header and its elements, as CuTe's ``print_tensor``.
-
-    The header is ``str(t)`` followed by ``:``. Rank 1: one element per line;
-    rank 2: one row per ``m``; rank 3 (4, ...): the rank-2 (rank-3 ...) slices
-    along the last mode, separated by a line of ``-`` (``=``). Widths are
-    CuTe's ``pretty_print``: ints ``%5d``, f32 ``%10.2e``, f64 ``%11.3e``,
-    f16/bf16/fp8 ``%8.2f`` (bf16 and fp8 bits decoded), coordinates
-    ``"  (m,n)"``.
-
-    >>> import numpy as np
-    >>> print_tensor(make_tensor(np.arange(6, dtype=np.int32), (2, 3)))
-    tensor<s32>[6] o (2,3):(1,2):
-        0    2    4
-        1    3    5
-    >>> print_tensor(make_identity_tensor((2, 2)))
-    ArithTuple(0,0) o (2,2):(1@0,1@1):
-      (0,0)  (0,1)
-      (1,0)  (1,1)
-    """
-    if file is not None and not callable(getattr(file, "write", None)):
-        raise TypeError(f"print_tensor: file must be a text stream with .write (or None), got {type(file).__name__}")
-    _require_tensor("print_tensor", t)
-    arr = t.to_numpy()
-    if t.dtype is not None and not t.is_identity:
-        arr = t.dtype.decode(arr)
-    lines = [f"{t}:"]
-    _body(arr, _formatter(t), lines)
-    print("\n".join(lines), file=file)

@@ -14,17 +14,18 @@ import builtins
 from functools import lru_cache
 
 from . import decide, int_tuple as it
-from .algebra import _CACHE, _coalesce, _is_composed, _tiler_arg, complement, composition
+from .algebra import _CACHE, _coalesce, _is_composed, _tiler_arg, complement, composition, filter as _filter
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
 from .int_tuple import _, is_int, is_sym
 from .layout import (
-    Layout, LayoutLeft, LayoutRight, _is_tensor, append, cosize, make_ordered_layout, transform_layout, zip,
+    ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, append, cosize, make_ordered_layout, transform_layout, zip,
 )
 
 __all__ = [
     "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
     "logical_product", "zipped_product", "tiled_product", "flat_product",
     "blocked_product", "raked_product", "tile_to_shape", "tile_unzip", "layout_ceil_div",
+    "evenly_divides",
 ]
 
 
@@ -239,7 +240,6 @@ def _logical_product(block, tiler):
 
 def _injective(layout) -> bool:
     """Brute force: distinct offsets for distinct coordinates (stride-0 modes excepted)."""
-    from .algebra import filter as _filter
 
     f = _filter(layout)
     n = it.product(f.shape)
@@ -405,3 +405,38 @@ def layout_ceil_div(target, tiler: Layout):
     """
     target = getattr(target, "shape", target)
     return complement(tiler, target).shape
+
+
+def _check_shape(op, x, what):
+    ok = (lambda e: isinstance(e, Layout) or (is_int(e) and e >= 1) or is_sym(e)) if what == "tiler" else (
+        lambda e: (is_int(e) and e >= 1) or is_sym(e))
+    if not all(ok(e) for e in it.flatten_to_tuple(_tiler_arg(op, x))):
+        raise TypeError(f"{op}: {what} must be an IntTuple of positive extents (or a Layout tiler), got {_r(x)}")
+
+
+@names_caller
+def evenly_divides(shape, tiler) -> bool:
+    """True if ``tiler`` divides ``shape`` evenly (mode-wise for a tuple tiler).
+
+    ``tiler`` may be an IntTuple or a layout (its size counts, and the rest is
+    ``layout_ceil_div(shape, tiler)``, as C++'s ``ceil_div(shape, Layout)``).
+
+    >>> evenly_divides(16, 8), evenly_divides(16, 12), evenly_divides((8, 6), (4, 3))
+    (True, False, True)
+    """
+    _check_shape("evenly_divides", getattr(shape, "shape", shape), "shape")
+    _check_shape("evenly_divides", tiler, "tiler")
+    if isinstance(tiler, tuple):
+        if len(tiler) > it.rank(shape):
+            return False
+        if not isinstance(shape, tuple):
+            shape = (shape,)
+        return all(evenly_divides(s, t) for s, t in builtins.zip(shape, tiler))
+    s = it.product(shape)
+    if isinstance(tiler, Layout):  # a layout tiler: the rest is the size of its complement in shape
+        return s == it.product(tiler.shape) * it.product(layout_ceil_div(shape, tiler))
+    t = it.product(tiler)
+    return s == t * it.ceil_div(s, t)
+
+
+ALGEBRA.tiled_divide = tiled_divide  # Layout.compose / with_shape / tile call it

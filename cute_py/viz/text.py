@@ -46,6 +46,7 @@ import sys
 from ..layouts import Layout  # noqa: F401 - used by the doctests
 from ._grid import CELL_LIMIT, Grid, cell_values, check_cells, layout_grid, num_digits
 from ..layouts.errors import names_caller
+from ..layouts.tensor_print import print_tensor as _layouts_print_tensor
 
 __all__ = ["print_layout", "print_tensor", "to_text", "layout_table", "TEXT_MAX_AXIS", "TEXT_EDGE",
            "TEXT_FULL_LIMIT"]
@@ -176,7 +177,7 @@ def to_text(obj, full: bool = False) -> str:
         return s if s.endswith("\n") else s + "\n"
     if getattr(obj, "_is_tensor", False):
         buf = io.StringIO()
-        _print_tensor(obj, buf)
+        _layouts_print_tensor(obj, file=buf)
         return buf.getvalue()
     return layout_table(layout_grid(obj, "to_text"), full)
 
@@ -207,20 +208,10 @@ def print_layout(obj, file=None, full: bool = False) -> None:
     (file if file is not None else sys.stdout).write(to_text(obj, full))
 
 
-def _print_tensor(t, file):
-    try:
-        from ..layouts.tensor import print_tensor as _pt
-    except ImportError:  # pragma: no cover - tensor.py is part of the layouts layer
-        _pt = None
-    if _pt is None:
-        raise TypeError("print_tensor: cute_py.layouts.tensor is not available")
-    _pt(t, file=file)
-
-
 @names_caller
 def print_tensor(t, file=None) -> None:
     """Print a tensor's header and elements, as CuTe's ``print_tensor`` (delegates to
-    :func:`cute_py.layouts.tensor.print_tensor`).
+    :func:`cute_py.layouts.tensor_print.print_tensor`).
 
     >>> import numpy as np
     >>> from cute_py.layouts import make_tensor
@@ -230,4 +221,4 @@ def print_tensor(t, file=None) -> None:
         1    3
     """
     _writable(file, "print_tensor")
-    _print_tensor(t, file if file is not None else sys.stdout)
+    _layouts_print_tensor(t, file=file if file is not None else sys.stdout)

@@ -3,7 +3,7 @@
 The request model under :mod:`cute_py.arch.sm90.banks` (shared-memory bank
 conflicts) and :mod:`cute_py.viz.coalesce` (global-memory coalescing).
 Everything is computed by *evaluating* layouts, once over their whole domain
-(:func:`~cute_py.layouts.tensor.layout_offsets`): an element's address is
+(:func:`~cute_py.layouts.offsets.layout_offsets`): an element's address is
 ``layout(i) * sizeof_bits(dtype)`` bits for domain index ``i``. So the cost
 grows with the size: a memory layout, or an access (threads x values x
 tiles), of more than :data:`ANALYSIS_LIMIT` elements is refused at once with a
@@ -39,7 +39,7 @@ from ...atoms import CopyAtom, CopyOp, TiledCopy, get_copy_op, make_copy_atom
 from ...layouts import ComposedLayout, Layout, int_tuple as it, parse
 from ...layouts.dtypes import DType, dtype
 from ...layouts.errors import LayoutError, RankError, SymbolicError, layout_error, size_limit_error
-from ...layouts.tensor import layout_offsets
+from ...layouts.offsets import layout_offsets
 
 __all__ = ["Requests", "requests_of", "tv_requests", "linear_requests", "row_requests", "element_offsets",
            "element_bits", "lanes_per_phase", "as_layout", "as_dtype", "check_size", "WARP", "VECTOR_WIDTHS", "NAMED",
