@@ -2,9 +2,10 @@
 
 from . import dtypes, int_tuple
 from .algebra import (
-    coalesce, complement, composition, domain_distribute, filter, filter_zeros, left_inverse,
-    max_common_layout, max_common_vector, nullspace, right_inverse,
+    complement, composition, domain_distribute, left_inverse, max_common_layout, max_common_vector, nullspace,
+    right_inverse,
 )
+from .coalesce import coalesce, filter, filter_zeros
 from .basis import ArithmeticTuple, E, ScaledBasis, make_basis_like
 from .dtypes import DType, dtype
 from .errors import (
@@ -13,11 +14,11 @@ from .errors import (
 )
 from .int_tuple import _, Underscore
 from .layout import (
-    Layout, LayoutLeft, LayoutRight, append, coprofile, coshape, cosize, crd2idx, depth, dice,
-    domain_offset, flatten, get, group, is_layout, make_identity_layout,
-    make_layout, make_layout_like, make_ordered_layout, prepend, rank, replace, select, shape,
-    size, slice_, slice_and_offset, stride, take, unflatten, zip,
+    Layout, LayoutLeft, LayoutRight, coprofile, coshape, cosize, crd2idx, depth, dice, domain_offset, get,
+    is_layout, rank, shape, size, slice_, slice_and_offset, stride,
 )
+from .make import make_identity_layout, make_layout, make_layout_like, make_ordered_layout
+from .modes import append, flatten, group, prepend, replace, select, take, unflatten, zip
 from .parse import parse
 from .recast import downcast, max_alignment, recast_layout, sizeof_bits, upcast
 from .swizzle import ComposedLayout, Swizzle, get_nonswizzle_portion, get_swizzle_portion, make_swizzle

@@ -5,7 +5,7 @@ or a sympy integer expression (CuTe's dynamic one; see :mod:`cute_py.symbolic`).
 The algebra asks questions about leaves (``lt(a, b)``, ``divides(a, b)``,
 ``sign(x)``) and gets True, False, or None when sympy cannot decide the fact
 for every value of the symbols; the caller then raises
-:class:`~cute_py.layouts.errors.SymbolicError` through :func:`fail`, naming the
+:class:`~cute_py.layouts.errors.SymbolicError` through ``fail``, naming the
 operation and the fact. CuTe's rule is the same: a precondition is enforced
 where it is statically decidable.
 
@@ -284,7 +284,13 @@ def divmod_(a, b):
 
 
 def shape_div(a, b, op: str):
-    """``shape_div`` of two leaves, one symbolic: needs ``a % b == 0`` or ``b % a == 0`` decided."""
+    """``shape_div`` of two leaves: ``a / b`` where ``b`` divides ``a``, else ``sign(a) * sign(b)`` where ``a``
+    divides ``b``; one of the two must hold (decided, for symbolic leaves)."""
+    if type(a) is int and type(b) is int and b:
+        if a % b == 0:
+            return a // b
+        if b % a == 0:
+            return (1 if (a > 0) == (b > 0) else -1)
     if b == 0:
         raise layout_error(DivisibilityError, op, "division by a zero extent", a=a, b=b)
     if divides(b, a):
@@ -295,15 +301,3 @@ def shape_div(a, b, op: str):
         raise layout_error(DivisibilityError, op, "shape divisibility condition",
                            f"neither {a} % {b} == 0 nor {b} % {a} == 0", a=a, b=b)
     raise fail(op, f"{a} % {b} == 0 or {b} % {a} == 0", "the shape divisibility condition", a=a, b=b)
-
-
-def idx2crd_leaf(idx, shape, stride):
-    """``(idx // stride) % shape`` for one leaf with a symbolic value (stride of known sign)."""
-    if shape == 1:
-        return 0
-    if stride == 0:
-        raise layout_error(LayoutError, "idx2crd", "stride-0 mode of size > 1 has no inverse",
-                           idx=idx, shape=shape, stride=stride)
-    sg = sign(stride, "idx2crd", idx=idx, shape=shape, stride=stride)
-    q = divmod_(idx, stride * sg)[0] * sg
-    return divmod_(q, shape)[1]

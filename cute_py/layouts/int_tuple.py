@@ -16,7 +16,13 @@ import math
 
 from . import decide
 from .decide import is_int, is_sym
-from .errors import MAX_DEPTH, CoordinateError, DivisibilityError, RankError, check_depth, layout_error, to_str
+from .errors import CoordinateError, DivisibilityError, RankError, layout_error
+from .errors import MAX_DEPTH, check_depth, to_str  # noqa: F401 - IntTuple helpers, re-exported (it.check_depth)
+from .underscore import _, Underscore, has_underscore, is_underscore  # noqa: F401 - re-exported
+from .orders import (  # noqa: F401 - re-exported: the orders are IntTuple helpers too
+    colex_geq, colex_gtr, colex_leq, colex_less, elem_geq, elem_gtr, elem_leq, elem_less, lex_geq, lex_gtr, lex_leq,
+    lex_less,
+)
 
 __all__ = [
     "Underscore", "_", "is_int", "is_tuple", "is_underscore", "has_underscore",
@@ -31,30 +37,6 @@ __all__ = [
 ]
 
 
-class Underscore:
-    """The slicing marker ``_`` (CuTe's ``cute::_``): "keep this mode"; a singleton.
-
-    >>> Underscore() is _, _
-    (True, _)
-    """
-
-    _instance = None
-
-    def __new__(cls):
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "_"
-
-    def __reduce__(self):
-        return (Underscore, ())
-
-
-_ = Underscore()
-
-
 def is_tuple(x) -> bool:
     """True for a (nested) tuple. Lists are not IntTuples.
 
@@ -62,24 +44,6 @@ def is_tuple(x) -> bool:
     (True, False)
     """
     return isinstance(x, tuple)
-
-
-def is_underscore(x) -> bool:
-    """True for the slicing marker ``_``."""
-    return x is _
-
-
-def has_underscore(x) -> bool:
-    """True if ``_`` appears anywhere in ``x``.
-
-    >>> has_underscore((1, (_, 2)))
-    True
-    """
-    if x is _:
-        return True
-    if isinstance(x, tuple):
-        return any(has_underscore(e) for e in x)
-    return False
 
 
 def _check_rank(op, x, y, **ops):
@@ -270,17 +234,6 @@ def repeat_like(a, x):
     return x
 
 
-def _int_shape_div(a: int, b: int, op: str) -> int:
-    if (type(a) is not int or type(b) is not int) and (is_sym(a) or is_sym(b)):
-        return decide.shape_div(a, b, op)
-    if b == 0:
-        raise layout_error(DivisibilityError, op, "division by a zero extent", a=a, b=b)
-    if a % b != 0 and b % a != 0:
-        raise layout_error(DivisibilityError, op, "shape divisibility condition",
-                           f"neither {a} % {b} == 0 nor {b} % {a} == 0", a=a, b=b)
-    return a // b if a % b == 0 else signum(a) * signum(b)
-
-
 def shape_div(a, b):
     """Inclusive "shape division": ``a / b`` that folds ``b`` across the modes of ``a``.
 
@@ -304,7 +257,7 @@ def shape_div(a, b):
         return tuple(out)
     if isinstance(b, tuple):
         return shape_div(a, product(b))
-    return _int_shape_div(a, b, "shape_div")
+    return decide.shape_div(a, b, "shape_div")
 
 
 def shape_min(a: int, b: int) -> int:
@@ -636,14 +589,13 @@ def idx2crd(idx, shape, stride=None):
         if not isinstance(stride, tuple):
             stride = compact_col_major(shape, stride)
         return tuple(idx2crd(idx, s, d) for s, d in zip(shape, stride))
-    if (type(stride) is not int or type(idx) is not int) and (is_sym(stride) or is_sym(idx) or is_sym(shape)):
-        return decide.idx2crd_leaf(idx, shape, stride)
     if shape == 1:
         return 0
     if stride == 0:
         raise layout_error(CoordinateError, "idx2crd", "stride-0 mode of size > 1 has no inverse",
                            idx=idx, shape=shape, stride=stride)
-    q = _tdivmod(idx, stride)[0] if stride > 0 else -_tdivmod(idx, -stride)[0]
+    up = stride > 0 if type(stride) is int else decide.sign(stride, "idx2crd", idx=idx, shape=shape, stride=stride) > 0
+    q = _tdivmod(idx, stride)[0] if up else -_tdivmod(idx, -stride)[0]
     return _tdivmod(q, shape)[1]
 
 
@@ -663,108 +615,6 @@ def crd2crd(coord, src_shape, dst_shape):
                                src_shape=src_shape, dst_shape=dst_shape)
         return tuple(crd2crd(c, s, d) for c, s, d in zip(coord, src_shape, dst_shape))
     return idx2crd(crd2idx(coord, src_shape), dst_shape)
-
-
-# ---------------------------------------------------------------------------
-# Orderings
-
-
-def _cmp_check(op, a, b):
-    if isinstance(a, tuple) != isinstance(b, tuple):
-        raise layout_error(RankError, op, "cannot compare an int with a tuple", a=a, b=b)
-
-
-def lex_less(a, b) -> bool:
-    """Lexicographic ``a < b`` (first mode most significant).
-
-    >>> lex_less((0, 5), (1, 0))
-    True
-    """
-    _cmp_check("lex_less", a, b)
-    if not isinstance(a, tuple):
-        return a < b
-    for x, y in zip(a, b):
-        if lex_less(x, y):
-            return True
-        if x != y:
-            return False
-    return len(a) < len(b)
-
-
-def colex_less(a, b) -> bool:
-    """Colexicographic ``a < b`` (last mode most significant), the order of col-major indices.
-
-    >>> colex_less((5, 0), (0, 1))
-    True
-    """
-    _cmp_check("colex_less", a, b)
-    if not isinstance(a, tuple):
-        return a < b
-    for x, y in zip(reversed(a), reversed(b)):
-        if colex_less(x, y):
-            return True
-        if x != y:
-            return False
-    return len(a) < len(b)
-
-
-def elem_less(a, b) -> bool:
-    """Element-wise ``a < b`` in every mode (``a`` may have fewer modes).
-
-    >>> elem_less((1, 2), (4, 8)), elem_less((1, 8), (4, 8))
-    (True, False)
-    """
-    _cmp_check("elem_less", a, b)
-    if not isinstance(a, tuple):
-        return a < b
-    if len(a) > len(b):
-        return False
-    return all(elem_less(x, y) for x, y in zip(a, b))
-
-
-def lex_leq(a, b) -> bool:
-    """Lexicographic ``a <= b``."""
-    return not lex_less(b, a)
-
-
-def lex_gtr(a, b) -> bool:
-    """Lexicographic ``a > b``."""
-    return lex_less(b, a)
-
-
-def lex_geq(a, b) -> bool:
-    """Lexicographic ``a >= b``."""
-    return not lex_less(a, b)
-
-
-def colex_leq(a, b) -> bool:
-    """Colexicographic ``a <= b``."""
-    return not colex_less(b, a)
-
-
-def colex_gtr(a, b) -> bool:
-    """Colexicographic ``a > b``."""
-    return colex_less(b, a)
-
-
-def colex_geq(a, b) -> bool:
-    """Colexicographic ``a >= b``."""
-    return not colex_less(a, b)
-
-
-def elem_leq(a, b) -> bool:
-    """``not elem_less(b, a)`` (CuTe's definition)."""
-    return not elem_less(b, a)
-
-
-def elem_gtr(a, b) -> bool:
-    """``elem_less(b, a)``."""
-    return elem_less(b, a)
-
-
-def elem_geq(a, b) -> bool:
-    """``not elem_less(a, b)`` (CuTe's definition)."""
-    return not elem_less(a, b)
 
 
 def gcd(*xs) -> int:

@@ -18,17 +18,15 @@ import builtins
 from numbers import Integral
 
 from . import decide, int_tuple as it
-from .basis import ArithmeticTuple, ScaledBasis, make_basis_like
+from .basis import ArithmeticTuple, ScaledBasis
 from .errors import CoordinateError, LayoutError, RankError, layout_error, _r, names_caller
 from .int_tuple import _, has_underscore, to_str
 
 __all__ = [
-    "Layout", "LayoutLeft", "LayoutRight", "make_layout", "make_ordered_layout",
-    "make_layout_like", "make_fragment_like", "make_identity_layout", "is_layout",
+    "Layout", "LayoutLeft", "LayoutRight", "is_layout",
     "size", "cosize", "rank", "depth", "shape", "stride", "coshape", "coprofile",
-    "get", "take", "select", "group", "flatten", "unflatten", "append", "prepend",
-    "replace", "zip", "slice_", "slice_and_offset", "dice", "domain_offset",
-    "crd2idx", "transform_layout",
+    "get", "slice_", "slice_and_offset", "dice", "domain_offset",
+    "crd2idx",
 ]
 
 
@@ -301,82 +299,6 @@ def is_layout(x) -> bool:
 # Construction
 
 
-@names_caller
-def make_layout(*args):
-    """Build a layout, CuTe-style.
-
-    * ``make_layout(shape)``: compact column-major;
-    * ``make_layout(shape, stride)``, ``make_layout(shape, LayoutLeft | LayoutRight)``;
-    * ``make_layout(L0, L1, ...)``: concatenation, one mode per layout
-      (postcondition: ``rank(result) == n`` and ``result[i] == Li``); with one layout, as in C++, a rank-1
-      layout whose mode is ``L`` (``make_layout(Layout((4, 8)))`` is ``((4,8)):((1,4))``);
-      ``make_layout(Sw)``: ``Sw o 0 o 2^(B+M+|S|):1``.
-
-    >>> print(make_layout((4, 8), LayoutRight))
-    (4,8):(8,1)
-    >>> print(make_layout(Layout(4, 2), Layout((2, 2), (1, 8))))
-    (4,(2,2)):(2,(1,8))
-    """
-    if not args:
-        raise TypeError("make_layout: expected a shape or layouts")
-    if len(args) == 1 and getattr(args[0], "_is_swizzle", False):
-        return args[0]._make_layout()
-    if all(isinstance(a, Layout) for a in args):
-        return Layout._make(tuple(a.shape for a in args), tuple(a.stride for a in args))
-    if any(is_layout(a) for a in args):
-        raise TypeError("make_layout: cannot mix layouts with shapes, or concatenate composed layouts")
-    if len(args) == 1:
-        return Layout(args[0])
-    if len(args) == 2:
-        shp, order = args
-        if order is LayoutLeft:
-            return Layout(shp)
-        if order is LayoutRight:
-            shp = _norm(shp, "shape", "make_layout")
-            return Layout._make(shp, it.compact_row_major(shp))
-        return Layout(shp, order)
-    raise TypeError(f"make_layout: expected (shape[, stride|tag]) or layouts, got {len(args)} arguments")
-
-
-def make_ordered_layout(shape, order):
-    """Compact layout whose strides increase in the order given by ``order``.
-
-    ``order`` is a tuple weakly congruent with ``shape`` (or ``LayoutLeft`` /
-    ``LayoutRight``); ties go left to right.
-
-    >>> print(make_ordered_layout((2, 2, 2, 2), (0, 2, 3, 1)))
-    (2,2,2,2):(1,4,8,2)
-    """
-    shape = _norm(shape, "shape", "make_ordered_layout")
-    if order is LayoutLeft or order is LayoutRight:
-        return make_layout(shape, order)
-    return Layout._make(shape, it.compact_order(shape, order))
-
-
-def make_layout_like(layout: Layout) -> Layout:
-    """Compact layout with the shape of ``layout`` and the same stride order; stride-0 modes stay 0.
-
-    >>> print(make_layout_like(Layout((4, 3, 2), (6, 0, 1))))
-    (4,3,2):(2,0,1)
-    """
-    _require_layout("make_layout_like", layout)
-    shp, std = layout.shape, layout.stride
-    return Layout._make(shp, it.compact_order(it.filter_zeros(std, shp), std))
-
-
-@names_caller
-def make_identity_layout(shape) -> Layout:
-    """``shape : make_basis_like(shape)``: maps each coordinate to itself.
-
-    >>> L = make_identity_layout((4, 8))
-    >>> print(L), L(9)
-    (4,8):(1@0,1@1)
-    (None, (1,2))
-    """
-    shape = _norm(shape, "shape", "make_identity_layout")
-    return Layout._make(shape, make_basis_like(shape))
-
-
 def _require_layout(op, x):
     if not isinstance(x, Layout):
         raise TypeError(f"{op}: expected a Layout, got {type(x).__name__}: {_r(x)}")
@@ -489,6 +411,7 @@ def coshape(layout, *modes):
     For integer strides this is ``sum((s-1)*|d|) + 1`` (correct for negative
     strides); for basis strides it is a tuple.
 
+    >>> from cute_py import make_identity_layout
     >>> coshape(Layout((4, 2), (-1, 4))), coshape(make_identity_layout((4, 8)))
     (8, (4,8))
     """
@@ -541,6 +464,7 @@ def cosize(layout, *modes) -> int:
 def coprofile(layout):
     """Profile of the codomain: 0 for integer strides, a tuple of 0s for basis strides.
 
+    >>> from cute_py import make_identity_layout
     >>> coprofile(Layout((4, 8))), coprofile(make_identity_layout((4, 8)))
     (0, (0, 0))
     """
@@ -607,178 +531,6 @@ def get(layout, *modes):
             raise layout_error(RankError, "get", "mode index out of range",
                                f"mode {i} of a rank-1 layout", layout=layout)
     return Layout._make(shp, std)
-
-
-def take(layout, begin: int, end: int):
-    """Modes ``[begin, end)`` as a layout (CuTe's ``take<B,E>``).
-
-    >>> print(take(Layout((2, 3, 4, 5)), 1, 3))
-    (3,4):(2,6)
-    """
-    if _is_tensor(layout):
-        return layout._apply(take, begin, end)
-    _require_layout("take", layout)
-    begin, end = _index("take", "begin", begin), _index("take", "end", end)
-    s, d = _modes(layout)
-    if not (0 <= begin <= end <= len(s)):
-        raise layout_error(RankError, "take", "need 0 <= begin <= end <= rank",
-                           f"begin={begin}, end={end}, rank={len(s)}", layout=layout)
-    return Layout._make(s[begin:end], d[begin:end])
-
-
-def select(layout, *modes):
-    """The layout made of the chosen top-level modes, in the order given.
-
-    >>> print(select(Layout((2, 3, 4)), 2, 0))
-    (4,2):(6,1)
-    """
-    if _is_tensor(layout):
-        return layout._apply(select, *modes)
-    _require_layout("select", layout)
-    s, d = _modes(layout)
-    for i in modes:
-        if not isinstance(i, int) or not -len(s) <= i < len(s):
-            raise layout_error(RankError, "select", "mode index out of range",
-                               f"mode {_r(i)} of a rank-{len(s)} layout", layout=layout)
-    return Layout._make(tuple(s[i] for i in modes), tuple(d[i] for i in modes))
-
-
-def group(layout, begin: int, end: int):
-    """Group modes ``[begin, end)`` into one mode (CuTe's ``group<B,E>``).
-
-    >>> print(group(Layout((2, 3, 4, 5)), 1, 3))
-    (2,(3,4),5):(1,(2,6),24)
-    """
-    if _is_tensor(layout):
-        return layout._apply(group, begin, end)
-    _require_layout("group", layout)
-    begin, end = _index("group", "begin", begin), _index("group", "end", end)
-    s, d = _modes(layout)
-    if not (0 <= begin <= end <= len(s)):
-        raise layout_error(RankError, "group", "need 0 <= begin <= end <= rank",
-                           f"begin={begin}, end={end}, rank={len(s)}", layout=layout)
-    return Layout._make(s[:begin] + (s[begin:end],) + s[end:], d[:begin] + (d[begin:end],) + d[end:])
-
-
-def flatten(layout):
-    """Flatten shape and stride (an int-shaped layout is unchanged).
-
-    Postcondition: ``depth(result) <= 1`` and ``result(i) == layout(i)``.
-
-    >>> print(flatten(Layout((4, (2, 3)))))
-    (4,2,3):(1,4,8)
-    """
-    if _is_tensor(layout):
-        return layout._apply(flatten)
-    if getattr(layout, "_is_composed_layout", False):
-        return layout._with_inner(flatten(layout.inner))
-    _require_layout("flatten", layout)
-    return Layout._make(it.flatten(layout.shape), it.flatten(layout.stride))
-
-
-def unflatten(layout, profile):
-    """Re-nest a flat layout like ``profile`` (the inverse of :func:`flatten`).
-
-    >>> print(unflatten(Layout((4, 2, 3)), (0, (0, 0))))
-    (4,(2,3)):(1,(4,8))
-    """
-    _require_layout("unflatten", layout)
-    s, d = _modes(layout)
-    return Layout._make(it.unflatten(s, profile), it.unflatten(d, profile))
-
-
-_ONE = None  # the 1:0 layout, made lazily
-
-
-def _one():
-    global _ONE
-    if _ONE is None:
-        _ONE = Layout._make(1, 0)
-    return _ONE
-
-
-def append(layout, x=None, n=None):
-    """Append mode ``x`` (default ``1:0``); with ``n``, pad with ``x`` up to rank ``n``.
-
-    >>> print(append(Layout(4), Layout(3, 4)))
-    (4,3):(1,4)
-    >>> print(append(Layout((4, 2)), n=4))
-    (4,2,1,1):(1,4,0,0)
-    """
-    _require_layout("append", layout)
-    x = _one() if x is None else x
-    _require_layout("append", x)
-    n = None if n is None else _index("append", "n", n)
-    s, d = _modes(layout)
-    if n is None:
-        return Layout._make(s + (x.shape,), d + (x.stride,))
-    if n <= len(s):
-        return layout
-    return Layout._make(s + (x.shape,) * (n - len(s)), d + (x.stride,) * (n - len(s)))
-
-
-def prepend(layout, x=None, n=None):
-    """Prepend mode ``x`` (default ``1:0``); with ``n``, pad at the front up to rank ``n``.
-
-    >>> print(prepend(Layout(4), Layout(3, 4)))
-    (3,4):(4,1)
-    """
-    _require_layout("prepend", layout)
-    x = _one() if x is None else x
-    _require_layout("prepend", x)
-    n = None if n is None else _index("prepend", "n", n)
-    s, d = _modes(layout)
-    if n is None:
-        return Layout._make((x.shape,) + s, (x.stride,) + d)
-    if n <= len(s):
-        return layout
-    return Layout._make((x.shape,) * (n - len(s)) + s, (x.stride,) * (n - len(s)) + d)
-
-
-def replace(layout, i: int, x):
-    """Replace top-level mode ``i`` by layout ``x``.
-
-    >>> print(replace(Layout((4, 8)), 1, Layout(2, 32)))
-    (4,2):(1,32)
-    """
-    _require_layout("replace", layout)
-    _require_layout("replace", x)
-    i = _index("replace", "i", i)
-    s, d = _modes(layout)
-    if not -len(s) <= i < len(s):
-        raise layout_error(RankError, "replace", "mode index out of range",
-                           f"mode {i} of a rank-{len(s)} layout", layout=layout)
-    i %= len(s)
-    return Layout._make(s[:i] + (x.shape,) + s[i + 1:], d[:i] + (x.stride,) + d[i + 1:])
-
-
-def _zip_tuple(t):
-    """CuTe's tuple ``zip``: transpose a rank-R0 x rank-R1 tuple; a tuple of non-tuples is wrapped."""
-    if not isinstance(t, tuple):
-        return t
-    if t and isinstance(t[0], tuple):
-        n = len(t[0])
-        if any(not isinstance(e, tuple) or len(e) != n for e in t):
-            raise layout_error(RankError, "zip", "mismatched ranks: modes to zip must all have the same rank",
-                               tuple=t)
-        return tuple(tuple(e[i] for e in t) for i in range(n))
-    return (t,)
-
-
-def zip(layout, other=None):  # noqa: A001 - CuTe's name
-    """Transpose a rank-R-of-rank-K layout into rank-K-of-rank-R; ``zip(A, B)`` zips two layouts.
-
-    >>> print(zip(Layout(((2, 3), (4, 5)))))
-    ((2,4),(3,5)):((1,6),(2,24))
-    >>> print(zip(Layout(4), Layout(2, 4)))
-    ((4,2)):((1,4))
-    """
-    _require_layout("zip", layout)
-    if other is not None:
-        _require_layout("zip", other)
-        return Layout._make(_zip_tuple((layout.shape, other.shape)),
-                            _zip_tuple((layout.stride, other.stride)))
-    return Layout._make(_zip_tuple(layout.shape), _zip_tuple(layout.stride))
 
 
 # ---------------------------------------------------------------------------
@@ -881,20 +633,3 @@ def domain_offset(coord, layout):
     _require_layout("domain_offset", layout)
     return layout, layout(coord)
 
-
-def transform_layout(a, b, f, keep_trailing=True):
-    """``make_layout(f(a[i], b[i]) ...)`` over the common modes of ``a`` (a layout) and ``b`` (a tuple).
-
-    With ``keep_trailing`` the unmatched trailing modes of ``a`` are kept (CuTe's
-    2-argument ``transform_layout``), else they are dropped.
-    """
-    s, d = _modes(a)
-    if len(b) > len(s):
-        raise layout_error(RankError, "transform_layout", "more tiler modes than layout modes",
-                           f"{len(b)} > {len(s)}", layout=a, tiler=b)
-    parts = [f(Layout._make(s[i], d[i]), b[i]) for i in range(len(b))]
-    if keep_trailing:
-        parts += [Layout._make(s[i], d[i]) for i in range(len(b), len(s))]
-    if any(not isinstance(p, Layout) for p in parts):
-        raise TypeError("transform_layout: mode results must be plain layouts")
-    return Layout._make(tuple(p.shape for p in parts), tuple(p.stride for p in parts))

@@ -14,12 +14,13 @@ import builtins
 from functools import lru_cache
 
 from . import decide, int_tuple as it
-from .algebra import _CACHE, _coalesce, _is_composed, _tiler_arg, complement, composition, filter as _filter
+from .algebra import _tiler_arg, complement, composition
+from .coalesce import _CACHE, _coalesce, _is_composed, filter as _filter
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
 from .int_tuple import _, is_int, is_sym
-from .layout import (
-    ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, append, cosize, make_ordered_layout, transform_layout, zip,
-)
+from .layout import ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, cosize
+from .make import make_ordered_layout
+from .modes import append, transform_layout, zip
 
 __all__ = [
     "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",

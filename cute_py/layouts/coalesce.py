@@ -1,0 +1,139 @@
+"""coalesce and filter: the same function on fewer, larger modes (CuTe's ``layout.hpp``).
+
+Results are memoized on the (immutable, hashable) operands.
+
+>>> from cute_py import Layout
+>>> print(coalesce(Layout((2, (1, 6)), (1, (6, 2)))), filter(Layout((4, 2, 3), (0, 1, 8))))
+12:1 (2,3):(1,8)
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from . import int_tuple as it
+from .errors import _r, names_caller
+from .layout import Layout, _is_tensor, flat_modes
+from .modes import transform_layout
+
+__all__ = ["coalesce", "filter", "filter_zeros"]
+
+_CACHE = 1 << 16
+"""Entries each memo cache of the algebra keeps."""
+
+
+def _is_composed(x) -> bool:
+    return getattr(x, "_is_composed_layout", False)
+
+
+def _require_layout(op, x, name="layout"):
+    if not isinstance(x, Layout):
+        raise TypeError(f"{op}: expected a Layout for {name}, got {type(x).__name__}: {_r(x)}")
+
+
+def _unwrap(s, d):
+    if len(s) == 1:
+        return Layout._make(s[0], d[0])
+    return Layout._make(tuple(s), tuple(d))
+
+
+def _bw_coalesce(flat_s, flat_d, last_s, last_d) -> Layout:
+    """CuTe's back-to-front coalesce of flat modes, starting from the last mode."""
+    new_s, new_d = [last_s], [last_d]
+    for i in range(len(flat_s) - 2, -1, -1):
+        s, d = flat_s[i], flat_d[i]
+        if s == 1:
+            continue
+        if len(new_s) == 1 and new_s[0] == 1:
+            new_s[0], new_d[0] = s, d
+        elif s * d == new_d[0]:  # symbolic leaves: equal as sympy expressions (canonical forms)
+            new_s[0] *= s
+            new_d[0] = d
+        else:
+            new_s.insert(0, s)
+            new_d.insert(0, d)
+    if len(new_s) == 1 and new_s[0] == 1:
+        return Layout._make(1, 0)
+    return _unwrap(new_s, new_d)
+
+
+@lru_cache(maxsize=_CACHE)
+def _coalesce(layout: Layout) -> Layout:
+    fs, fd = flat_modes(layout)
+    if not fs:
+        return Layout._make(1, 0)
+    return _bw_coalesce(fs, fd, fs[-1], fd[-1])
+
+
+def _coalesce_x(layout: Layout, profile=0) -> Layout:
+    """Coalesce that also keeps the function outside the domain (CuTe's ``detail::coalesce_x``)."""
+    if isinstance(profile, tuple):
+        return transform_layout(layout, profile, _coalesce_x)
+    fs, fd = flat_modes(layout)
+    if not fs:
+        return Layout._make(1, 0)
+    return _bw_coalesce(fs, fd, 2 if fs[-1] == 1 else fs[-1], fd[-1])
+
+
+@names_caller
+def coalesce(layout, profile=None):
+    """Merge modes without changing the layout as a function on its domain.
+
+    With a tuple ``profile``, coalesce each of the leading modes separately
+    (trailing modes are kept).
+
+    Postconditions: ``size(result) == size(layout)``, ``depth(result) <= 1``
+    (without profile), and ``result(i) == layout(i)`` for ``0 <= i < size(layout)``.
+
+    With symbolic leaves, modes merge only when ``s0*d0 == d1`` holds for
+    every value of the symbols (CuTe merges only on static facts): when both
+    sides are the same sympy expression in sympy's canonical form (``M*K`` is
+    ``K*M``). ``(M,K):(1,M)`` becomes ``K*M:1``; ``(M,K):(K,1)`` stays.
+
+    >>> print(coalesce(Layout(((2, 2), (2, 2)), ((1, 4), (8, 32)))))
+    (2,4,2):(1,4,32)
+    >>> print(coalesce(Layout((2, (1, 6)), (1, (6, 2))), (1, 1)))
+    (2,6):(1,2)
+    """
+    if _is_tensor(layout):
+        return layout._apply(coalesce, profile)
+    if _is_composed(layout):
+        return layout._with_inner(coalesce(layout.inner, profile))
+    _require_layout("coalesce", layout)
+    if isinstance(profile, tuple):
+        it.check_depth("coalesce", profile)
+        return transform_layout(layout, profile, coalesce)
+    return _coalesce(layout)
+
+
+def filter_zeros(layout, profile=None):
+    """Replace the size of every stride-0 mode (or mode at a 0 of ``profile``) by 1.
+
+    >>> print(filter_zeros(Layout((4, 2, 3), (0, 1, 8))))
+    (1,2,3):(0,1,8)
+    """
+    if _is_tensor(layout):
+        return layout._apply(filter_zeros, profile)
+    _require_layout("filter_zeros", layout)
+    ref = layout.stride if profile is None else profile
+    return Layout._make(it.filter_zeros(ref, layout.shape), layout.stride)
+
+
+def filter(layout, profile=None):  # noqa: A001 - CuTe's name
+    """Remove stride-0 and size-1 modes, then coalesce; ``1:0`` if nothing is left.
+
+    Postcondition: the image of ``result`` equals the image of ``layout`` and
+    ``result`` has no stride-0 mode (unless it is ``1:0``).
+
+    >>> print(filter(Layout((4, 2, 3), (0, 1, 8))))
+    (2,3):(1,8)
+    """
+    if _is_tensor(layout):
+        return layout._apply(filter, profile)
+    if _is_composed(layout):
+        return layout._with_inner(filter(layout.inner, profile))
+    _require_layout("filter", layout)
+    if isinstance(profile, tuple):
+        it.check_depth("filter", profile)
+        return transform_layout(layout, profile, filter)
+    return _coalesce(filter_zeros(layout))

@@ -1,0 +1,90 @@
+"""The ``make_*`` constructors of layouts (CuTe's ``make_layout`` family).
+
+>>> print(make_layout((4, 8), LayoutRight), make_ordered_layout((2, 2, 2), (1, 2, 0)))
+(4,8):(8,1) (2,2,2):(2,4,1)
+"""
+
+from __future__ import annotations
+
+from . import int_tuple as it
+from .basis import make_basis_like
+from .errors import names_caller
+from .layout import Layout, LayoutLeft, LayoutRight, _norm, _require_layout, is_layout
+
+__all__ = ["make_layout", "make_ordered_layout", "make_layout_like", "make_identity_layout"]
+
+
+@names_caller
+def make_layout(*args):
+    """Build a layout, CuTe-style.
+
+    * ``make_layout(shape)``: compact column-major;
+    * ``make_layout(shape, stride)``, ``make_layout(shape, LayoutLeft | LayoutRight)``;
+    * ``make_layout(L0, L1, ...)``: concatenation, one mode per layout
+      (postcondition: ``rank(result) == n`` and ``result[i] == Li``); with one layout, as in C++, a rank-1
+      layout whose mode is ``L`` (``make_layout(Layout((4, 8)))`` is ``((4,8)):((1,4))``);
+      ``make_layout(Sw)``: ``Sw o 0 o 2^(B+M+|S|):1``.
+
+    >>> print(make_layout((4, 8), LayoutRight))
+    (4,8):(8,1)
+    >>> print(make_layout(Layout(4, 2), Layout((2, 2), (1, 8))))
+    (4,(2,2)):(2,(1,8))
+    """
+    if not args:
+        raise TypeError("make_layout: expected a shape or layouts")
+    if len(args) == 1 and getattr(args[0], "_is_swizzle", False):
+        return args[0]._make_layout()
+    if all(isinstance(a, Layout) for a in args):
+        return Layout._make(tuple(a.shape for a in args), tuple(a.stride for a in args))
+    if any(is_layout(a) for a in args):
+        raise TypeError("make_layout: cannot mix layouts with shapes, or concatenate composed layouts")
+    if len(args) == 1:
+        return Layout(args[0])
+    if len(args) == 2:
+        shp, order = args
+        if order is LayoutLeft:
+            return Layout(shp)
+        if order is LayoutRight:
+            shp = _norm(shp, "shape", "make_layout")
+            return Layout._make(shp, it.compact_row_major(shp))
+        return Layout(shp, order)
+    raise TypeError(f"make_layout: expected (shape[, stride|tag]) or layouts, got {len(args)} arguments")
+
+
+def make_ordered_layout(shape, order):
+    """Compact layout whose strides increase in the order given by ``order``.
+
+    ``order`` is a tuple weakly congruent with ``shape`` (or ``LayoutLeft`` /
+    ``LayoutRight``); ties go left to right.
+
+    >>> print(make_ordered_layout((2, 2, 2, 2), (0, 2, 3, 1)))
+    (2,2,2,2):(1,4,8,2)
+    """
+    shape = _norm(shape, "shape", "make_ordered_layout")
+    if order is LayoutLeft or order is LayoutRight:
+        return make_layout(shape, order)
+    return Layout._make(shape, it.compact_order(shape, order))
+
+
+def make_layout_like(layout: Layout) -> Layout:
+    """Compact layout with the shape of ``layout`` and the same stride order; stride-0 modes stay 0.
+
+    >>> print(make_layout_like(Layout((4, 3, 2), (6, 0, 1))))
+    (4,3,2):(2,0,1)
+    """
+    _require_layout("make_layout_like", layout)
+    shp, std = layout.shape, layout.stride
+    return Layout._make(shp, it.compact_order(it.filter_zeros(std, shp), std))
+
+
+@names_caller
+def make_identity_layout(shape) -> Layout:
+    """``shape : make_basis_like(shape)``: maps each coordinate to itself.
+
+    >>> L = make_identity_layout((4, 8))
+    >>> print(L), L(9)
+    (4,8):(1@0,1@1)
+    (None, (1,2))
+    """
+    shape = _norm(shape, "shape", "make_identity_layout")
+    return Layout._make(shape, make_basis_like(shape))

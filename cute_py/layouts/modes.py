@@ -1,0 +1,201 @@
+"""Selecting and rearranging a layout's modes: take, select, group, flatten, append, zip, ... (CuTe's
+``layout.hpp``). Each takes a Layout (or a Tensor, for which it acts on the layout) and returns one.
+
+>>> from cute_py import Layout
+>>> L = Layout((2, 3, 4), (1, 2, 6))
+>>> print(select(L, 2, 0), group(L, 1, 3), append(L, Layout(5, 24)))
+(4,2):(6,1) (2,(3,4)):(1,(2,6)) (2,3,4,5):(1,2,6,24)
+"""
+
+from __future__ import annotations
+
+from . import int_tuple as it
+from .errors import RankError, layout_error, _r
+from .layout import Layout, _index, _is_tensor, _modes, _require_layout
+
+__all__ = [
+    "take", "select", "group", "flatten", "unflatten", "append", "prepend", "replace", "zip", "transform_layout",
+]
+
+
+def take(layout, begin: int, end: int):
+    """Modes ``[begin, end)`` as a layout (CuTe's ``take<B,E>``).
+
+    >>> print(take(Layout((2, 3, 4, 5)), 1, 3))
+    (3,4):(2,6)
+    """
+    if _is_tensor(layout):
+        return layout._apply(take, begin, end)
+    _require_layout("take", layout)
+    begin, end = _index("take", "begin", begin), _index("take", "end", end)
+    s, d = _modes(layout)
+    if not (0 <= begin <= end <= len(s)):
+        raise layout_error(RankError, "take", "need 0 <= begin <= end <= rank",
+                           f"begin={begin}, end={end}, rank={len(s)}", layout=layout)
+    return Layout._make(s[begin:end], d[begin:end])
+
+
+def select(layout, *modes):
+    """The layout made of the chosen top-level modes, in the order given.
+
+    >>> print(select(Layout((2, 3, 4)), 2, 0))
+    (4,2):(6,1)
+    """
+    if _is_tensor(layout):
+        return layout._apply(select, *modes)
+    _require_layout("select", layout)
+    s, d = _modes(layout)
+    for i in modes:
+        if not isinstance(i, int) or not -len(s) <= i < len(s):
+            raise layout_error(RankError, "select", "mode index out of range",
+                               f"mode {_r(i)} of a rank-{len(s)} layout", layout=layout)
+    return Layout._make(tuple(s[i] for i in modes), tuple(d[i] for i in modes))
+
+
+def group(layout, begin: int, end: int):
+    """Group modes ``[begin, end)`` into one mode (CuTe's ``group<B,E>``).
+
+    >>> print(group(Layout((2, 3, 4, 5)), 1, 3))
+    (2,(3,4),5):(1,(2,6),24)
+    """
+    if _is_tensor(layout):
+        return layout._apply(group, begin, end)
+    _require_layout("group", layout)
+    begin, end = _index("group", "begin", begin), _index("group", "end", end)
+    s, d = _modes(layout)
+    if not (0 <= begin <= end <= len(s)):
+        raise layout_error(RankError, "group", "need 0 <= begin <= end <= rank",
+                           f"begin={begin}, end={end}, rank={len(s)}", layout=layout)
+    return Layout._make(s[:begin] + (s[begin:end],) + s[end:], d[:begin] + (d[begin:end],) + d[end:])
+
+
+def flatten(layout):
+    """Flatten shape and stride (an int-shaped layout is unchanged).
+
+    Postcondition: ``depth(result) <= 1`` and ``result(i) == layout(i)``.
+
+    >>> print(flatten(Layout((4, (2, 3)))))
+    (4,2,3):(1,4,8)
+    """
+    if _is_tensor(layout):
+        return layout._apply(flatten)
+    if getattr(layout, "_is_composed_layout", False):
+        return layout._with_inner(flatten(layout.inner))
+    _require_layout("flatten", layout)
+    return Layout._make(it.flatten(layout.shape), it.flatten(layout.stride))
+
+
+def unflatten(layout, profile):
+    """Re-nest a flat layout like ``profile`` (the inverse of :func:`flatten`).
+
+    >>> print(unflatten(Layout((4, 2, 3)), (0, (0, 0))))
+    (4,(2,3)):(1,(4,8))
+    """
+    _require_layout("unflatten", layout)
+    s, d = _modes(layout)
+    return Layout._make(it.unflatten(s, profile), it.unflatten(d, profile))
+
+
+_ONE = Layout._make(1, 0)  # the 1:0 layout append/prepend pad with
+
+
+def append(layout, x=None, n=None):
+    """Append mode ``x`` (default ``1:0``); with ``n``, pad with ``x`` up to rank ``n``.
+
+    >>> print(append(Layout(4), Layout(3, 4)))
+    (4,3):(1,4)
+    >>> print(append(Layout((4, 2)), n=4))
+    (4,2,1,1):(1,4,0,0)
+    """
+    _require_layout("append", layout)
+    x = _ONE if x is None else x
+    _require_layout("append", x)
+    n = None if n is None else _index("append", "n", n)
+    s, d = _modes(layout)
+    if n is None:
+        return Layout._make(s + (x.shape,), d + (x.stride,))
+    if n <= len(s):
+        return layout
+    return Layout._make(s + (x.shape,) * (n - len(s)), d + (x.stride,) * (n - len(s)))
+
+
+def prepend(layout, x=None, n=None):
+    """Prepend mode ``x`` (default ``1:0``); with ``n``, pad at the front up to rank ``n``.
+
+    >>> print(prepend(Layout(4), Layout(3, 4)))
+    (3,4):(4,1)
+    """
+    _require_layout("prepend", layout)
+    x = _ONE if x is None else x
+    _require_layout("prepend", x)
+    n = None if n is None else _index("prepend", "n", n)
+    s, d = _modes(layout)
+    if n is None:
+        return Layout._make((x.shape,) + s, (x.stride,) + d)
+    if n <= len(s):
+        return layout
+    return Layout._make((x.shape,) * (n - len(s)) + s, (x.stride,) * (n - len(s)) + d)
+
+
+def replace(layout, i: int, x):
+    """Replace top-level mode ``i`` by layout ``x``.
+
+    >>> print(replace(Layout((4, 8)), 1, Layout(2, 32)))
+    (4,2):(1,32)
+    """
+    _require_layout("replace", layout)
+    _require_layout("replace", x)
+    i = _index("replace", "i", i)
+    s, d = _modes(layout)
+    if not -len(s) <= i < len(s):
+        raise layout_error(RankError, "replace", "mode index out of range",
+                           f"mode {i} of a rank-{len(s)} layout", layout=layout)
+    i %= len(s)
+    return Layout._make(s[:i] + (x.shape,) + s[i + 1:], d[:i] + (x.stride,) + d[i + 1:])
+
+
+def _zip_tuple(t):
+    """CuTe's tuple ``zip``: transpose a rank-R0 x rank-R1 tuple; a tuple of non-tuples is wrapped."""
+    if not isinstance(t, tuple):
+        return t
+    if t and isinstance(t[0], tuple):
+        n = len(t[0])
+        if any(not isinstance(e, tuple) or len(e) != n for e in t):
+            raise layout_error(RankError, "zip", "mismatched ranks: modes to zip must all have the same rank",
+                               tuple=t)
+        return tuple(tuple(e[i] for e in t) for i in range(n))
+    return (t,)
+
+
+def zip(layout, other=None):  # noqa: A001 - CuTe's name
+    """Transpose a rank-R-of-rank-K layout into rank-K-of-rank-R; ``zip(A, B)`` zips two layouts.
+
+    >>> print(zip(Layout(((2, 3), (4, 5)))))
+    ((2,4),(3,5)):((1,6),(2,24))
+    >>> print(zip(Layout(4), Layout(2, 4)))
+    ((4,2)):((1,4))
+    """
+    _require_layout("zip", layout)
+    if other is not None:
+        _require_layout("zip", other)
+        return Layout._make(_zip_tuple((layout.shape, other.shape)),
+                            _zip_tuple((layout.stride, other.stride)))
+    return Layout._make(_zip_tuple(layout.shape), _zip_tuple(layout.stride))
+
+
+def transform_layout(a, b, f, keep_trailing=True):
+    """``make_layout(f(a[i], b[i]) ...)`` over the common modes of ``a`` (a layout) and ``b`` (a tuple).
+
+    With ``keep_trailing`` the unmatched trailing modes of ``a`` are kept (CuTe's
+    2-argument ``transform_layout``), else they are dropped.
+    """
+    s, d = _modes(a)
+    if len(b) > len(s):
+        raise layout_error(RankError, "transform_layout", "more tiler modes than layout modes",
+                           f"{len(b)} > {len(s)}", layout=a, tiler=b)
+    parts = [f(Layout._make(s[i], d[i]), b[i]) for i in range(len(b))]
+    if keep_trailing:
+        parts += [Layout._make(s[i], d[i]) for i in range(len(b), len(s))]
+    if any(not isinstance(p, Layout) for p in parts):
+        raise TypeError("transform_layout: mode results must be plain layouts")
+    return Layout._make(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
