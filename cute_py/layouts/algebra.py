@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from operator import itemgetter
 
 from . import int_tuple as it
 from .basis import ScaledBasis
@@ -316,15 +317,22 @@ def _complement(layout: Layout, cotarget):
                        f"dynamic-stride complement only for rank-1 layouts (CuTe's rule): the filtered layout "
                        f"{f} has {len(modes)} modes", layout=layout)
     if cotarget is None:
-        cotarget = expand(last + 1)
+        cotarget = last + 1 if type(last) is int else expand(last + 1)
     if not modes:
         return Layout(canon(it.product(cotarget)))
-    modes.sort(key=lambda m: m[0])            # static strides here (or a single mode)
+    modes.sort(key=itemgetter(0))             # static strides here (or a single mode)
     res_s, res_d = [], [1]
     inexact = False
     for d, s in modes:
         prev = res_d[-1]
-        q, exact = _chain_step(d, prev)
+        if type(d) is int and type(prev) is int:
+            q = d // prev
+            if d % prev:
+                inexact = True
+        else:
+            q, exact = _chain_step(d, prev)
+            if not exact:
+                inexact = True
         if not q:
             if q is None:
                 raise fail("complement", f"{prev} <= {d}",
@@ -332,7 +340,6 @@ def _complement(layout: Layout, cotarget):
                            layout=layout)
             raise layout_error(InjectivityError, "complement", "non-injective layout in complement",
                                f"stride {d} overlaps the modes below it (which reach {prev})", layout=layout)
-        inexact = inexact or not exact
         res_s.append(q)
         res_d.append(d * s)
     # A mode of extent 1 is filtered out before the chain; a symbolic extent that may be 1 keeps its mode, which
@@ -343,7 +350,9 @@ def _complement(layout: Layout, cotarget):
             raise fail("complement", f"{maybe_unit[0]} > 1",
                        f"the mode of extent {maybe_unit[0]} is dropped when it is 1, and the complement then "
                        f"differs (a stride is not a multiple of the modes below it)", layout=layout)
-    rest_shape = canon(it.product(it.ceil_div(cotarget, res_d[-1])))  # C++: coalesce(ceil_div(cotarget, stride))
+    rest_shape = it.product(it.ceil_div(cotarget, res_d[-1]))  # C++: coalesce(ceil_div(cotarget, stride))
+    if type(rest_shape) is not int:
+        rest_shape = canon(rest_shape)
     res_s.append(rest_shape)
     if rest_shape == 1:
         res_d[-1] = 0
@@ -351,10 +360,9 @@ def _complement(layout: Layout, cotarget):
 
 
 def _chain_step(d, prev):
-    """The next stride ``d`` over the span ``prev`` the modes below it reach: ``(floor(d / prev), whether
-    prev divides d)``; the quotient is 0 where ``d < prev`` (overlap) and None where that is undecidable."""
-    if type(d) is int and type(prev) is int:
-        return d // prev, d % prev == 0
+    """The next stride ``d`` over the span ``prev`` the modes below it reach, one of them symbolic:
+    ``(floor(d / prev), whether prev divides d)``; the quotient is 0 where ``d < prev`` (overlap) and None
+    where that is undecidable. (Two ints are answered in place: ``d // prev, d % prev == 0``.)"""
     reach = le(prev, d)
     if not reach:
         return (0 if reach is False else None), False
