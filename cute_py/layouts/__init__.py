@@ -8,6 +8,9 @@ from .algebra import (
 from .coalesce import coalesce, filter, filter_zeros
 from .basis import ArithmeticTuple, E, ScaledBasis, make_basis_like
 from .dtypes import DType, dtype
+from .f2 import F2
+from .f2_algebra import f2_layout
+from .linear_layout import LinearLayout, from_linear_layout, to_linear_layout
 from .errors import (
     CoordinateError, DivisibilityError, InjectivityError, LayoutError, ParseError, RankError, SizeLimitError,
     SymbolicError,
@@ -36,7 +39,7 @@ from .tiling import (
 __all__ = [
     "int_tuple", "_", "Underscore",
     "Layout", "LayoutLeft", "LayoutRight", "ComposedLayout", "Swizzle", "ScaledBasis",
-    "ArithmeticTuple", "E", "make_basis_like",
+    "ArithmeticTuple", "E", "make_basis_like", "F2", "f2_layout", "LinearLayout", "to_linear_layout", "from_linear_layout",
     "make_layout", "make_ordered_layout", "make_layout_like", "make_fragment_like",
     "make_identity_layout", "make_swizzle", "is_layout",
     "size", "cosize", "rank", "depth", "shape", "stride", "coshape", "coprofile", "crd2idx",

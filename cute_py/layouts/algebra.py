@@ -15,8 +15,9 @@ import math
 from functools import lru_cache
 from operator import itemgetter
 
-from . import int_tuple as it
+from . import f2_algebra, int_tuple as it
 from .basis import ScaledBasis
+from .f2 import F2
 from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r, names_caller
 from .decide import _and, _not, _or, canon, ceil_div, divides, exact_div, expand, fail, floor_div, le, lt, sign
 from .coalesce import _CACHE, _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, _unwrap, coalesce
@@ -120,7 +121,10 @@ def _composition(a: Layout, b):
 
 
 def _compose_layouts(a: Layout, b: Layout) -> Layout:
-    basis = ScaledBasis in map(type, flat_modes(b)[1])
+    kinds = set(map(type, flat_modes(b)[1]))
+    if F2 in kinds or F2 in map(type, flat_modes(a)[1]):
+        return f2_algebra.compose(a, b)
+    basis = ScaledBasis in kinds
     flat = _coalesce_x(a, coprofile(b) if basis else 0)
     usage = {}
     result = _compose_impl(flat.shape, flat.stride, b.shape, b.stride, a, b, (), usage)
@@ -309,6 +313,10 @@ def complement(layout, cotarget=None):
 def _complement(layout: Layout, cotarget):
     # filter: drop size-1 and stride-0 modes; sorting by stride replaces CuTe's coalesce+min search.
     modes, last, static = _complement_modes(*flat_modes(layout), layout)
+    if not static and f2_algebra.is_f2_layout(layout):
+        if cotarget is not None and not is_int(cotarget):
+            raise TypeError(f"complement: the cotarget of an F2 layout must be an int, got {_r(cotarget)}")
+        return f2_algebra.complement(layout, cotarget)
     if not static:                            # a dynamic stride: CuTe allows only a rank-1 layout
         f = _coalesce(Layout._make(it.filter_zeros(layout.stride, layout.shape), layout.stride))
         modes, last, _static = _complement_modes(*flat_modes(f), layout)
@@ -376,6 +384,8 @@ def _complement_modes(fs, fd, layout):
     for s, d in zip(fs, fd):
         if type(d) is not int or d < 0:
             static = False
+            if type(d) is F2:
+                continue
             nonneg = False if type(d) is int or isinstance(d, ScaledBasis) else le(0, d)
             if not nonneg:
                 if nonneg is None:
@@ -417,6 +427,8 @@ def right_inverse(layout):
 
 @lru_cache(maxsize=_CACHE)
 def _right_inverse(layout: Layout) -> Layout:
+    if f2_algebra.is_f2_layout(layout):
+        return f2_algebra.right_inverse(layout)
     fs, fd = _modes(_coalesce(layout))
     if any(isinstance(d, ScaledBasis) for d in fd):
         raise TypeError(f"right_inverse: needs integer strides, got {layout}")
@@ -464,6 +476,8 @@ def left_inverse(layout):
 
 @lru_cache(maxsize=_CACHE)
 def _left_inverse(layout: Layout) -> Layout:
+    if f2_algebra.is_f2_layout(layout):
+        return f2_algebra.left_inverse(layout)
     fs, fd = _modes(_coalesce(layout))
     for d in fd:
         if type(d) is not int:

@@ -19,6 +19,7 @@ from numbers import Integral
 
 from . import decide, int_tuple as it
 from .basis import ArithmeticTuple, ScaledBasis
+from .f2 import F2, f2_span_max, log2_exact
 from .errors import CoordinateError, LayoutError, RankError, layout_error, _r, names_caller
 from .int_tuple import _, has_underscore, to_str
 
@@ -49,24 +50,40 @@ LayoutRight = _Tag("LayoutRight")
 _MAX_DEPTH = 32
 
 
-def _norm(x, what: str, op: str, depth: int = 0):
-    """Lists to tuples, numpy ints to int; reject anything that is not an IntTuple leaf."""
+def _norm(x, what: str, op: str, depth: int = 0, kinds=None):
+    """Lists to tuples, numpy ints to int; reject anything that is not an IntTuple leaf.
+
+    ``kinds`` (a set) collects the kinds of non-zero stride leaves seen (``F2``, ``int``) for the caller's
+    check that F2 strides are not mixed with others.
+    """
     if isinstance(x, (tuple, list)):
         if depth >= _MAX_DEPTH:
             raise layout_error(LayoutError, op, f"{what} is nested deeper than {_MAX_DEPTH} levels")
-        return tuple(_norm(e, what, op, depth + 1) for e in x)
-    if isinstance(x, bool) or not (isinstance(x, Integral) or isinstance(x, ScaledBasis)):
+        return tuple(_norm(e, what, op, depth + 1, kinds) for e in x)
+    if isinstance(x, bool) or not (isinstance(x, Integral) or isinstance(x, (ScaledBasis, F2))):
         if it.is_sym(x):  # a symbolic extent or stride (cute_py.symbolic)
             return decide.check_leaf(x, what, op)
         raise TypeError(f"{op}: {what} leaves must be integers, got {_r(x)} of type {type(x).__name__}")
-    if isinstance(x, ScaledBasis):
+    if isinstance(x, (ScaledBasis, F2)):
         if what == "shape":
-            raise TypeError(f"{op}: shape leaves must be integers, got basis element {x}")
+            raise TypeError(f"{op}: shape leaves must be integers, got {x!r}")
+        if kinds is not None:
+            kinds.add(type(x))
         return x
     x = int(x)
     if what == "shape" and x < 1:
         raise layout_error(LayoutError, op, "shape extents must be positive", f"found {x}")
     return x
+
+
+def _check_f2(shape, stride):
+    for s, d in builtins.zip(it.flatten_to_tuple(shape), it.flatten_to_tuple(stride)):
+        if type(d) is not F2 and d != 0:
+            raise layout_error(LayoutError, "Layout", "F2 strides combine with XOR, so every other stride of "
+                               "the layout must be F2 (or 0)", f"found stride {d}", shape=shape, stride=stride)
+        if type(d) is F2 and log2_exact(s) is None:
+            raise layout_error(LayoutError, "Layout", "a mode with an F2 stride needs a power-of-two extent",
+                               f"found {s}:{d}", shape=shape, stride=stride)
 
 
 class _Algebra:
@@ -110,10 +127,13 @@ class Layout:
         if stride is None:
             stride = it.compact_col_major(shape)
         else:
-            stride = _norm(stride, "stride", "Layout")
+            kinds = set()
+            stride = _norm(stride, "stride", "Layout", kinds=kinds)
             if not it.congruent(shape, stride):
                 raise layout_error(RankError, "Layout", "shape and stride must be congruent",
                                    shape=shape, stride=stride)
+            if F2 in kinds:
+                _check_f2(shape, stride)
         _set_shape(self, shape)
         _set_stride(self, stride)
         _set_hash(self, None)
@@ -172,9 +192,11 @@ class Layout:
             return slice_(coord, self)
         _check_coord("Layout.__call__", coord, self)
         r = it.crd2idx(coord, self.shape, self.stride)
-        if type(r) is int or not it.is_sym(r):
+        if type(r) is int:
             return r
-        return decide.canon(r)
+        if type(r) is F2:                     # an F2 layout's offset is an int like any other
+            return r.value
+        return decide.canon(r) if it.is_sym(r) else r
 
     def __getitem__(self, i):
         """Mode ``i`` (``L[i]`` is CuTe's ``layout<i>(L)``); a tuple indexes nested modes."""
@@ -419,8 +441,11 @@ def coshape(layout, *modes):
     if getattr(layout, "_is_composed_layout", False):
         return coshape(layout.inner)
     _require_layout("coshape", layout)
+    fs, fd = flat_modes(layout)
+    if F2 in builtins.map(type, fd):
+        return f2_span_max(fs, fd) + 1
     last = 0
-    for s, d in builtins.zip(*flat_modes(layout)):
+    for s, d in builtins.zip(fs, fd):
         last = last + (s - 1) * abs(d)
     if isinstance(last, ScaledBasis):
         last = last.to_tuple()

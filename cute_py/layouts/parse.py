@@ -31,6 +31,7 @@ Sw<3,4,3> o 0 o (8,64):(64,1)
 from __future__ import annotations
 
 from .basis import ScaledBasis
+from .f2 import F2
 from .errors import ParseError, _r
 from .int_tuple import _, is_sym
 from .layout import Layout
@@ -87,6 +88,12 @@ class _Parser:
         return int(t[start:self.pos].lstrip("_"))
 
     def elem(self):
+        if self.peek("^"):                     # ^v: an F2 stride
+            self.pos += 1
+            v = self.int_()
+            if v < 0:
+                raise self.error("an F2 stride must be non-negative")
+            return F2(v)
         v = self.int_()
         modes = []
         while self.peek("@"):

@@ -35,6 +35,7 @@ from numbers import Integral
 
 from . import int_tuple as it
 from .algebra import composition, left_inverse, max_common_layout, right_inverse
+from .f2_algebra import f2_layout
 from .errors import LayoutError, layout_error, _r
 from .int_tuple import has_underscore, is_int, to_str
 from .layout import Layout, cosize, get, slice_and_offset
@@ -122,8 +123,9 @@ class Swizzle:
 
     # -- algebra hooks -------------------------------------------------------
     def _compose(self, b):
-        if isinstance(b, Swizzle):
-            raise TypeError("composition: composing two swizzles is not supported; compose each with a layout")
+        if isinstance(b, Swizzle):             # two XOR maps: their composition is linear over GF(2)
+            n = max(self.size(), b.size())
+            return composition(f2_layout(self, n), f2_layout(b, n))
         if not isinstance(b, Layout) and not getattr(b, "_is_composed_layout", False):
             b = Layout(b) if (is_int(b) or isinstance(b, tuple)) else b
         if self.bits == 0:
