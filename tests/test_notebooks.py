@@ -95,6 +95,21 @@ EXPECTED = {
         # without an sm_90 GPU (CI) the GPU cells must say they stop; on one, the launch must check exactly
         "one_of": [("no GPU: stopping after the compile step", ", exact: True")],
     },
+    "06_f2_and_linear_layouts.ipynb": {
+        "svg": 2,
+        "text": [
+            "Sw<3,4,3> as a layout: (128,8):(^1,^144)",
+            "same function on 1024 offsets: True",
+            "Sw o Sw = 1024:1",
+            "complement(4:^5, 64) = (4,4):(1,16)",
+            " - lane=1 -> (0, 2)",
+            "   register=2 -> (8, 0)",
+            "back to CuTe: ((4,8),(2,2)):((32,1),(16,8))  equal: True",
+            "  T0:R0  T0:R1  T1:R0  T1:R1  T2:R0  T2:R1  T3:R0  T3:R1",
+            "CuTe layout: ((2,4),32):((^32,^72),^1)",
+            "same offsets: True",
+        ],
+    },
     "05_cute_py_in_pytorch.ipynb": {
         "svg": 0,
         "text": [

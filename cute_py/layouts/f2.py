@@ -25,6 +25,9 @@ from __future__ import annotations
 
 from numbers import Integral
 
+from .errors import LayoutError, layout_error
+from .int_tuple import flatten_to_tuple
+
 __all__ = ["F2", "is_f2", "clmul"]
 
 
@@ -151,3 +154,15 @@ def f2_span_max(fs, fd) -> int:
         if not r >> top & 1:
             r ^= v
     return r
+
+
+def check_f2_strides(shape, stride):
+    """A layout with an F2 stride: every other stride is F2 or 0, and every F2 mode has a power-of-two
+    extent (else a LayoutError of ``Layout``)."""
+    for s, d in zip(flatten_to_tuple(shape), flatten_to_tuple(stride)):
+        if type(d) is not F2 and d != 0:
+            raise layout_error(LayoutError, "Layout", "F2 strides combine with XOR, so every other stride of "
+                               "the layout must be F2 (or 0)", f"found stride {d}", shape=shape, stride=stride)
+        if type(d) is F2 and log2_exact(s) is None:
+            raise layout_error(LayoutError, "Layout", "a mode with an F2 stride needs a power-of-two extent",
+                               f"found {s}:{d}", shape=shape, stride=stride)

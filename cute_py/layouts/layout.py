@@ -19,7 +19,7 @@ from numbers import Integral
 
 from . import decide, int_tuple as it
 from .basis import ArithmeticTuple, ScaledBasis
-from .f2 import F2, f2_span_max, log2_exact
+from .f2 import F2, check_f2_strides, f2_span_max
 from .errors import CoordinateError, LayoutError, RankError, layout_error, _r, names_caller
 from .int_tuple import _, has_underscore, to_str
 
@@ -76,16 +76,6 @@ def _norm(x, what: str, op: str, depth: int = 0, kinds=None):
     return x
 
 
-def _check_f2(shape, stride):
-    for s, d in builtins.zip(it.flatten_to_tuple(shape), it.flatten_to_tuple(stride)):
-        if type(d) is not F2 and d != 0:
-            raise layout_error(LayoutError, "Layout", "F2 strides combine with XOR, so every other stride of "
-                               "the layout must be F2 (or 0)", f"found stride {d}", shape=shape, stride=stride)
-        if type(d) is F2 and log2_exact(s) is None:
-            raise layout_error(LayoutError, "Layout", "a mode with an F2 stride needs a power-of-two extent",
-                               f"found {s}:{d}", shape=shape, stride=stride)
-
-
 class _Algebra:
     """The operations the convenience methods ``Layout.compose``, ``with_shape`` and ``tile`` call.
 
@@ -133,7 +123,7 @@ class Layout:
                 raise layout_error(RankError, "Layout", "shape and stride must be congruent",
                                    shape=shape, stride=stride)
             if F2 in kinds:
-                _check_f2(shape, stride)
+                check_f2_strides(shape, stride)
         _set_shape(self, shape)
         _set_stride(self, stride)
         _set_hash(self, None)
