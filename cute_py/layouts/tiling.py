@@ -388,10 +388,10 @@ def _tile_to_shape(block, target_shape, order):
         decide.require_divides("tile_to_shape", b, t, "block shape does not divide the target shape", f"mode {i}: ",
                                block=block, target_shape=target_shape)
     product_shape = tuple(decide.exact_div(t, b) for t, b in builtins.zip(trg, block_shape))
-    if not isinstance(target_shape, tuple):
-        product_shape = product_shape[0]
-        if order is not LayoutLeft and isinstance(order, tuple):
-            order = order[0]
+    if not isinstance(target_shape, tuple) and order is not LayoutLeft and order is not LayoutRight \
+            and not isinstance(order, tuple):
+        order = (order,)
+    # an int target keeps its product shape a 1-tuple, as C++ does: tile_to_shape(4:1, 16) is ((4,(4))):((1,(4)))
     return blocked_product(padded, make_ordered_layout(product_shape, order))
 
 
