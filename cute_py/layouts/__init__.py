@@ -17,11 +17,11 @@ from .errors import (
 )
 from .int_tuple import _, Underscore
 from .layout import (
-    Layout, LayoutLeft, LayoutRight, coprofile, coshape, cosize, crd2idx, depth, dice, domain_offset, get,
+    Layout, LayoutLeft, LayoutRight, coprofile, coshape, cosize, crd2idx, depth, dice, get,
     is_layout, rank, shape, size, slice_, slice_and_offset, stride,
 )
 from .make import make_identity_layout, make_layout, make_layout_like, make_ordered_layout
-from .modes import append, flatten, group, prepend, replace, select, take, unflatten, zip
+from .modes import append, domain_offset, flatten, group, prepend, replace, select, take, unflatten, zip
 from .parse import parse
 from .recast import downcast, max_alignment, recast_layout, sizeof_bits, upcast
 from .swizzle import ComposedLayout, Swizzle, get_nonswizzle_portion, get_swizzle_portion, make_swizzle

@@ -15,7 +15,7 @@ import math
 from functools import lru_cache
 from operator import itemgetter
 
-from . import f2_algebra, int_tuple as it
+from . import basis_algebra, f2_algebra, int_tuple as it
 from .basis import ScaledBasis
 from .f2 import F2
 from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r, names_caller
@@ -313,6 +313,11 @@ def complement(layout, cotarget=None):
 def _complement(layout: Layout, cotarget):
     # filter: drop size-1 and stride-0 modes; sorting by stride replaces CuTe's coalesce+min search.
     modes, last, static = _complement_modes(*flat_modes(layout), layout)
+    if not static and basis_algebra.is_basis_layout(layout):
+        codomain = basis_algebra.codomain_of("complement", layout, cotarget)
+        flat = basis_algebra.flatten_codomain("complement", layout, codomain)
+        return basis_algebra.unflatten_strides("complement", _complement(flat, it.product(codomain)), codomain,
+                                               layout)
     if not static and f2_algebra.is_f2_layout(layout):
         if cotarget is not None and not is_int(cotarget):
             raise TypeError(f"complement: the cotarget of an F2 layout must be an int, got {_r(cotarget)}")
@@ -384,9 +389,9 @@ def _complement_modes(fs, fd, layout):
     for s, d in zip(fs, fd):
         if type(d) is not int or d < 0:
             static = False
-            if type(d) is F2:
+            if type(d) is F2 or type(d) is ScaledBasis:   # their own algebra (f2_algebra, basis_algebra)
                 continue
-            nonneg = False if type(d) is int or isinstance(d, ScaledBasis) else le(0, d)
+            nonneg = False if type(d) is int else le(0, d)
             if not nonneg:
                 if nonneg is None:
                     raise fail("complement", f"{d} >= 0", "strides must be non-negative", layout=layout)
@@ -429,6 +434,9 @@ def right_inverse(layout):
 def _right_inverse(layout: Layout) -> Layout:
     if f2_algebra.is_f2_layout(layout):
         return f2_algebra.right_inverse(layout)
+    if basis_algebra.is_basis_layout(layout):          # from the colex number of a codomain coordinate
+        codomain = basis_algebra.codomain_of("right_inverse", layout)
+        return _right_inverse(basis_algebra.flatten_codomain("right_inverse", layout, codomain))
     fs, fd = _modes(_coalesce(layout))
     if any(isinstance(d, ScaledBasis) for d in fd):
         raise TypeError(f"right_inverse: needs integer strides, got {layout}")
@@ -478,6 +486,10 @@ def left_inverse(layout):
 def _left_inverse(layout: Layout) -> Layout:
     if f2_algebra.is_f2_layout(layout):
         return f2_algebra.left_inverse(layout)
+    if basis_algebra.is_basis_layout(layout):          # from a codomain coordinate
+        codomain = basis_algebra.codomain_of("left_inverse", layout)
+        flat = _left_inverse(basis_algebra.flatten_codomain("left_inverse", layout, codomain))
+        return _compose_layouts(flat, Layout(codomain)) if it.product(flat.shape) == it.product(codomain) else flat
     fs, fd = _modes(_coalesce(layout))
     for d in fd:
         if type(d) is not int:

@@ -17,10 +17,15 @@ __all__ = ["ScaledBasis", "ArithmeticTuple", "E", "make_basis_like", "is_scaled_
 class ArithmeticTuple(tuple):
     """A tuple that adds element-wise (missing trailing elements count as 0).
 
+    Two ArithmeticTuples are equal when they are equal once the shorter is
+    extended with zeros (``(1,0) == (1,0,0)``), and they hash alike.
+
     >>> ArithmeticTuple((1, 2)) + ArithmeticTuple((3,))
     (4,2)
     >>> ArithmeticTuple((1, (2, 3))) + (1, (1, 1))
     (2,(3,4))
+    >>> ArithmeticTuple((1, 0)) == ArithmeticTuple((1, 0, 0)), ArithmeticTuple((1, 0)) == ArithmeticTuple((1, 1))
+    (True, False)
     """
 
     __slots__ = ()
@@ -47,6 +52,24 @@ class ArithmeticTuple(tuple):
         return ArithmeticTuple(x + y for x, y in zip(a, b))
 
     __radd__ = __add__
+
+    def _trimmed(self) -> tuple:
+        n = len(self)
+        while n and type(self[n - 1]) is int and self[n - 1] == 0:
+            n -= 1
+        return tuple(self[:n])
+
+    def __eq__(self, other):
+        if isinstance(other, ArithmeticTuple):
+            return self._trimmed() == other._trimmed()
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self):
+        return hash(self._trimmed())
 
     def __mul__(self, k):
         if is_int(k) or is_sym(k):
@@ -90,6 +113,20 @@ class ScaledBasis:
         for m in reversed(self.mode):
             v = ArithmeticTuple((0,) * m + (v,))
         return v
+
+    def as_coordinate(self, shape):
+        """The coordinate of ``shape``'s profile with ``value`` in the selected mode and 0 elsewhere
+        (``E(1)`` on ``(4, 8)`` is ``(0, 1)``); unchanged where it does not fit ``shape``.
+
+        >>> E(1).as_coordinate((4, (2, 8)))
+        (0, 1)
+        """
+        def extend(c, s):
+            if not isinstance(s, tuple) or not isinstance(c, tuple) or len(c) > len(s):
+                return c
+            return tuple(extend(c[k], e) if k < len(c) else 0 for k, e in enumerate(s))
+
+        return extend(self.to_tuple(), shape)
 
     def __mul__(self, k):
         if is_int(k) or is_sym(k):

@@ -393,11 +393,13 @@ def compact_row_major(shape, current=1):
     return 0 if shape == 1 else current
 
 
-def compact_order(shape, order):
+def compact_order(shape, order, op: str = "compact_order"):
     """Compact strides visiting the modes of ``shape`` in increasing ``order``.
 
     ``order`` is weakly congruent to ``shape``; a mode with a smaller order value
     gets the smaller stride; ties go left to right. Size-1 modes get stride 0.
+    Symbolic order values (strides, for ``make_layout_like``) are compared where
+    sympy decides the comparison; else a SymbolicError names ``op``.
 
     >>> compact_order((2, 2, 2, 2), (0, 2, 3, 1))
     (1, 4, 8, 2)
@@ -408,7 +410,10 @@ def compact_order(shape, order):
     ref_shape = flatten_to_tuple(product_like(shape, order)) if isinstance(order, tuple) else (product(shape),)
     flat_order = flatten_to_tuple(order)
     # Stable rank of each order leaf: ties ordered left to right.
-    ranked = sorted(range(len(flat_order)), key=lambda i: (flat_order[i], i))
+    if all(type(o) is int for o in flat_order):
+        ranked = sorted(range(len(flat_order)), key=lambda i: (flat_order[i], i))
+    else:
+        ranked = _decided_ranks(flat_order, op, shape=shape, order=order)
     pos = {i: r for r, i in enumerate(ranked)}
     it = iter(range(len(flat_order)))
 
@@ -423,6 +428,29 @@ def compact_order(shape, order):
         return compact_col_major(s, d)
 
     return build(shape, order)
+
+
+def _decided_ranks(values, op, **operands) -> list:
+    """Indices of ``values`` in increasing order, ties left to right, each comparison decided (insertion sort).
+
+    A comparison that holds only weakly for every value of the symbols (``1 <= M``) orders the smaller-or-equal
+    value first: the two differ in order only where they are equal.
+    """
+    ranked = []
+    for i, v in enumerate(values):
+        pos = len(ranked)
+        for p, j in enumerate(ranked):
+            before = decide.lt(v, values[j])
+            if before is None:
+                before = True if decide.le(v, values[j]) else (False if decide.le(values[j], v) else None)
+            if before is None:
+                raise decide.fail(op, f"{v} < {values[j]} or {v} >= {values[j]}", "the order of the modes",
+                                  **operands)
+            if before:
+                pos = p
+                break
+        ranked.insert(pos, i)
+    return ranked
 
 
 def filter_zeros(a, b=None):

@@ -26,7 +26,7 @@ from .int_tuple import _, has_underscore, to_str
 __all__ = [
     "Layout", "LayoutLeft", "LayoutRight", "is_layout",
     "size", "cosize", "rank", "depth", "shape", "stride", "coshape", "coprofile",
-    "get", "slice_", "slice_and_offset", "dice", "domain_offset",
+    "get", "slice_", "slice_and_offset", "dice",
     "crd2idx",
 ]
 
@@ -180,6 +180,8 @@ class Layout:
             it.check_depth("Layout.__call__", coord)
         if has_underscore(coord):
             return slice_(coord, self)
+        if isinstance(coord, ScaledBasis):     # v@i: the coordinate with v in mode i and 0 elsewhere
+            coord = coord.as_coordinate(self.shape)
         _check_coord("Layout.__call__", coord, self)
         r = it.crd2idx(coord, self.shape, self.stride)
         if type(r) is int:
@@ -630,21 +632,4 @@ def dice(coord, layout):
     it.check_depth("dice", coord)
     return Layout._make(_dice_tuple(coord, layout.shape, "dice"),
                         _dice_tuple(coord, layout.stride, "dice"))
-
-
-@names_caller
-def domain_offset(coord, layout):
-    """``(layout, layout(coord))``: the layout and the offset of ``coord`` (composed layouts fold it in).
-
-    >>> domain_offset((1, 2), Layout((4, 8)))
-    (Layout((4, 8), (1, 4)), 9)
-
-    A Tensor gives the tensor shifted by that offset (same layout), as in CuTe.
-    """
-    if _is_tensor(layout):
-        return layout._domain_offset(coord)
-    if getattr(layout, "_is_composed_layout", False):
-        return layout._domain_offset(coord)
-    _require_layout("domain_offset", layout)
-    return layout, layout(coord)
 

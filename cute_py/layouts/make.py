@@ -63,7 +63,7 @@ def make_ordered_layout(shape, order):
     shape = _norm(shape, "shape", "make_ordered_layout")
     if order is LayoutLeft or order is LayoutRight:
         return make_layout(shape, order)
-    return Layout._make(shape, it.compact_order(shape, order))
+    return Layout._make(shape, it.compact_order(shape, order, "make_ordered_layout"))
 
 
 def make_layout_like(layout: Layout) -> Layout:
@@ -74,7 +74,7 @@ def make_layout_like(layout: Layout) -> Layout:
     """
     _require_layout("make_layout_like", layout)
     shp, std = layout.shape, layout.stride
-    return Layout._make(shp, it.compact_order(it.filter_zeros(std, shp), std))
+    return Layout._make(shp, it.compact_order(it.filter_zeros(std, shp), std, "make_layout_like"))
 
 
 @names_caller

@@ -10,11 +10,11 @@
 from __future__ import annotations
 
 from . import int_tuple as it
-from .errors import RankError, layout_error, _r
+from .errors import RankError, layout_error, _r, names_caller
 from .layout import Layout, _index, _is_tensor, _modes, _require_layout
 
 __all__ = [
-    "take", "select", "group", "flatten", "unflatten", "append", "prepend", "replace", "zip", "transform_layout",
+    "take", "select", "group", "flatten", "unflatten", "append", "prepend", "replace", "zip", "transform_layout", "domain_offset",
 ]
 
 
@@ -199,3 +199,20 @@ def transform_layout(a, b, f, keep_trailing=True):
     if any(not isinstance(p, Layout) for p in parts):
         raise TypeError("transform_layout: mode results must be plain layouts")
     return Layout._make(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+
+
+@names_caller
+def domain_offset(coord, layout):
+    """``(layout, layout(coord))``: the layout and the offset of ``coord`` (composed layouts fold it in).
+
+    >>> domain_offset((1, 2), Layout((4, 8)))
+    (Layout((4, 8), (1, 4)), 9)
+
+    A Tensor gives the tensor shifted by that offset (same layout), as in CuTe.
+    """
+    if _is_tensor(layout):
+        return layout._domain_offset(coord)
+    if getattr(layout, "_is_composed_layout", False):
+        return layout._domain_offset(coord)
+    _require_layout("domain_offset", layout)
+    return layout, layout(coord)

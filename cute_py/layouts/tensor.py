@@ -31,8 +31,9 @@ from .dtypes import dtype as _dtype
 from .errors import CoordinateError, DivisibilityError, LayoutError, layout_error, _r, names_caller
 from .int_tuple import _, has_underscore, is_int, to_str
 from . import layout as _layout
-from .layout import Layout, coshape, domain_offset, is_layout, slice_and_offset
+from .layout import Layout, coshape, is_layout, slice_and_offset
 from .make import make_identity_layout, make_layout_like
+from .modes import domain_offset
 from .offsets import _int_strides, _offset_range, _offsets, np_module
 from .recast import recast_layout
 from .tiling import tiled_divide, tiled_product
