@@ -5,7 +5,7 @@ from .algebra import (
     complement, composition, domain_distribute, left_inverse, max_common_layout, max_common_vector, nullspace,
     right_inverse,
 )
-from .coalesce import coalesce, filter, filter_zeros
+from .coalescing import coalesce, coalesce_z, filter, filter_zeros
 from .basis import ArithmeticTuple, E, ScaledBasis, make_basis_like
 from .dtypes import DType, dtype
 from .f2 import F2
@@ -20,8 +20,8 @@ from .layout import (
     Layout, LayoutLeft, LayoutRight, coprofile, coshape, cosize, crd2idx, depth, dice, get,
     is_layout, rank, shape, size, slice_, slice_and_offset, stride,
 )
-from .make import make_identity_layout, make_layout, make_layout_like, make_ordered_layout
-from .modes import append, domain_offset, flatten, group, prepend, replace, select, take, unflatten, zip
+from .make import make_identity_layout, make_layout, make_layout_like, make_ordered_layout, tiler_to_layout
+from .modes import append, domain_offset, flatten, squeeze, group, prepend, replace, select, take, unflatten, zip
 from .parse import parse
 from .recast import downcast, max_alignment, recast_layout, sizeof_bits, upcast
 from .swizzle import ComposedLayout, Swizzle, get_nonswizzle_portion, get_swizzle_portion, make_swizzle
@@ -30,6 +30,7 @@ from .tensor import (
     IdentityEngine, Tensor, make_fragment_like, make_identity_tensor, make_tensor, make_tensor_like, recast,
 )
 from .tensor_print import print_tensor
+from .walk import coordinates, leaves, values
 from .tiling import (
     blocked_product, evenly_divides, flat_divide, flat_product, layout_ceil_div, logical_divide, logical_product,
     raked_product, tile_to_shape, tile_unzip, tiled_divide, tiled_product, zipped_divide,
@@ -40,6 +41,7 @@ __all__ = [
     "int_tuple", "_", "Underscore",
     "Layout", "LayoutLeft", "LayoutRight", "ComposedLayout", "Swizzle", "ScaledBasis",
     "ArithmeticTuple", "E", "make_basis_like", "F2", "f2_layout", "LinearLayout", "to_linear_layout", "from_linear_layout",
+    "coalesce_z", "squeeze", "tiler_to_layout", "leaves", "coordinates", "values",
     "make_layout", "make_ordered_layout", "make_layout_like", "make_fragment_like",
     "make_identity_layout", "make_swizzle", "is_layout",
     "size", "cosize", "rank", "depth", "shape", "stride", "coshape", "coprofile", "crd2idx",

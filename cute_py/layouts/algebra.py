@@ -20,7 +20,7 @@ from .basis import ScaledBasis
 from .f2 import F2
 from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r, names_caller
 from .decide import _and, _not, _or, canon, ceil_div, divides, exact_div, expand, fail, floor_div, le, lt, sign
-from .coalesce import _CACHE, _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, _unwrap, coalesce
+from .coalescing import _CACHE, _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, _unwrap, coalesce
 from .int_tuple import _, is_int, is_sym
 from .layout import ALGEBRA, Layout, _is_tensor, _modes, coprofile, flat_modes
 from .modes import transform_layout

@@ -77,15 +77,18 @@ def _norm(x, what: str, op: str, depth: int = 0, kinds=None):
 
 
 class _Algebra:
-    """The operations the convenience methods ``Layout.compose``, ``with_shape`` and ``tile`` call.
+    """The operations the convenience methods ``Layout.compose``, ``with_shape``, ``tile``, ``filter`` and
+    ``squeeze`` call.
 
-    They are defined above this module (``algebra.composition``, ``tiling.tiled_divide``), in modules that
+    They are defined above this module (``algebra.composition``, ``tiling.tiled_divide``, ...), in modules that
     import Layout; each sets its entry here when it loads, as C++ declares the free functions that the
     members of ``layout.hpp`` call. ``cute_py.layouts`` loads both, so a Layout never sees them unset.
     """
 
     composition = None
     tiled_divide = None
+    filter = None
+    squeeze = None
 
 
 ALGEBRA = _Algebra()
@@ -258,6 +261,14 @@ class Layout:
     def tile(self, *tilers):
         """``tiled_divide(self, tilers)``."""
         return ALGEBRA.tiled_divide(self, tilers)
+
+    def filter(self):
+        """``filter(self)``: without stride-0 and size-1 modes, coalesced."""
+        return ALGEBRA.filter(self)
+
+    def squeeze(self):
+        """``squeeze(self)``: without its modes of extent 1."""
+        return ALGEBRA.squeeze(self)
 
     def _repr_pretty_(self, p, cycle):
         p.text(str(self))

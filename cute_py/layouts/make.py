@@ -7,11 +7,11 @@
 from __future__ import annotations
 
 from . import int_tuple as it
-from .basis import make_basis_like
+from .basis import ScaledBasis, make_basis_like
 from .errors import names_caller
 from .layout import Layout, LayoutLeft, LayoutRight, _norm, _require_layout, is_layout
 
-__all__ = ["make_layout", "make_ordered_layout", "make_layout_like", "make_identity_layout"]
+__all__ = ["make_layout", "make_ordered_layout", "make_layout_like", "make_identity_layout", "tiler_to_layout"]
 
 
 @names_caller
@@ -88,3 +88,37 @@ def make_identity_layout(shape) -> Layout:
     """
     shape = _norm(shape, "shape", "make_identity_layout")
     return Layout._make(shape, make_basis_like(shape))
+
+
+@names_caller
+def tiler_to_layout(tiler):
+    """A tiler as one layout: each extent ``n`` of mode ``i`` becomes ``n:E<i>`` (a coordinate of that mode),
+    each layout stays; an int is ``n:1``. The result maps a tile coordinate to the coordinate it selects.
+
+    >>> print(tiler_to_layout((4, 5)), tiler_to_layout((Layout(2, 3), 8)))
+    (4,5):(1@0,1@1) (2,8):(3@0,1@1)
+    """
+    if isinstance(tiler, Layout):
+        return tiler
+    if it.is_int(tiler):
+        return Layout(tiler)
+    if not isinstance(tiler, tuple) or not tiler:
+        raise TypeError(f"tiler_to_layout: expected a Layout, an int or a tuple of those, got {tiler!r:.80}")
+    shapes, strides = [], []
+    for i, t in enumerate(tiler):
+        if isinstance(t, Layout):
+            shapes.append(t.shape)
+            strides.append(_scaled(t.stride, i))
+        elif it.is_int(t) and t >= 1:
+            shapes.append(int(t))
+            strides.append(ScaledBasis(1, (i,)))
+        else:
+            raise TypeError(f"tiler_to_layout: mode {i} must be a positive int or a Layout, got {t!r:.80}")
+    return Layout(tuple(shapes), tuple(strides))
+
+
+def _scaled(d, i):
+    """Stride ``d`` of a tiler's layout mode ``i``, moved into coordinate mode ``i`` (``d@i``)."""
+    if isinstance(d, tuple):
+        return tuple(_scaled(x, i) for x in d)
+    return ScaledBasis(d, (i,)) if d else 0

@@ -9,12 +9,14 @@
 
 from __future__ import annotations
 
+import builtins
+
 from . import int_tuple as it
 from .errors import RankError, layout_error, _r, names_caller
-from .layout import Layout, _index, _is_tensor, _modes, _require_layout
+from .layout import ALGEBRA, Layout, _index, _is_tensor, _modes, _require_layout
 
 __all__ = [
-    "take", "select", "group", "flatten", "unflatten", "append", "prepend", "replace", "zip", "transform_layout", "domain_offset",
+    "take", "select", "group", "flatten", "unflatten", "append", "prepend", "replace", "zip", "transform_layout", "domain_offset", "squeeze",
 ]
 
 
@@ -216,3 +218,34 @@ def domain_offset(coord, layout):
         return layout._domain_offset(coord)
     _require_layout("domain_offset", layout)
     return layout, layout(coord)
+
+
+@names_caller
+def squeeze(layout):
+    """``layout`` without its modes of extent 1 (at every level; a mode left with one leaf becomes that leaf,
+    one left empty goes), ``1:0`` if nothing is left. The function on the domain is unchanged; only the
+    coordinates lose those modes.
+
+    >>> print(squeeze(Layout((4, 1, (1, 8)), (1, 0, (0, 4)))))
+    (4,8):(1,4)
+    """
+    if _is_tensor(layout):
+        return layout._apply(squeeze)
+    _require_layout("squeeze", layout)
+
+    def drop(s, d):
+        """(shape, stride) of the mode without its extent-1 leaves (one left: that leaf), or None."""
+        if not isinstance(s, tuple):
+            return None if s == 1 else (s, d)
+        kept = [m for m in builtins.map(drop, s, d) if m is not None]
+        if len(kept) <= 1:
+            return kept[0] if kept else None
+        return tuple(k[0] for k in kept), tuple(k[1] for k in kept)
+
+    kept = drop(layout.shape, layout.stride)
+    if kept is None:
+        return Layout._make(1, 0)
+    return Layout._make(*kept)
+
+
+ALGEBRA.squeeze = squeeze  # Layout.squeeze calls it

@@ -12,7 +12,7 @@ import math
 
 from . import int_tuple as it
 from .algebra import right_inverse
-from .coalesce import coalesce
+from .coalescing import coalesce
 from .decide import _or, canon, ceil_div, divides, fail, sign
 from .dtypes import dtype
 from .errors import DivisibilityError, LayoutError, layout_error, _r, names_caller

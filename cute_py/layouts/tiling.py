@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from . import decide, int_tuple as it
 from .algebra import _tiler_arg, complement, composition
-from .coalesce import _CACHE, _coalesce, _is_composed, filter as _filter
+from .coalescing import _CACHE, _coalesce, _is_composed, filter as _filter
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
 from .int_tuple import _, is_int, is_sym
 from .layout import ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, cosize

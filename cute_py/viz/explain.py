@@ -22,7 +22,7 @@ import html
 
 from .. import layouts as L
 from ..layouts import ComposedLayout, Layout, Swizzle, int_tuple as it, parse
-from ..layouts.coalesce import _coalesce_x
+from ..layouts.coalescing import _coalesce_x
 from ..layouts.errors import LayoutError, layout_error
 from ..layouts.int_tuple import _
 from ..layouts.layout import flat_modes

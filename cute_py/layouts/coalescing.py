@@ -13,10 +13,10 @@ from functools import lru_cache
 
 from . import int_tuple as it
 from .errors import _r, names_caller
-from .layout import Layout, _is_tensor, flat_modes
+from .layout import ALGEBRA, Layout, _is_tensor, flat_modes
 from .modes import transform_layout
 
-__all__ = ["coalesce", "filter", "filter_zeros"]
+__all__ = ["coalesce", "coalesce_z", "filter", "filter_zeros"]
 
 _CACHE = 1 << 16
 """Entries each memo cache of the algebra keeps."""
@@ -137,3 +137,23 @@ def filter(layout, profile=None):  # noqa: A001 - CuTe's name
         it.check_depth("filter", profile)
         return transform_layout(layout, profile, filter)
     return _coalesce(filter_zeros(layout))
+
+
+@names_caller
+def coalesce_z(layout, profile=0):
+    """Coalesce that keeps the function on the extended domain too (CuTe's ``detail::coalesce_x``): a last
+    mode of extent 1 keeps its stride, so indices past ``size(layout)`` still map as the uncoalesced layout
+    maps them (``coalesce`` would give ``1:0`` there). Composition uses it on A.
+
+    Postcondition: ``result(i) == layout(i)`` for every ``i``, also ``i >= size(layout)`` (the last mode
+    extended).
+
+    >>> print(coalesce(Layout((2, 1), (1, 8))), coalesce_z(Layout((2, 1), (1, 8))))
+    2:1 (2,2):(1,8)
+    """
+    if not isinstance(layout, Layout):
+        raise TypeError(f"coalesce_z: expected a Layout, got {_r(layout)}")
+    return _coalesce_x(layout, profile)
+
+
+ALGEBRA.filter = filter  # Layout.filter calls it
