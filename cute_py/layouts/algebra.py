@@ -177,7 +177,18 @@ def _compose_impl(ls, ld, rs, rd, a, b, path, usage) -> Layout:
     rest_shape, ar = rs, rd * sg                # B's remaining extent and |stride|
     for i in range(len(ls) - 1):
         s, d = ls[i], ld[i]
-        ok, next_shape, next_ar = _stride_step(s, ar, rest_shape)
+        static = type(s) is int and type(ar) is int and type(rest_shape) is int
+        if static:                              # two ints: decided in place (_stride_step decides the rest)
+            if ar % s == 0:
+                ok, next_shape, next_ar = True, 1, ar // s
+            else:
+                next_shape = -(-s // ar)
+                if ar < s:
+                    ok, next_ar = rest_shape == 1 or s % ar == 0 or rest_shape <= next_shape, 1
+                else:
+                    ok, next_ar = rest_shape == 1, -(-ar // s)
+        else:
+            ok, next_shape, next_ar = _stride_step(s, ar, rest_shape)
         if not ok:
             if ok is None:
                 raise fail("composition", f"{ar} % {s} == 0, or {ar} < {s} without overrunning the mode",
@@ -193,7 +204,11 @@ def _compose_impl(ls, ld, rs, rd, a, b, path, usage) -> Layout:
         if next_shape == 1 or rest_shape == 1:
             ar = next_ar
             continue
-        new_shape, ok = _shape_step(next_shape, rest_shape)
+        if static:
+            new_shape = next_shape if next_shape < rest_shape else rest_shape
+            ok = rest_shape % new_shape == 0
+        else:
+            new_shape, ok = _shape_step(next_shape, rest_shape)
         if not ok:
             if ok is None:
                 raise fail("composition", f"{rest_shape} % {new_shape} == 0 (with {new_shape} the smaller extent)",
@@ -208,7 +223,7 @@ def _compose_impl(ls, ld, rs, rd, a, b, path, usage) -> Layout:
         res_d.append(sg * ar * d)
         u = usage.setdefault((path, i), [0, s])
         u[0] += (new_shape - 1) * ar
-        rest_shape = exact_div(rest_shape, new_shape)
+        rest_shape = rest_shape // new_shape if static else exact_div(rest_shape, new_shape)
         ar = next_ar
     if not res_s:
         return Layout._make(rest_shape, sg * ar * ld[-1])
@@ -224,14 +239,8 @@ def _stride_step(s, ar, n):
 
     ``ok``: the stride divisibility condition; the stride skips whole copies of the mode
     (``ar % s == 0``) or starts inside it (``ar < s``) without overrunning it. True, False, or None where
-    sympy cannot decide it. Ints are answered at once; other leaves through the predicates.
+    sympy cannot decide it, through the predicates; a step of three ints is decided in place by the caller.
     """
-    if type(s) is int and type(ar) is int and type(n) is int:
-        if ar % s == 0:
-            return True, 1, ar // s
-        if ar < s:
-            return n == 1 or s % ar == 0 or n <= -(-s // ar), -(-s // ar), 1
-        return n == 1, -(-s // ar), -(-ar // s)
     skips = divides(s, ar)
     if skips:
         return True, 1, exact_div(ar, s)
@@ -246,9 +255,6 @@ def _stride_step(s, ar, n):
 def _shape_step(m, n):
     """B's extent ``n`` meets ``m`` digits of a mode: ``(min(m, n), whether it divides n)``, decided as
     :func:`_stride_step` decides (None: undecidable)."""
-    if type(m) is int and type(n) is int:
-        k = m if m < n else n
-        return k, n % k == 0
     smaller = le(m, n)
     if smaller is None:
         return m, None
