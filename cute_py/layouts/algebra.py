@@ -121,16 +121,15 @@ def _composition(a: Layout, b):
 
 
 def _compose_layouts(a: Layout, b: Layout) -> Layout:
-    kinds = set(map(type, flat_modes(b)[1]))
-    if F2 in kinds or F2 in map(type, flat_modes(a)[1]):
+    if f2_algebra.is_f2_layout(a) or f2_algebra.is_f2_layout(b):
         return f2_algebra.compose(a, b)
-    basis = ScaledBasis in kinds
+    basis = ScaledBasis in map(type, flat_modes(b)[1])
     flat = _coalesce_x(a, coprofile(b) if basis else 0)
     usage = {}
     result = _compose_impl(flat.shape, flat.stride, b.shape, b.stride, a, b, (), usage)
     if len(flat_modes(b)[0]) > 1:
         for (path, i), (reach, s) in usage.items():
-            ok = lt(reach, s)
+            ok = reach < s if type(reach) is int and type(s) is int else lt(reach, s)
             if ok is None:
                 raise fail("composition", f"{reach} < {s}",
                            f"no-carry condition: B's modes together reach digit {reach} of mode {i} of the "
@@ -438,15 +437,15 @@ def right_inverse(layout):
 
 @lru_cache(maxsize=_CACHE)
 def _right_inverse(layout: Layout) -> Layout:
-    if f2_algebra.is_f2_layout(layout):
-        return f2_algebra.right_inverse(layout)
-    if basis_algebra.is_basis_layout(layout):          # from the colex number of a codomain coordinate
-        codomain = basis_algebra.codomain_of("right_inverse", layout)
-        return _right_inverse(basis_algebra.flatten_codomain("right_inverse", layout, codomain))
     fs, fd = _modes(_coalesce(layout))
-    if any(isinstance(d, ScaledBasis) for d in fd):
-        raise TypeError(f"right_inverse: needs integer strides, got {layout}")
     astride = [abs(d) if type(d) is int else None for d in fd]  # C++ skips dynamic strides
+    if None in astride:
+        kind = _stride_kind(fd)
+        if kind is F2:
+            return f2_algebra.right_inverse(layout)
+        if kind is ScaledBasis:                        # from the colex number of a codomain coordinate
+            codomain = basis_algebra.codomain_of("right_inverse", layout)
+            return _right_inverse(basis_algebra.flatten_codomain("right_inverse", layout, codomain))
     rstride = it.compact_col_major(fs)
     seq = []
     nxt = 1
@@ -490,15 +489,17 @@ def left_inverse(layout):
 
 @lru_cache(maxsize=_CACHE)
 def _left_inverse(layout: Layout) -> Layout:
-    if f2_algebra.is_f2_layout(layout):
-        return f2_algebra.left_inverse(layout)
-    if basis_algebra.is_basis_layout(layout):          # from a codomain coordinate
-        codomain = basis_algebra.codomain_of("left_inverse", layout)
-        flat = _left_inverse(basis_algebra.flatten_codomain("left_inverse", layout, codomain))
-        return _compose_layouts(flat, Layout(codomain)) if it.product(flat.shape) == it.product(codomain) else flat
     fs, fd = _modes(_coalesce(layout))
     for d in fd:
         if type(d) is not int:
+            kind = _stride_kind(fd)
+            if kind is F2:
+                return f2_algebra.left_inverse(layout)
+            if kind is ScaledBasis:                    # from a codomain coordinate
+                codomain = basis_algebra.codomain_of("left_inverse", layout)
+                flat = _left_inverse(basis_algebra.flatten_codomain("left_inverse", layout, codomain))
+                return (_compose_layouts(flat, Layout(codomain))
+                        if it.product(flat.shape) == it.product(codomain) else flat)
             if not is_sym(d):
                 raise layout_error(LayoutError, "left_inverse", "strides must be non-negative integers",
                                    f"found stride {d}", layout=layout)
@@ -518,8 +519,8 @@ def _left_inverse(layout: Layout) -> Layout:
             res_s.append(fd[i])
             res_d.append(0)
         else:
-            reach = canon(fd[prev] * fs[prev])
-            inside = lt(fd[i], reach)
+            reach = fd[prev] * fs[prev]
+            inside = fd[i] < reach if type(reach) is int else lt(fd[i], canon(reach))
             if inside is None:
                 raise fail("left_inverse", f"{fd[i]} >= {reach}",
                            f"stride {fd[i]} must lie beyond the span of mode {fs[prev]}:{fd[prev]}", layout=layout)
@@ -540,6 +541,14 @@ def _left_inverse(layout: Layout) -> Layout:
     res_s.append(fs[prev])
     res_d.append(pre[prev])
     return _coalesce(Layout._make(tuple(res_s), tuple(res_d)))
+
+
+def _stride_kind(fd):
+    """The algebra of the first F2 or basis stride among ``fd`` (``F2``, ``ScaledBasis``), or None."""
+    for d in fd:
+        if type(d) is F2 or type(d) is ScaledBasis:
+            return type(d)
+    return None
 
 
 def _injective_nonzero(fs, fd) -> bool:

@@ -56,6 +56,9 @@ class F2:
 
     __slots__ = ("value",)
     _is_f2 = True
+    made = False
+    """True once any F2 value exists: until then no layout can have an F2 stride, and the algebra's int
+    path skips looking for one (as it skips sympy until sympy is loaded)."""
 
     def __init__(self, value):
         if isinstance(value, F2):
@@ -63,6 +66,7 @@ class F2:
         if isinstance(value, bool) or not isinstance(value, Integral) or value < 0:
             raise TypeError(f"F2: the value must be a non-negative int, got {value!r:.60}")
         object.__setattr__(self, "value", int(value))
+        F2.made = True
 
     def __setattr__(self, name, value):
         raise AttributeError("F2 is immutable")

@@ -39,7 +39,7 @@ __all__ = ["f2_layout", "is_f2_layout"]
 
 def is_f2_layout(x) -> bool:
     """True for a Layout with at least one F2 stride."""
-    return type(x) is Layout and F2 in builtins.map(type, flat_modes(x)[1])
+    return F2.made and type(x) is Layout and F2 in builtins.map(type, flat_modes(x)[1])
 
 
 def f2_layout(x, size=None):
