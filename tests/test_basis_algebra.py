@@ -110,3 +110,16 @@ def test_symbolic_orders():
         make_layout_like(Layout((4, 4), (M, N)))
     with pytest.raises(SymbolicError, match="make_ordered_layout"):
         make_ordered_layout((M, N), (N, M))
+
+
+def test_complement_splits_a_mode_at_codomain_boundaries():
+    """complement(2:1@0, (4,2)) steps by 2 through mode 0 (extent 4), then on into mode 1."""
+    assert str(complement(Layout(2, E(0)), (4, 2))) == "(2,2):(2@0,1@1)"
+
+
+@pytest.mark.parametrize("L", [Layout((4, 2), (E(0), ScaledBasis(3, (1,)))),
+                               Layout((3, 2), (ScaledBasis(2, (0,)), E(1)))], ids=str)
+def test_left_inverse_of_coordinates_that_do_not_fill_the_codomain(L):
+    R = left_inverse(L)
+    for i in range(size(L)):
+        assert R(as_coord(L(i), 2)) == i

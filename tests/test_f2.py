@@ -189,8 +189,11 @@ def test_complement_completes_the_span(seed):
 
 def test_coalesce_and_divide_keep_the_function():
     L = Layout((2, 2, 4, 8), (F2(1), F2(2), F2(4), F2(0x90)))
-    assert coalesce(L) == Layout((16, 8), (F2(1), F2(0x90)))
+    # on 128 indices the bit images 1,2,4,8,0x90,0x120,0x240 share no bit: XOR is +, so coalesce gives ints
+    assert coalesce(L) == Layout((16, 8), (1, 0x90))
     assert values(coalesce(L)) == values(L)
+    S = Layout((128, 8), (F2(1), F2(0x90)))               # Sw<3,4,3>: 0x90 overlaps bit 4 of the first mode
+    assert coalesce(Layout((2, 64, 8), (F2(1), F2(2), F2(0x90)))) == S
     D = logical_divide(L, 16)
     assert values(D) == values(L)
 
@@ -265,3 +268,38 @@ def test_basis_strides_map_to_coordinates():
     ll = to_linear_layout(L, in_dims=("m", "n"))
     assert ll.out_dims == (("dim0", 4), ("dim1", 8))
     assert all(ll(m=i, n=j) == (i, j) for i in range(4) for j in range(8))
+
+
+# ---------------------------------------------------------------------------
+# review findings (each failed before its fix)
+
+
+def test_composition_by_mode_stays_f2():
+    """Each mode's result alone has disjoint images; together they overlap, so they must stay F2."""
+    A = Layout((4, 4), (F2(1), F2(5)))
+    R = composition(A, (2, 2))
+    assert R((1, 1)) == A((1, 1)) == 4
+    L = Layout((8, 8), (F2(1), F2(9)))
+    D = logical_divide(L, (2, 4))
+    assert all(D(i) == L(i) for i in range(size(L)))
+
+
+def test_products_of_f2_layouts_are_refused():
+    with pytest.raises(LayoutError, match="products of layouts with F2 strides"):
+        cute_py.logical_product(Layout((4, 4), (F2(1), F2(5))), Layout(2, 1))
+    with pytest.raises(LayoutError, match="products of layouts with F2 strides"):
+        cute_py.tile_to_shape(Layout((4, 4), (F2(1), F2(5))), (8, 8))
+
+
+def test_f2_complement_needs_a_power_of_two_cotarget():
+    with pytest.raises(LayoutError, match="power of two"):
+        complement(Layout(4, F2(1)), 24)
+
+
+def test_int_a_past_its_domain_with_f2_b_is_refused():
+    with pytest.raises(LayoutError, match="past the domain of A"):
+        composition(Layout((2, 1, 4), (32, 8, 1)), Layout((4, 4), (F2(64), F2(1))))
+
+
+def test_f2_zero_is_stride_zero():
+    assert Layout((4, 2), (F2(1), F2(0))) == Layout((4, 2), (F2(1), 0))

@@ -63,12 +63,16 @@ def check_left_inverse(L, R):
 
 
 def check_complement(L, C, cotarget):
-    """C is increasing and reaches no offset of L but 0; together they cover [0, cotarget)."""
+    """C is increasing and reaches no offset of L but 0; together they cover [0, cotarget) (for an F2 L,
+    combined by XOR: an F2 layout and an int one do not concatenate)."""
     cv = [C(i) for i in range(size(C))]
     assert cv == sorted(cv)
     lv = {L(i) for i in range(size(L))}
     assert not set(cv[1:]) & lv
-    assert cute_py.cosize(cute_py.make_layout(L, C)) >= cotarget
+    if F2 in map(type, cute_py.int_tuple.flatten_to_tuple(L.stride)):
+        assert set(range(cotarget)) <= {x ^ y for x in lv for y in cv}
+    else:
+        assert cute_py.cosize(cute_py.make_layout(L, C)) >= cotarget
 
 
 # ---------------------------------------------------------------------------

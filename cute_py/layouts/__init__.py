@@ -1,10 +1,8 @@
 """The CuTe layout algebra in pure Python (``cute_py.layouts``); everything is re-exported at ``cute_py``."""
 
 from . import dtypes, int_tuple
-from .algebra import (
-    complement, composition, domain_distribute, left_inverse, max_common_layout, max_common_vector, nullspace,
-    right_inverse,
-)
+from .algebra import complement, composition, left_inverse, right_inverse
+from .domain import domain_distribute, max_common_layout, max_common_vector, nullspace
 from .coalescing import coalesce, coalesce_z, filter, filter_zeros
 from .basis import ArithmeticTuple, E, ScaledBasis, make_basis_like
 from .dtypes import DType, dtype

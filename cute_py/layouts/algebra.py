@@ -1,4 +1,4 @@
-"""The core layout algebra: composition, complement, the inverses, nullspace, max_common_*.
+"""The core layout algebra: composition, complement and the inverses.
 
 Semantics are CuTe C++'s (``layout.hpp``). Where C++ accepts an input but
 returns a layout whose values differ from the mathematical result (its stride
@@ -11,7 +11,6 @@ Results are memoized on the (immutable, hashable) operands.
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 from operator import itemgetter
 
@@ -20,14 +19,13 @@ from .basis import ScaledBasis
 from .f2 import F2
 from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r, names_caller
 from .decide import _and, _not, _or, canon, ceil_div, divides, exact_div, expand, fail, floor_div, le, lt, sign
-from .coalescing import _CACHE, _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, _unwrap, coalesce
+from .coalescing import _CACHE, _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, _unwrap
 from .int_tuple import _, is_int, is_sym
 from .layout import ALGEBRA, Layout, _is_tensor, _modes, coprofile, flat_modes
 from .modes import transform_layout
 
 __all__ = [
-    "composition", "complement", "right_inverse",
-    "left_inverse", "nullspace", "max_common_layout", "max_common_vector", "domain_distribute",
+    "composition", "complement", "right_inverse", "left_inverse",
 ]
 
 
@@ -56,10 +54,6 @@ def _tiler_arg(op, x):
     elif is_int(x) and x < 1:
         raise layout_error(LayoutError, op, "tiler extents must be positive", f"found {x}")
     return x
-
-
-# ---------------------------------------------------------------------------
-# coalesce / filter
 
 
 # ---------------------------------------------------------------------------
@@ -265,11 +259,6 @@ def _shape_step(m, n):
 # complement
 
 
-def _coalesce_shape(shape):
-    """CuTe's ``coalesce(shape)`` for static extents: the product."""
-    return it.product(shape)
-
-
 @names_caller
 def complement(layout, cotarget=None):
     """The layout of the offsets ``layout`` does not reach, ordered, up to ``cotarget``.
@@ -393,6 +382,8 @@ def _complement_modes(fs, fd, layout):
     modes, last, static = [], 0, True
     for s, d in zip(fs, fd):
         if type(d) is not int or d < 0:
+            if type(d) is not int and s == 1:          # filtered out: its stride is never used
+                continue
             static = False
             if type(d) is F2 or type(d) is ScaledBasis:   # their own algebra (f2_algebra, basis_algebra)
                 continue
@@ -495,11 +486,10 @@ def _left_inverse(layout: Layout) -> Layout:
             kind = _stride_kind(fd)
             if kind is F2:
                 return f2_algebra.left_inverse(layout)
-            if kind is ScaledBasis:                    # from a codomain coordinate
+            if kind is ScaledBasis:                    # from a codomain coordinate, mode by mode
                 codomain = basis_algebra.codomain_of("left_inverse", layout)
-                flat = _left_inverse(basis_algebra.flatten_codomain("left_inverse", layout, codomain))
-                return (_compose_layouts(flat, Layout(codomain))
-                        if it.product(flat.shape) == it.product(codomain) else flat)
+                basis_algebra.flatten_codomain("left_inverse", layout, codomain)   # checks the strides
+                return basis_algebra.left_inverse_by_mode(layout, codomain, _left_inverse, _compose_layouts)
             if not is_sym(d):
                 raise layout_error(LayoutError, "left_inverse", "strides must be non-negative integers",
                                    f"found stride {d}", layout=layout)
@@ -558,107 +548,6 @@ def _injective_nonzero(fs, fd) -> bool:
         if d != 0:
             offs = [o + k * d for k in range(s) for o in offs]
     return len(set(offs)) == len(offs)
-
-
-# ---------------------------------------------------------------------------
-# nullspace, common layouts
-
-
-def nullspace(layout):
-    """The layout of the coordinates mapped to 0: the stride-0 modes, with compact strides.
-
-    Postconditions: ``size(result) == size(layout) // size(filter(layout))``
-    and ``layout(result(i)) == 0`` for all ``i``.
-
-    >>> print(nullspace(Layout((2, 3, 4), (0, 1, 0))))
-    (2,4):(1,6)
-    """
-    if _is_composed(layout):
-        return Layout._make(1, 0)
-    _require_layout("nullspace", layout)
-    fs, fd = it.flatten_to_tuple(layout.shape), it.flatten_to_tuple(layout.stride)
-    rstride = it.compact_col_major(fs)
-    seq = [i for i, d in enumerate(fd) if d == 0]
-    if not seq:
-        return Layout._make(1, 0)
-    return _unwrap([fs[i] for i in seq], [rstride[i] for i in seq])
-
-
-def max_common_layout(a, b):
-    """The largest contiguous vector on which ``a`` and ``b`` agree, as a layout into their domain.
-
-    Postcondition: for all ``i < size(R)``, ``a(R(i)) == i`` and ``b(R(i)) == i``.
-
-    >>> print(max_common_layout(Layout((8, 64), (64, 1)), Layout((8, 64), (64, 1))))
-    (64,8):(8,1)
-    >>> print(max_common_layout(Layout((4, 8), (8, 1)), Layout((4, 8), (1, 4))))
-    1:0
-    """
-    owner = _max_common_owner(a, b)
-    if owner is not None:
-        return owner._max_common(max_common_layout, a, b)
-    _require_layout("max_common_layout", a, "a")
-    _require_layout("max_common_layout", b, "b")
-    inv_b = right_inverse(b)
-    common = coalesce(composition(a, inv_b))
-    s0, d0 = (common.shape[0], common.stride[0]) if isinstance(common.shape, tuple) else (common.shape, common.stride)
-    if d0 == 1 and type(s0) is int:  # CuTe keeps only a static stride-1 mode
-        return composition(inv_b, Layout._make(s0, d0))
-    return Layout._make(1, 0)
-
-
-def _max_common_owner(a, b):
-    """The operand whose type answers max_common_layout/vector (a tensor first, then a composed layout)."""
-    for test in (_is_tensor, _is_composed):
-        for x in (a, b):
-            if test(x):
-                return x
-    return None
-
-
-@names_caller
-def max_common_vector(a, b) -> int:
-    """Number of contiguous elements on which ``a`` and ``b`` agree (at least 1).
-
-    Postcondition: ``a(b.get_1d_coord(n)) == n`` for all ``n < N``.
-
-    >>> max_common_vector(Layout((8, 64), (64, 1)), Layout((8, 64), (64, 1)))
-    512
-    """
-    owner = _max_common_owner(a, b)
-    if owner is not None:
-        return owner._max_common(max_common_vector, a, b)
-    _require_layout("max_common_vector", a, "a")
-    _require_layout("max_common_vector", b, "b")
-    common = coalesce(composition(a, right_inverse(b)))
-    s0, d0 = (common.shape[0], common.stride[0]) if isinstance(common.shape, tuple) else (common.shape, common.stride)
-    return s0 if d0 == 1 and type(s0) is int else 1
-
-
-def domain_distribute(a, n: int) -> Layout:
-    """Distribute ``n`` elements over the modes of shape ``a`` (gcd per mode, left to right).
-
-    Postconditions: ``evenly_divides(n, size(result))``, ``result`` is strictly
-    increasing, and each factor divides its mode of ``a``.
-
-    >>> print(domain_distribute((15, 14), 6))
-    (3,2):(1,15)
-    """
-    a = getattr(a, "shape", a)
-    if not is_int(n):
-        raise TypeError(f"domain_distribute: n must be an int, got {_r(n)}")
-    flat = it.flatten_to_tuple(a)
-    if not all(is_int(s) and s >= 1 or is_sym(s) for s in flat):
-        raise TypeError(f"domain_distribute: a must be a shape (positive int leaves) or a layout, got {_r(a)}")
-    if any(is_sym(s) for s in flat):
-        raise fail("domain_distribute", "static extents", "gcd of each extent with n", a=a, n=n)
-    res = []
-    rest = n
-    for s in flat:
-        g = math.gcd(s, rest)
-        res.append(g)
-        rest //= g
-    return _coalesce(Layout._make(tuple(res), it.compact_col_major(flat)))
 
 
 ALGEBRA.composition = composition  # Layout.compose / with_shape / tile call it

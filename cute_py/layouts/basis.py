@@ -122,6 +122,8 @@ class ScaledBasis:
         (0, 1)
         """
         def extend(c, s):
+            if not isinstance(s, tuple) and isinstance(c, tuple) and len(c) == 1:
+                return c[0]                                # a rank-1 layout: E(0) is its coordinate 1
             if not isinstance(s, tuple) or not isinstance(c, tuple) or len(c) > len(s):
                 return c
             return tuple(extend(c[k], e) if k < len(c) else 0 for k, e in enumerate(s))

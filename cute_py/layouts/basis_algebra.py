@@ -70,18 +70,50 @@ def flatten_codomain(op: str, layout: Layout, codomain: tuple) -> Layout:
 
 
 def unflatten_strides(op: str, flat: Layout, codomain: tuple, layout: Layout) -> Layout:
-    """``flat`` with each int stride ``d`` written as the basis element of codomain coordinate ``d``."""
-    def back(d):
-        if isinstance(d, tuple):
-            return tuple(back(x) for x in d)
-        if d == 0:
-            return 0
-        crd = it.idx2crd(d, codomain)
-        crd = crd if isinstance(crd, tuple) else (crd,)
-        nz = [(i, v) for i, v in enumerate(crd) if v]
-        if len(nz) != 1:
-            raise layout_error(LayoutError, op, "a stride of the result spans two codomain modes",
-                               f"offset {d} is coordinate {crd} of {codomain}", layout=layout)
-        return ScaledBasis(nz[0][1], (nz[0][0],))
+    """``flat`` with each int stride ``d`` written as basis elements of the codomain: a mode whose steps
+    leave its codomain mode is split where they do (``4:2`` over ``(4,2)`` is ``(2,2):(2@0,1@1)``)."""
+    def back(s, d):
+        if isinstance(s, tuple):
+            parts = [back(x, y) for x, y in builtins.zip(s, d)]
+            return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
+        if d == 0 or s == 1:
+            return s, 0
+        shapes, strides = [], []
+        while True:
+            crd = it.idx2crd(d, codomain)
+            crd = crd if isinstance(crd, tuple) else (crd,)
+            nz = [(i, v) for i, v in enumerate(crd) if v]
+            room = codomain[nz[0][0]] // nz[0][1] if len(nz) == 1 else 0
+            if len(nz) != 1 or codomain[nz[0][0]] % nz[0][1] or (s > room and s % room):
+                raise layout_error(LayoutError, op, "a mode of the result does not stay in codomain modes",
+                                   f"steps of offset {d} over codomain {codomain}", layout=layout)
+            i, v = nz[0]
+            shapes.append(min(s, room))
+            strides.append(ScaledBasis(v, (i,)))
+            if s <= room:
+                break
+            s, d = s // room, d * room
+        return (shapes[0], strides[0]) if len(shapes) == 1 else (tuple(shapes), tuple(strides))
 
-    return Layout._make(flat.shape, back(flat.stride))
+    return Layout._make(*back(flat.shape, flat.stride))
+
+
+def left_inverse_by_mode(layout: Layout, codomain: tuple, left_inverse, compose) -> Layout:
+    """The left inverse over codomain coordinates, one codomain mode at a time: the leaves ``s:v@i`` of
+    codomain mode ``i`` form the int layout ``L_i``; its left inverse, mapped to the leaves' places in the
+    layout's index (their compact strides), takes coordinate ``c_i`` (a 1-D index into mode ``i`` of the
+    result, whose size is at least the codomain's extent) to its part of the index. ``left_inverse`` and
+    ``compose`` are the int algebra's (passed in: this module lies below it)."""
+    fs, fd = flat_modes(layout)
+    where = it.compact_col_major(fs)
+    modes = []
+    for i, n in enumerate(codomain):
+        leaves = [(s, d.value, g) for s, d, g in builtins.zip(fs, fd, where)
+                  if isinstance(d, ScaledBasis) and d.mode == (i,) and s > 1]
+        if not leaves:
+            modes.append(Layout._make(n, 0))
+            continue
+        sub = Layout._make(tuple(s for s, _v, _g in leaves), tuple(v for _s, v, _g in leaves))
+        place = Layout._make(tuple(s for s, _v, _g in leaves), tuple(g for _s, _v, g in leaves))
+        modes.append(compose(place, left_inverse(sub)))   # its size covers the n values of mode i
+    return Layout._make(tuple(m.shape for m in modes), tuple(m.stride for m in modes))

@@ -9,10 +9,12 @@ Results are memoized on the (immutable, hashable) operands.
 
 from __future__ import annotations
 
+import builtins
 from functools import lru_cache
 
 from . import int_tuple as it
 from .errors import _r, names_caller
+from .f2 import F2, bit_images
 from .layout import ALGEBRA, Layout, _is_tensor, flat_modes
 from .modes import transform_layout
 
@@ -62,7 +64,20 @@ def _coalesce(layout: Layout) -> Layout:
     fs, fd = flat_modes(layout)
     if not fs:
         return Layout._make(1, 0)
+    if F2.made and F2 in builtins.map(type, fd):
+        fd = _f2_as_int(fs, fd)
     return _bw_coalesce(fs, fd, fs[-1], fd[-1])
+
+
+def _f2_as_int(fs, fd) -> tuple:
+    """F2 strides as ints where no two bit images share a bit (XOR is + there); else unchanged. (Chains of
+    F2 strides merge in _bw_coalesce as int ones do: ``clmul(2^k, v) == v << k``.)"""
+    seen = 0
+    for v in bit_images(fs, fd):
+        if seen & v:
+            return fd
+        seen |= v
+    return tuple(d.value if type(d) is F2 else d for d in fd)
 
 
 def _coalesce_x(layout: Layout, profile=0) -> Layout:

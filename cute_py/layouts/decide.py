@@ -231,10 +231,6 @@ def sign(x, op: str, **operands) -> int:
     raise fail(op, f"the sign of {x}", **operands)
 
 
-def sym_abs(x):
-    return canon(abs(x)) if type(x) is not int else abs(x)
-
-
 def expand(x):
     """``sympy.expand`` of a symbolic value, ints as ints (cosize and the like read better expanded)."""
     if type(x) is int:

@@ -113,7 +113,7 @@ def log2_exact(s: int):
     return s.bit_length() - 1 if type(s) is int and s > 0 and s & (s - 1) == 0 else None
 
 
-def bit_images(fs, fd, op: str = "F2"):
+def bit_images(fs, fd):
     """The image of each bit of the 1-D (colexicographic) index of the flat modes ``fs:fd``: for a mode of
     extent ``2^k`` and stride ``d`` (an int >= 0 or an F2), the images ``d << j`` for ``j < k``.
 

@@ -11,19 +11,21 @@ linear map from the bits of its 1-D index to the bits of its offset: the
   the longest run ``j = 0, 1, ...`` the image of L contains;
 * ``left_inverse(L)`` (L injective): ``R(L(x)) = x``, and R sends the bits L
   does not reach to 0;
-* ``complement(L, n)``: the unit bits ``2^b < n`` not in the span of L (and
-  of the bits chosen before them), in increasing order.
+* ``complement(L, n)``: the unit bits ``2^b < n`` (``n`` a power of two) not
+  in the span of L (and of the bits chosen before them), in increasing order.
 
-A result is returned with int strides where its bit images are disjoint (XOR
-is ``+`` there, so it is an ordinary CuTe layout) and with F2 strides
-otherwise; each leaf mode of the result is grouped into shift chains
-``v, v<<1, ...`` (one mode each).
+Composition returns F2 strides (a tiler composes mode by mode, and only the
+whole layout knows whether ``+`` would do); the inverses and complement, which
+build a whole layout, return int strides where its bit images are disjoint
+(XOR is ``+`` there, so it is an ordinary CuTe layout), and ``coalesce`` turns
+an F2 layout with disjoint images into that int layout. Each leaf mode of a
+result is grouped into shift chains ``v, v<<1, ...`` (one mode each).
 
 >>> from cute_py import Layout, Swizzle, composition, right_inverse
 >>> from cute_py.layouts.f2 import F2
 >>> sw = f2_layout(Swizzle(2, 0, 2))            # Sw<2,0,2> on 16 offsets
 >>> print(sw, composition(sw, sw), right_inverse(sw) == sw)
-(4,4):(^1,^5) (4,4):(1,4) True
+(4,4):(^1,^5) (4,4):(^1,^4) True
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def is_f2_layout(x) -> bool:
 def f2_layout(x, size=None):
     """``x`` as a layout over GF(2): a Swizzle becomes the F2 layout of its function on ``size`` offsets (a
     power of two, default ``2^(M+B+|S|)``; the swizzle keeps the bits above its own), a swizzle composed with
-    a layout (offset 0) the composition of the two; a Layout is returned as it is.
+    a layout (offset 0) the composition of the two (``size`` does not apply); a Layout is returned as it is.
 
     >>> from cute_py import Swizzle
     >>> print(f2_layout(Swizzle(3, 4, 3)), f2_layout(Swizzle(1, 0, -1)))
@@ -63,6 +65,9 @@ def f2_layout(x, size=None):
             n = k
         return from_bits(1 << n, [x(1 << b) for b in range(n)])
     if getattr(x, "_is_composed_layout", False) and getattr(x.outer, "_is_swizzle", False) and x.offset == 0:
+        if size is not None:
+            raise TypeError("f2_layout: size applies to a Swizzle, not to a composed layout (its inner layout "
+                            "gives the domain)")
         return compose(f2_layout(x.outer), x.inner)
     raise TypeError(f"f2_layout: expected a Layout, a Swizzle or a swizzle composed with a layout, got "
                     f"{type(x).__name__}")
@@ -108,11 +113,13 @@ def _chains(images):
     return out
 
 
-def from_bits(shape, images) -> Layout:
+def from_bits(shape, images, f2=None) -> Layout:
     """The layout of (power-of-two) ``shape`` whose 1-D index bits map to ``images``: each leaf mode becomes
-    one mode per shift chain of its images; int strides where the images are disjoint, F2 otherwise."""
+    one mode per shift chain of its images; F2 strides with ``f2=True``, else int strides where the images
+    are disjoint (XOR is + there) and F2 otherwise. A result that may become one mode among others
+    (composition by mode) must be F2: only the whole layout knows whether + would do."""
     it_images = iter(images)
-    as_f2 = not _disjoint(images)
+    as_f2 = f2 if f2 is not None else not _disjoint(images)
 
     def build(s):
         if isinstance(s, tuple):
@@ -132,10 +139,14 @@ def from_bits(shape, images) -> Layout:
 
 
 def _image_bit(op, a_bits, a_last, k, **operands):
-    """A's image of index bit ``k``, continuing its last mode past its domain (as composition does)."""
+    """A's image of index bit ``k``, continuing its last mode past its domain (as composition does; only an
+    F2 mode continues linearly over GF(2))."""
     if k < len(a_bits):
         return a_bits[k]
     s, d = a_last
+    if type(d) is not F2 and d != 0:
+        raise layout_error(LayoutError, op, "B reaches past the domain of A, whose last mode has an int "
+                           "stride: past its domain A carries, which XOR does not", **operands)
     if d == 0 or s == 0:
         raise layout_error(RankError, op, "B reaches past A's domain and A's last mode has stride 0",
                            **operands)
@@ -163,7 +174,7 @@ def compose(a: Layout, b: Layout) -> Layout:
             x >>= 1
             k += 1
         out.append(r)
-    return from_bits(b.shape, out)
+    return from_bits(b.shape, out, f2=True)
 
 
 def right_inverse(layout: Layout) -> Layout:
@@ -199,7 +210,10 @@ def complement(layout: Layout, cotarget=None) -> Layout:
     them), as an increasing layout; ``cotarget`` defaults to the layout's cosize."""
     images = bits_of("complement", layout)
     if cotarget is None:
-        cotarget = layout.cosize()
+        cotarget = 1 << max(images, default=0).bit_length()
+    if log2_exact(cotarget) is None:
+        raise layout_error(LayoutError, "complement", "the cotarget of an F2 complement must be a power of two",
+                           f"got {cotarget}", layout=layout)
     chosen = _completion(images, max(int(cotarget) - 1, 0).bit_length())
     return from_bits(1 << len(chosen), chosen) if chosen else Layout._make(1, 0)
 

@@ -67,6 +67,8 @@ def _norm(x, what: str, op: str, depth: int = 0, kinds=None):
     if isinstance(x, (ScaledBasis, F2)):
         if what == "shape":
             raise TypeError(f"{op}: shape leaves must be integers, got {x!r}")
+        if type(x) is F2 and x.value == 0:               # F2(0) contributes nothing: the stride 0
+            return 0
         if kinds is not None:
             kinds.add(type(x))
         return x

@@ -207,7 +207,8 @@ def from_linear_layout(ll, out_shape=None) -> Layout:
     Raises a LayoutError saying why no layout exists: an out dim that is not a power of two, or an image
     outside its out dim.
 
-    Postcondition: ``to_linear_layout(from_linear_layout(ll), in_dims, out_shape) == ll``.
+    Postcondition: ``to_linear_layout(from_linear_layout(ll), in_dims=<ll's in dims>, out_shape=<ll's out
+    sizes>)`` has ``ll``'s bases (the out dims come back named ``dim0``, ``dim1``, ...).
 
     >>> print(from_linear_layout({"bases": {"offset": [[1], [2], [12]]}, "out_dims": {"offset": 16}}))
     (4,2):(1,12)
@@ -223,6 +224,8 @@ def from_linear_layout(ll, out_shape=None) -> Layout:
                             "'out_dims': {name: size}}") from None
     if not isinstance(ll, LinearLayout):
         raise TypeError(f"from_linear_layout: expected a LinearLayout or its as_dict(), got {_r(ll)}")
+    if out_shape is not None and not isinstance(out_shape, (tuple, list)):
+        out_shape = (out_shape,)
     sizes = tuple(out_shape) if out_shape is not None else tuple(s for _n, s in ll.out_dims)
     widths = [_pow2("from_linear_layout", "every out dim", s, out_dims=ll.out_dims) for s in sizes]
     images = []
@@ -235,7 +238,7 @@ def from_linear_layout(ll, out_shape=None) -> Layout:
                                    f"{name}: {image} for {len(widths)} out dims")
             v, shift = 0, 0
             for x, w in builtins.zip(image, widths):
-                if not (isinstance(x, int) and 0 <= x < 1 << w):
+                if not (type(x) is int and 0 <= x < 1 << w):
                     raise layout_error(LayoutError, "from_linear_layout", "an image lies outside its out dim",
                                        f"{name}: {image} for out dims of {sizes}")
                 v |= x << shift

@@ -9,6 +9,7 @@ from __future__ import annotations
 from . import int_tuple as it
 from .basis import ScaledBasis, make_basis_like
 from .errors import names_caller
+from .f2 import F2, check_f2_strides
 from .layout import Layout, LayoutLeft, LayoutRight, _norm, _require_layout, is_layout
 
 __all__ = ["make_layout", "make_ordered_layout", "make_layout_like", "make_identity_layout", "tiler_to_layout"]
@@ -35,7 +36,10 @@ def make_layout(*args):
     if len(args) == 1 and getattr(args[0], "_is_swizzle", False):
         return args[0]._make_layout()
     if all(isinstance(a, Layout) for a in args):
-        return Layout._make(tuple(a.shape for a in args), tuple(a.stride for a in args))
+        shape, stride = tuple(a.shape for a in args), tuple(a.stride for a in args)
+        if F2.made and F2 in map(type, it.flatten_to_tuple(stride)):
+            check_f2_strides(shape, stride)      # XOR and + do not mix in one layout
+        return Layout._make(shape, stride)
     if any(is_layout(a) for a in args):
         raise TypeError("make_layout: cannot mix layouts with shapes, or concatenate composed layouts")
     if len(args) == 1:
@@ -74,6 +78,9 @@ def make_layout_like(layout: Layout) -> Layout:
     """
     _require_layout("make_layout_like", layout)
     shp, std = layout.shape, layout.stride
+    for d in it.flatten_to_tuple(std):
+        if not (it.is_int(d) or it.is_sym(d)):
+            raise TypeError(f"make_layout_like: strides must be ints or symbolic to be ordered, got {d!r}")
     return Layout._make(shp, it.compact_order(it.filter_zeros(std, shp), std, "make_layout_like"))
 
 

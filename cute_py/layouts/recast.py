@@ -14,7 +14,9 @@ from . import int_tuple as it
 from .algebra import right_inverse
 from .coalescing import coalesce
 from .decide import _or, canon, ceil_div, divides, fail, sign
+from .basis import ScaledBasis
 from .dtypes import dtype
+from .f2 import F2
 from .errors import DivisibilityError, LayoutError, layout_error, _r, names_caller
 from .int_tuple import is_int
 from .layout import Layout, flat_modes
@@ -51,6 +53,9 @@ def _check_n(op, n):
 def _upcast_leaf(s, d, n, layout):
     if type(d) is int and d == 0:
         return s, d
+    if isinstance(d, (F2, ScaledBasis)):
+        raise layout_error(LayoutError, "upcast", "strides must be ints or symbolic", f"found stride {d}",
+                           layout=layout, n=n)
     sg = sign(d, "upcast", layout=layout, n=n)
     ad = d * sg
     if s == 1:  # a size-1 mode's stride is never used: no divisibility needed

@@ -14,7 +14,9 @@ import builtins
 from functools import lru_cache
 
 from . import decide, int_tuple as it
+from . import f2_algebra
 from .algebra import _tiler_arg, complement, composition
+from .f2 import F2
 from .coalescing import _CACHE, _coalesce, _is_composed, filter as _filter
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
 from .int_tuple import _, is_int, is_sym
@@ -199,6 +201,10 @@ def logical_product(block, tiler):
     """
     if _is_composed(block):
         return block._with_inner(logical_product(block.inner, tiler))
+    if F2.made and (f2_algebra.is_f2_layout(block) or f2_algebra.is_f2_layout(tiler)):
+        raise layout_error(LayoutError, "logical_product", "products of layouts with F2 strides are not "
+                           "implemented", "the copies would combine by + with the XOR of the block",
+                           block=block, tiler=tiler)
     if not isinstance(block, Layout):
         raise TypeError(f"logical_product: expected a Layout, got {_r(block)}")
     return _logical_product(block, _tiler_arg("logical_product", tiler))
@@ -425,7 +431,9 @@ def evenly_divides(shape, tiler) -> bool:
     >>> evenly_divides(16, 8), evenly_divides(16, 12), evenly_divides((8, 6), (4, 3))
     (True, False, True)
     """
-    _check_shape("evenly_divides", getattr(shape, "shape", shape), "shape")
+    shape = _tiler_arg("evenly_divides", getattr(shape, "shape", shape))
+    tiler = _tiler_arg("evenly_divides", tiler)
+    _check_shape("evenly_divides", shape, "shape")
     _check_shape("evenly_divides", tiler, "tiler")
     if isinstance(tiler, tuple):
         if len(tiler) > it.rank(shape):
