@@ -298,3 +298,16 @@ def test_describe_names_each_argument():
                    "1 element (contiguous)", "dim 1: gmem mode 0", "8192 bytes", "box 64 (of 128 before multicast)",
                    "swizzle 128B", "bytes per copy 8192", "multicast 2"):
         assert needle in text, needle
+
+
+def test_hierarchical_gmem_modes_contiguous_in_gmem_are_merged():
+    """Issue 16: (4096,(64,64)):(4096,(1,64)) is the flat (4096,4096):(4096,1), as CuTe coalesces gmem modes;
+    a hierarchical mode whose parts are not contiguous is still refused, with the reason."""
+    smem = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((64, 64), (64, 1)))
+    flat = make_tma_params(Layout((4096, 4096), (4096, 1)), smem, "bf16")
+    assert make_tma_params(Layout((4096, (64, 64)), (4096, (1, 64))), smem, "bf16") == flat
+    M, K = sympy.symbols("M K", integer=True, positive=True)
+    sym = make_tma_params(Layout((M, (64, K)), (64 * K, (1, 64))), smem, "bf16")
+    assert sym.global_dim == (64 * K, M)
+    with pytest.raises(TmaError, match="contiguous in gmem"):
+        make_tma_params(Layout((4096, (64, 64)), (4096, (1, 8192))), smem, "bf16")

@@ -157,7 +157,11 @@ def _is_sym(x) -> bool:
 
 
 def _gmem_modes(gmem):
-    """Flat (extents, strides) of the gmem layout; a Layout or a (shape, stride) pair (sympy leaves allowed)."""
+    """Flat (extents, strides) of the gmem layout; a Layout or a (shape, stride) pair (sympy leaves allowed).
+
+    A hierarchical mode whose parts are contiguous in gmem is merged into one, as CuTe's TMA builder
+    coalesces the gmem modes: ``(4096,(64,64)):(4096,(1,64))`` is ``(4096,4096):(4096,1)``.
+    """
     if isinstance(gmem, Layout):
         shape, stride = gmem.shape, gmem.stride
     elif isinstance(gmem, tuple) and len(gmem) == 2:
@@ -166,8 +170,19 @@ def _gmem_modes(gmem):
         raise TypeError(f"make_tma_params: gmem_layout must be a Layout or a (shape, stride) pair, got {gmem!r}")
     shape = shape if isinstance(shape, tuple) else (shape,)
     stride = stride if isinstance(stride, tuple) else (stride,)
+    if len(shape) == len(stride) and any(isinstance(x, tuple) for x in shape + stride):
+        try:
+            merged = coalesce(Layout(shape, stride), (1,) * len(shape))
+        except LayoutError:
+            merged = None
+        if merged is not None:
+            ms = merged.shape if isinstance(merged.shape, tuple) else (merged.shape,)
+            md = merged.stride if isinstance(merged.stride, tuple) else (merged.stride,)
+            if len(ms) == len(shape) and not any(isinstance(x, tuple) for x in ms + md):
+                shape, stride = ms, md
     if len(shape) != len(stride) or any(isinstance(x, tuple) for x in shape + stride):
-        raise layout_error(TmaError, "make_tma_params", "gmem layout must be flat with one stride per mode",
+        raise layout_error(TmaError, "make_tma_params", "gmem layout must be flat with one stride per mode "
+                           "(a hierarchical mode is merged only where its parts are contiguous in gmem)",
                            shape=shape, stride=stride)
     return shape, stride
 
