@@ -641,3 +641,20 @@ def test_orderings_reject_int_vs_tuple():
     for f in (it.lex_less, it.colex_less, it.elem_less):
         with pytest.raises(cute_py.LayoutError):
             f(1, (1, 2))
+
+
+def test_safe_div():
+    """CuTe's safe_div: exact division, element-wise on congruent tuples; a static non-divisor is an error."""
+    assert it.safe_div(12, 4) == 3 and it.safe_div((8, (6, 9)), (2, (3, 9))) == (4, (2, 1))
+    with pytest.raises(cute_py.DivisibilityError, match="safe_div"):
+        it.safe_div(12, 5)
+    with pytest.raises(cute_py.RankError, match="safe_div"):
+        it.safe_div((8, 6), 2)
+    with pytest.raises(TypeError, match="safe_div"):
+        it.safe_div(8, 0)
+    from cute_py.symbolic import symbols
+
+    M = symbols("M")
+    assert it.safe_div(4 * M, 4) == M
+    with pytest.raises(cute_py.SymbolicError, match="safe_div"):
+        it.safe_div(M, 4)

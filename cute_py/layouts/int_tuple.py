@@ -33,7 +33,7 @@ __all__ = [
     "compact_col_major", "compact_row_major", "compact_order",
     "lex_less", "lex_leq", "lex_gtr", "lex_geq", "colex_less", "colex_leq", "colex_gtr",
     "colex_geq", "elem_less", "elem_leq", "elem_gtr", "elem_geq", "filter_zeros",
-    "repeat_like", "signum", "shape_min", "tuple_max",
+    "repeat_like", "signum", "shape_min", "tuple_max", "safe_div",
 ]
 
 
@@ -258,6 +258,25 @@ def shape_div(a, b):
     if isinstance(b, tuple):
         return shape_div(a, product(b))
     return decide.shape_div(a, b, "shape_div")
+
+
+def safe_div(a, b):
+    """``a / b`` where ``b`` divides ``a`` (CuTe's ``safe_div``: a static division that does not divide is a
+    compile error there, a DivisibilityError here); element-wise for congruent tuples, and symbolic leaves
+    where the divisibility is decided (else SymbolicError).
+
+    >>> safe_div(12, 4), safe_div((8, 6), (2, 3))
+    (3, (4, 2))
+    """
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        if not (isinstance(a, tuple) and isinstance(b, tuple)):
+            raise layout_error(RankError, "safe_div", "operands are not congruent", a=a, b=b)
+        _check_rank("safe_div", a, b, a=a, b=b)
+        return tuple(safe_div(x, y) for x, y in zip(a, b))
+    if not ((is_int(a) or is_sym(a)) and (is_int(b) or is_sym(b))) or b == 0:
+        raise TypeError(f"safe_div: expected integers (the divisor non-zero), got {a!r:.40} and {b!r:.40}")
+    decide.require_divides("safe_div", b, a, "the divisor must divide the dividend", dividend=a, divisor=b)
+    return decide.exact_div(a, b)
 
 
 def shape_min(a: int, b: int) -> int:
