@@ -268,6 +268,29 @@ def require_divides(op: str, b, t, rule: str, where: str = "", **operands):
         raise layout_error(DivisibilityError, op, rule, f"{where}{t} % {b} != 0", **operands)
 
 
+def decided_ranks(values, op, **operands) -> list:
+    """Indices of ``values`` in increasing order, ties left to right, each comparison decided (insertion sort).
+
+    A comparison that holds only weakly for every value of the symbols (``1 <= M``) orders the smaller-or-equal
+    value first: the two differ in order only where they are equal.
+    """
+    ranked = []
+    for i, v in enumerate(values):
+        pos = len(ranked)
+        for p, j in enumerate(ranked):
+            before = lt(v, values[j])
+            if before is None:
+                before = True if le(v, values[j]) else (False if le(values[j], v) else None)
+            if before is None:
+                raise fail(op, f"{v} < {values[j]} or {v} >= {values[j]}", "the order of the modes",
+                                  **operands)
+            if before:
+                pos = p
+                break
+        ranked.insert(pos, i)
+    return ranked
+
+
 # ---------------------------------------------------------------------------
 # Leaf arithmetic with symbolic values
 

@@ -432,7 +432,7 @@ def compact_order(shape, order, op: str = "compact_order"):
     if all(type(o) is int for o in flat_order):
         ranked = sorted(range(len(flat_order)), key=lambda i: (flat_order[i], i))
     else:
-        ranked = _decided_ranks(flat_order, op, shape=shape, order=order)
+        ranked = decide.decided_ranks(flat_order, op, shape=shape, order=order)
     pos = {i: r for r, i in enumerate(ranked)}
     it = iter(range(len(flat_order)))
 
@@ -447,29 +447,6 @@ def compact_order(shape, order, op: str = "compact_order"):
         return compact_col_major(s, d)
 
     return build(shape, order)
-
-
-def _decided_ranks(values, op, **operands) -> list:
-    """Indices of ``values`` in increasing order, ties left to right, each comparison decided (insertion sort).
-
-    A comparison that holds only weakly for every value of the symbols (``1 <= M``) orders the smaller-or-equal
-    value first: the two differ in order only where they are equal.
-    """
-    ranked = []
-    for i, v in enumerate(values):
-        pos = len(ranked)
-        for p, j in enumerate(ranked):
-            before = decide.lt(v, values[j])
-            if before is None:
-                before = True if decide.le(v, values[j]) else (False if decide.le(values[j], v) else None)
-            if before is None:
-                raise decide.fail(op, f"{v} < {values[j]} or {v} >= {values[j]}", "the order of the modes",
-                                  **operands)
-            if before:
-                pos = p
-                break
-        ranked.insert(pos, i)
-    return ranked
 
 
 def filter_zeros(a, b=None):
