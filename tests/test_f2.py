@@ -17,7 +17,6 @@ from cute_py import (
     from_linear_layout, left_inverse, logical_divide, parse, right_inverse, size, to_linear_layout,
 )
 from cute_py.layouts.f2 import clmul
-from cute_py.layouts.f2_algebra import from_bits
 
 SWIZZLES = [Swizzle(b, m, s) for b in range(4) for m in range(4) for s in range(-4, 5) if abs(s) >= b or b == 0]
 
@@ -32,22 +31,13 @@ def rand_f2_layout(rng: random.Random, max_bits=7, out_bits=8, f2=True) -> Layou
         left -= k
     if f2:
         strides = [F2(rng.randrange(1 << out_bits)) for _ in ks]
-    else:
-        bits = rng.sample(range(out_bits + 2), n)
-        strides, i = [], 0
-        for k in ks:                                     # a mode 2^k of stride 2^b reaches bits b..b+k-1
-            b = rng.choice(bits)
-            strides.append(1 << b)
-            i += k
-        # disjointness is not guaranteed by this draw: redraw as consecutive runs
-        strides, b = [], rng.randrange(3)
+    else:                                                # consecutive bit runs, in a random order: disjoint
+        strides, b = [0] * len(ks), rng.randrange(3)
         order = list(range(len(ks)))
         rng.shuffle(order)
-        starts = {}
         for j in order:
-            starts[j] = b
+            strides[j] = 1 << b
             b += ks[j] + rng.randrange(2)
-        strides = [1 << starts[j] for j in range(len(ks))]
     return Layout(tuple(1 << k for k in ks), tuple(strides))
 
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from . import int_tuple as it
 from .errors import _r, names_caller
-from .f2 import F2, bit_images
+from .f2 import F2, bit_images, disjoint
 from .layout import ALGEBRA, Layout, _is_tensor, flat_modes
 from .modes import transform_layout
 
@@ -72,11 +72,8 @@ def _coalesce(layout: Layout) -> Layout:
 def _f2_as_int(fs, fd) -> tuple:
     """F2 strides as ints where no two bit images share a bit (XOR is + there); else unchanged. (Chains of
     F2 strides merge in _bw_coalesce as int ones do: ``clmul(2^k, v) == v << k``.)"""
-    seen = 0
-    for v in bit_images(fs, fd):
-        if seen & v:
-            return fd
-        seen |= v
+    if not disjoint(bit_images(fs, fd)):
+        return fd
     return tuple(d.value if type(d) is F2 else d for d in fd)
 
 

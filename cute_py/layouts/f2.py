@@ -133,6 +133,16 @@ def bit_images(fs, fd):
     return out
 
 
+def disjoint(images) -> bool:
+    """True if no two bit images share a bit: then XOR is ``+`` and the F2 map is an ordinary layout."""
+    seen = 0
+    for v in images:
+        if seen & v:
+            return False
+        seen |= v
+    return True
+
+
 def echelon(vectors):
     """A GF(2) basis of the span of ``vectors`` (ints as bit vectors), as ``{top bit: vector}`` with each
     top bit set in exactly one vector (reduced)."""

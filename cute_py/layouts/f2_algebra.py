@@ -33,7 +33,7 @@ from __future__ import annotations
 import builtins
 
 from .errors import LayoutError, RankError, layout_error
-from .f2 import F2, bit_images, echelon, log2_exact
+from .f2 import F2, bit_images, disjoint, echelon, log2_exact
 from .layout import Layout, flat_modes
 
 __all__ = ["f2_layout", "is_f2_layout"]
@@ -84,20 +84,11 @@ def bits_of(op: str, layout: Layout, **operands) -> list:
     if images is None:
         raise layout_error(LayoutError, op, "a layout over GF(2) needs power-of-two extents and F2 or "
                            "non-negative int strides", **(operands or {"layout": layout}))
-    if F2 not in builtins.map(type, fd) and not _disjoint(images):
+    if F2 not in builtins.map(type, fd) and not disjoint(images):
         raise layout_error(LayoutError, op, "an int-strided operand of F2 algebra must be linear over GF(2)",
                            "two of its bit images share a bit, so + carries where XOR does not",
                            **(operands or {"layout": layout}))
     return images
-
-
-def _disjoint(images) -> bool:
-    seen = 0
-    for v in images:
-        if seen & v:
-            return False
-        seen |= v
-    return True
 
 
 def _chains(images):
@@ -119,7 +110,7 @@ def from_bits(shape, images, f2=None) -> Layout:
     are disjoint (XOR is + there) and F2 otherwise. A result that may become one mode among others
     (composition by mode) must be F2: only the whole layout knows whether + would do."""
     it_images = iter(images)
-    as_f2 = f2 if f2 is not None else not _disjoint(images)
+    as_f2 = f2 if f2 is not None else not disjoint(images)
 
     def build(s):
         if isinstance(s, tuple):

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from . import int_tuple as it
 from .basis import ScaledBasis
 from .errors import LayoutError, layout_error, names_caller, _r
-from .f2 import F2, bit_images, log2_exact
+from .f2 import F2, bit_images, disjoint, log2_exact
 from .f2_algebra import f2_layout, from_bits
 from .layout import Layout, coshape, flat_modes
 
@@ -142,14 +142,9 @@ def to_linear_layout(layout, in_dims=None, out_shape=None) -> LinearLayout:
     if images is None:
         raise layout_error(LayoutError, "to_linear_layout", "strides must be F2 or non-negative ints",
                            layout=layout)
-    if F2 not in builtins.map(type, fd_all):
-        seen = 0
-        for v in images:
-            if seen & v:
-                raise layout_error(LayoutError, "to_linear_layout", "the layout is not linear over GF(2)",
-                                   f"two bit images share bit {(seen & v).bit_length() - 1}, so + carries "
-                                   f"where XOR does not", layout=layout)
-            seen |= v
+    if F2 not in builtins.map(type, fd_all) and not disjoint(images):
+        raise layout_error(LayoutError, "to_linear_layout", "the layout is not linear over GF(2)",
+                           "two bit images share a bit, so + carries where XOR does not", layout=layout)
     if out_shape is None:
         top = max(images, default=0).bit_length()
         out_shape, out_names = (1 << top,), ("offset",)
