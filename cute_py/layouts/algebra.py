@@ -19,10 +19,11 @@ from .basis import ScaledBasis
 from .f2 import F2
 from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r, names_caller
 from .decide import _and, _not, _or, canon, ceil_div, divides, exact_div, expand, fail, floor_div, le, lt, sign
-from .coalescing import _CACHE, _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, _unwrap
+from .coalescing import (
+    _CACHE, _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, _unwrap, coalesce_x_flat,
+)
 from .int_tuple import _, is_int, is_sym
 from .layout import ALGEBRA, Layout, _is_tensor, _modes, coprofile, flat_modes
-from .modes import transform_layout
 
 __all__ = [
     "composition", "complement", "right_inverse", "left_inverse",
@@ -34,6 +35,12 @@ def _tiler_arg(op, x):
 
     Bools are rejected here: ``True == 1`` would otherwise hit the cache entry of the int tiler 1.
     """
+    if type(x) is tuple:                        # the common tuple of layouts and extents: nothing to convert
+        for e in x:
+            if not (type(e) is Layout or type(e) is int and e > 0 or e is _):
+                break
+        else:
+            return x
     if isinstance(x, bool):
         raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {x!r}")
     if isinstance(x, list):
@@ -60,7 +67,6 @@ def _tiler_arg(op, x):
 # composition
 
 
-@names_caller
 def composition(a, b):
     """Functional composition ``R = A o B``: ``R(c) == A(B(c))`` for every ``c`` in B's domain.
 
@@ -83,8 +89,13 @@ def composition(a, b):
     >>> print(composition(Layout((12, 8, 5), (1, 12, 96)), (Layout(3, 4), Layout(4, 2))))
     (3,4):(4,24)
     """
-    if type(a) is Layout and type(b) is Layout:
+    if type(a) is Layout and (type(b) is Layout or type(b) is int and b > 0):
         return _composition(a, b)
+    return _composition_any(a, b)
+
+
+@names_caller(op="composition")
+def _composition_any(a, b):
     if _is_tensor(a):
         return a._apply(composition, b)
     if _is_composed(a):
@@ -97,73 +108,112 @@ def composition(a, b):
     return _composition(a, _tiler_arg("composition", b))
 
 
-@lru_cache(maxsize=_CACHE)
-def _composition(a: Layout, b):
-    if isinstance(b, Layout):
+def _compose_tiler(a: Layout, b):
+    """``a o b`` for a checked tiler ``b`` (uncached; :func:`_composition` is its memo)."""
+    if type(b) is Layout:
         return _compose_layouts(a, b)
+    if type(b) is tuple:
+        return _compose_by_mode(a, b)
     if b is _:
         return a
-    if is_int(b):
-        return _compose_layouts(a, Layout._make(b, 1))
+    if type(b) is int or is_int(b):
+        return _compose_layouts(a, Layout._make(b, 1, ((b,), (1,))))
     if is_sym(b):
         return _compose_layouts(a, Layout(b, 1))
-    if isinstance(b, tuple):
-        return transform_layout(a, b, composition, keep_trailing=False)
     if _is_composed(b) or getattr(b, "_is_swizzle", False):
         raise TypeError(f"composition: a composed layout or swizzle inside a tiler is not supported: {b}")
     raise TypeError(f"composition: B must be a Layout, tiler tuple, int or _, got {type(b).__name__}: {_r(b)}")
 
 
+_composition = lru_cache(maxsize=_CACHE)(_compose_tiler)
+
+
+def _compose_by_mode(a: Layout, b: tuple) -> Layout:
+    """Mode ``i`` of ``a`` composed with ``b[i]``; the modes of ``a`` past the tiler are dropped, as in C++."""
+    sa, da = _modes(a)
+    if len(b) > len(sa):
+        raise layout_error(RankError, "composition", "more tiler modes than layout modes",
+                           f"{len(b)} > {len(sa)}", layout=a, tiler=b)
+    shapes, strides = [], []
+    for s, d, t in zip(sa, da, b):
+        mode = Layout._make(s, d, None if type(s) is tuple else ((s,), (d,)))
+        plain = type(t) is Layout or type(t) is int or type(t) is tuple or not (
+            _is_composed(t) or getattr(t, "_is_swizzle", False))
+        r = _compose_tiler(mode, t) if plain else composition(mode, t)
+        if type(r) is not Layout:
+            raise TypeError(f"composition: mode results must be plain layouts, got {r}")
+        shapes.append(r.shape)
+        strides.append(r.stride)
+    return Layout._make(tuple(shapes), tuple(strides))
+
+
 def _compose_layouts(a: Layout, b: Layout) -> Layout:
-    if f2_algebra.is_f2_layout(a) or f2_algebra.is_f2_layout(b):
+    if F2.made and (f2_algebra.is_f2_layout(a) or f2_algebra.is_f2_layout(b)):
         return f2_algebra.compose(a, b)
-    basis = ScaledBasis in map(type, flat_modes(b)[1])
-    flat = _coalesce_x(a, coprofile(b) if basis else 0)
+    fbs, fbd = flat_modes(b)
+    if ScaledBasis in map(type, fbd):
+        flat = _coalesce_x(a, coprofile(b))
+        ls, ld = (flat.shape, flat.stride) if type(flat.shape) is tuple else ((flat.shape,), (flat.stride,))
+    else:
+        fas, fad = flat_modes(a)
+        if len(fas) == 1:                       # A is one mode, linear everywhere: A o B scales B's strides
+            return Layout._make(b.shape, _scaled(b.stride, fad[0]))
+        ls, ld = coalesce_x_flat(fas, fad)
+    if len(fbs) == 1:
+        shape, stride = _compose_impl(ls, ld, b.shape, b.stride, a, b, (), None)
+        return Layout._make(shape, stride)
     usage = {}
-    result = _compose_impl(flat.shape, flat.stride, b.shape, b.stride, a, b, (), usage)
-    if len(flat_modes(b)[0]) > 1:
-        for (path, i), (reach, s) in usage.items():
-            ok = reach < s if type(reach) is int and type(s) is int else lt(reach, s)
-            if ok is None:
-                raise fail("composition", f"{reach} < {s}",
-                           f"no-carry condition: B's modes together reach digit {reach} of mode {i} of the "
-                           f"coalesced A (extent {s})", A=a, B=b)
-            if not ok:
-                raise layout_error(
-                    DivisibilityError, "composition", "no-carry condition",
-                    f"B's modes together reach digit {reach} of mode {i} of the coalesced A "
-                    f"(extent {s}), so their sum carries into the next mode, where A is not linear",
-                    A=a, B=b)
-    return result
+    shape, stride = _compose_impl(ls, ld, b.shape, b.stride, a, b, (), usage)
+    for (path, i), (reach, s) in usage.items():
+        ok = reach < s if type(reach) is int and type(s) is int else lt(reach, s)
+        if ok is None:
+            raise fail("composition", f"{reach} < {s}",
+                       f"no-carry condition: B's modes together reach digit {reach} of mode {i} of the "
+                       f"coalesced A (extent {s})", A=a, B=b)
+        if not ok:
+            raise layout_error(
+                DivisibilityError, "composition", "no-carry condition",
+                f"B's modes together reach digit {reach} of mode {i} of the coalesced A "
+                f"(extent {s}), so their sum carries into the next mode, where A is not linear",
+                A=a, B=b)
+    return Layout._make(shape, stride)
 
 
-def _compose_impl(ls, ld, rs, rd, a, b, path, usage) -> Layout:
-    """Compose the flat (coalesced) A ``ls:ld`` with B's mode ``rs:rd``.
+def _scaled(stride, d):
+    """Each leaf of ``stride`` times ``d`` (an int 0 stays the int 0)."""
+    if type(stride) is tuple:
+        return tuple(_scaled(x, d) for x in stride)
+    return 0 if type(stride) is int and stride == 0 else stride * d
+
+
+def _compose_impl(ls, ld, rs, rd, a, b, path, usage):
+    """Compose the flat (coalesced) A ``ls:ld`` (tuples) with B's mode ``rs:rd``: the result's
+    ``(shape, stride)``.
 
     B's stride is divided through A's modes: at each mode it either skips
     whole copies of it (``|stride| % s == 0``) or starts inside it without
     overrunning it, and B's extent splits over the modes it crosses. Each
     condition is decided for ints at once and for sympy leaves where sympy
-    can (else SymbolicError). ``usage[(path, i)]`` accumulates, over B's
-    leaves, the largest digit each leaf reaches in mode ``i`` of A: a sum
-    reaching the mode's extent means B's modes carry into the next mode, and
-    the by-mode result would be wrong.
+    can (else SymbolicError). ``usage[(path, i)]`` (None for a B of one leaf)
+    accumulates, over B's leaves, the largest digit each leaf reaches in mode
+    ``i`` of A: a sum reaching the mode's extent means B's modes carry into
+    the next mode, and the by-mode result would be wrong.
     """
-    if isinstance(rs, tuple):
+    if type(rs) is tuple:
         parts = [_compose_impl(ls, ld, s, d, a, b, path, usage) for s, d in zip(rs, rd)]
-        return Layout._make(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
-    if isinstance(rd, ScaledBasis):
+        return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
+    if type(rd) is ScaledBasis:
         for m in rd.mode:
             if not isinstance(ls, tuple) or m >= len(ls):
                 raise layout_error(RankError, "composition", "basis stride selects a mode A does not have",
                                    f"stride {rd}", A=a, B=b)
             ls, ld = ls[m], ld[m]
-        sub = _coalesce_x(Layout._make(ls, ld))
-        return _compose_impl(sub.shape, sub.stride, rs, rd.value, a, b, rd.mode, usage)
+        sub_s, sub_d = coalesce_x_flat(it.flatten_to_tuple(ls), it.flatten_to_tuple(ld))
+        return _compose_impl(sub_s, sub_d, rs, rd.value, a, b, rd.mode, usage)
     if type(rd) is int and rd == 0:
-        return Layout._make(rs, 0)
-    if not isinstance(ls, tuple):
-        return Layout._make(rs, rd * ld)
+        return rs, 0
+    if len(ls) == 1:
+        return rs, rd * ld[0]
 
     sg = (1 if rd > 0 else -1) if type(rd) is int else sign(rd, "composition", A=a, B=b)
     res_s, res_d = [], []
@@ -214,16 +264,19 @@ def _compose_impl(ls, ld, rs, rd, a, b, path, usage) -> Layout:
                 A=a, B=b)
         res_s.append(new_shape)
         res_d.append(sg * ar * d)
-        u = usage.setdefault((path, i), [0, s])
-        u[0] += (new_shape - 1) * ar
+        if usage is not None:
+            u = usage.setdefault((path, i), [0, s])
+            u[0] += (new_shape - 1) * ar
         rest_shape = rest_shape // new_shape if static else exact_div(rest_shape, new_shape)
         ar = next_ar
     if not res_s:
-        return Layout._make(rest_shape, sg * ar * ld[-1])
+        return rest_shape, sg * ar * ld[-1]
     if rest_shape != 1:
         res_s.append(rest_shape)
         res_d.append(sg * ar * ld[-1])
-    return _unwrap(res_s, res_d)
+    if len(res_s) == 1:
+        return res_s[0], res_d[0]
+    return tuple(res_s), tuple(res_d)
 
 
 def _stride_step(s, ar, n):

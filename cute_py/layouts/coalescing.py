@@ -10,7 +10,6 @@ Results are memoized on the (immutable, hashable) operands.
 from __future__ import annotations
 
 import builtins
-from functools import lru_cache
 
 from . import int_tuple as it
 from .errors import _r, names_caller
@@ -39,31 +38,48 @@ def _unwrap(s, d):
     return Layout._make(tuple(s), tuple(d))
 
 
-def _bw_coalesce(flat_s, flat_d, last_s, last_d) -> Layout:
-    """CuTe's back-to-front coalesce of flat modes, starting from the last mode."""
-    new_s, new_d = [last_s], [last_d]
-    for i in range(len(flat_s) - 2, -1, -1):
-        s, d = flat_s[i], flat_d[i]
+def _bw_coalesce(fs, fd, last_s, last_d) -> Layout:
+    """CuTe's back-to-front coalesce of the flat modes ``fs:fd``, the last mode taken as ``last_s:last_d``."""
+    shape, stride = flat = bw_coalesce_flat(fs, fd, last_s, last_d)
+    if len(shape) == 1:
+        return Layout._make(shape[0], stride[0], flat)
+    return Layout._make(shape, stride, flat)
+
+
+def bw_coalesce_flat(fs, fd, last_s, last_d):
+    """:func:`_bw_coalesce` on flat tuples: the coalesced ``(shapes, strides)``, ``((1,), (0,))`` for size 1."""
+    out_s, out_d = [], []
+    cs, cd = last_s, last_d                  # the mode being grown, front-most so far
+    for i in range(len(fs) - 2, -1, -1):
+        s = fs[i]
         if s == 1:
             continue
-        if len(new_s) == 1 and new_s[0] == 1:
-            new_s[0], new_d[0] = s, d
-        elif s * d == new_d[0]:  # symbolic leaves: equal as sympy expressions (canonical forms)
-            new_s[0] *= s
-            new_d[0] = d
+        d = fd[i]
+        if cs == 1:
+            cs, cd = s, d
+        elif s * d == cd:                    # symbolic leaves: equal as sympy expressions (canonical forms)
+            cs *= s
+            cd = d
         else:
-            new_s.insert(0, s)
-            new_d.insert(0, d)
-    if len(new_s) == 1 and new_s[0] == 1:
-        return Layout._make(1, 0)
-    return _unwrap(new_s, new_d)
+            out_s.append(cs)
+            out_d.append(cd)
+            cs, cd = s, d
+    if not out_s:
+        return _UNIT_FLAT if cs == 1 else ((cs,), (cd,))
+    out_s.append(cs)
+    out_d.append(cd)
+    out_s.reverse()
+    out_d.reverse()
+    return tuple(out_s), tuple(out_d)
 
 
-@lru_cache(maxsize=_CACHE)
+_UNIT_FLAT = ((1,), (0,))
+
+
 def _coalesce(layout: Layout) -> Layout:
     fs, fd = flat_modes(layout)
     if not fs:
-        return Layout._make(1, 0)
+        return Layout._make(1, 0, _UNIT_FLAT)
     if F2.made and F2 in builtins.map(type, fd):
         fd = _f2_as_int(fs, fd)
     return _bw_coalesce(fs, fd, fs[-1], fd[-1])
@@ -83,11 +99,17 @@ def _coalesce_x(layout: Layout, profile=0) -> Layout:
         return transform_layout(layout, profile, _coalesce_x)
     fs, fd = flat_modes(layout)
     if not fs:
-        return Layout._make(1, 0)
+        return Layout._make(1, 0, _UNIT_FLAT)
     return _bw_coalesce(fs, fd, 2 if fs[-1] == 1 else fs[-1], fd[-1])
 
 
-@names_caller
+def coalesce_x_flat(fs, fd):
+    """:func:`_coalesce_x` of the flat modes ``fs:fd`` as flat ``(shapes, strides)``."""
+    if not fs:
+        return _UNIT_FLAT
+    return bw_coalesce_flat(fs, fd, 2 if fs[-1] == 1 else fs[-1], fd[-1])
+
+
 def coalesce(layout, profile=None):
     """Merge modes without changing the layout as a function on its domain.
 
@@ -107,6 +129,13 @@ def coalesce(layout, profile=None):
     >>> print(coalesce(Layout((2, (1, 6)), (1, (6, 2))), (1, 1)))
     (2,6):(1,2)
     """
+    if type(layout) is Layout and profile is None:
+        return _coalesce(layout)
+    return _coalesce_any(layout, profile)
+
+
+@names_caller(op="coalesce")
+def _coalesce_any(layout, profile):
     if _is_tensor(layout):
         return layout._apply(coalesce, profile)
     if _is_composed(layout):

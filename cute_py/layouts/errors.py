@@ -272,10 +272,12 @@ def size_limit_error(op: str, operand: str, value, size: int, limit: int, unit: 
 _LEAD = re.compile(r"^([A-Za-z_][\w.]*)(?:\(\))?:")
 
 
-def names_caller(fn):
+def names_caller(fn=None, *, op=None):
     """Decorate a public function that delegates: a plain TypeError/ValueError led by the name of the function
     it delegated to (``"logical_divide: expected a Layout ..."``) is re-raised led by ``fn``'s own name too, so
     the message names the function the user called (LayoutError subclasses already do, via :func:`in_operation`).
+    ``op`` names the user's function where ``fn`` is the general path behind a fast one
+    (``@names_caller(op="composition")``).
 
     >>> @names_caller
     ... def outer(x):
@@ -285,7 +287,9 @@ def names_caller(fn):
       ...
     TypeError: outer: inner: expected a Layout, got 1
     """
-    op = fn.__name__
+    if fn is None:
+        return functools.partial(names_caller, op=op)
+    op = op or fn.__name__
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):

@@ -132,16 +132,17 @@ class Layout:
         _set_shape(self, shape)
         _set_stride(self, stride)
         _set_hash(self, None)
-        _set_flat(self, None)
+        _set_flat(self, (it.flatten_to_tuple(shape), it.flatten_to_tuple(stride)))
 
     @staticmethod
-    def _make(shape, stride):
-        """Fast constructor for an already-validated shape and stride (internal)."""
+    def _make(shape, stride, flat=None):
+        """Fast constructor for an already-validated shape and stride (internal); ``flat`` is their
+        ``flatten_to_tuple`` where the caller has it."""
         self = _new(Layout)
         _set_shape(self, shape)
         _set_stride(self, stride)
         _set_hash(self, None)
-        _set_flat(self, None)
+        _set_flat(self, flat)
         return self
 
     def __setattr__(self, name, value):
