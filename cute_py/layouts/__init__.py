@@ -4,6 +4,7 @@ from . import dtypes, int_tuple
 from .algebra import complement, composition, left_inverse, right_inverse
 from .domain import domain_distribute, max_common_layout, max_common_vector, nullspace
 from .coalescing import coalesce, coalesce_z, filter, filter_zeros
+from .common import common_coarsening, common_refinement, greatest_common_domain, layout_add
 from .basis import ArithmeticTuple, E, ScaledBasis, make_basis_like
 from .dtypes import DType, dtype
 from .f2 import F2
@@ -47,6 +48,7 @@ __all__ = [
     "slice_", "slice_and_offset", "dice", "domain_offset",
     "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse",
     "left_inverse", "nullspace", "max_common_layout", "max_common_vector", "domain_distribute",
+    "common_refinement", "common_coarsening", "greatest_common_domain", "layout_add",
     "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
     "logical_product", "zipped_product", "tiled_product", "flat_product",
     "blocked_product", "raked_product", "tile_to_shape", "tile_unzip", "layout_ceil_div", "evenly_divides",
