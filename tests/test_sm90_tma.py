@@ -301,13 +301,137 @@ def test_describe_names_each_argument():
 
 
 def test_hierarchical_gmem_modes_contiguous_in_gmem_are_merged():
-    """Issue 16: (4096,(64,64)):(4096,(1,64)) is the flat (4096,4096):(4096,1), as CuTe coalesces gmem modes;
-    a hierarchical mode whose parts are not contiguous is still refused, with the reason."""
+    """Issue 16: (4096,(64,64)):(4096,(1,64)) is the flat (4096,4096):(4096,1), as CuTe coalesces gmem modes."""
     smem = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((64, 64), (64, 1)))
     flat = make_tma_params(Layout((4096, 4096), (4096, 1)), smem, "bf16")
     assert make_tma_params(Layout((4096, (64, 64)), (4096, (1, 64))), smem, "bf16") == flat
     M, K = sympy.symbols("M K", integer=True, positive=True)
     sym = make_tma_params(Layout((M, (64, K)), (64 * K, (1, 64))), smem, "bf16")
     assert sym.global_dim == (64 * K, M)
-    with pytest.raises(TmaError, match="contiguous in gmem"):
-        make_tma_params(Layout((4096, (64, 64)), (4096, (1, 8192))), smem, "bf16")
+
+
+# --------------------------------------------------------------------------- hierarchical gmem, parts not contiguous
+# Each part of a hierarchical gmem mode that coalescing leaves is its own TMA dim (CuTe: one basis E<g,p> per
+# gmem leaf in tma_gbasis). Checked by brute force: every element the tensor map addresses for every copy of
+# a tile is the layout's offset of the tile element that lands at that smem index.
+
+def tma_reads(p, coords):
+    """Element offsets the tensor map reads for one box at TMA ``coords``, in smem order (dim 0 fastest)."""
+    nbytes = p.dtype.bits // 8
+    strides = (1,) + tuple(s // nbytes for s in p.global_strides)
+    out = []
+    for e in itertools.product(*(range(b) for b in reversed(p.box_dim))):
+        e = e[::-1]
+        assert all(0 <= c + x < d for c, x, d in zip(coords, e, p.global_dim)), (coords, e, p.global_dim)
+        out.append(sum((c + x) * s for c, x, s in zip(coords, e, strides)))
+    return out
+
+
+def check_tile_by_brute_force(gmem, smem, p, tile_coord):
+    """Every copy of tile ``tile_coord`` reads, at each smem index, the gmem element of that tile coordinate."""
+    inner = getattr(smem, "inner", smem)
+    tiler = p.cta_tiler
+    tile_of = {inner(*crd): crd for crd in itertools.product(*(range(c) for c in tiler))}
+    box = prod(p.box_dim)
+    origin = [t * c for t, c in zip(tile_coord, tiler)]
+    for q in range(p.copies_per_tile):
+        first = tile_of[q * box]
+        coords = p.tma_coords(tuple(o + c for o, c in zip(origin, first)))
+        if q == 0:
+            assert coords == p.box_coords(tile_coord)
+        for i, off in enumerate(tma_reads(p, coords)):
+            crd = tile_of[q * box + i]
+            assert off == gmem(*(o + c for o, c in zip(origin, crd))), (q, i, crd)
+
+
+MN_KFIRST = tile_smem(smem_atom("MN", 128, "bf16"), 128, 64, major="MN")
+HIER = [
+    # (id, gmem, smem, box_dim, global_dim, global_strides (bytes), gmem_modes, gmem_parts, copies per tile)
+    # A K-major, M = (64,64) walking a (64 m0, 64 m1, 256 k) tensor's dims 0 and 1 in reverse order
+    ("K_major_M_split", Layout(((64, 64), 256), ((16384, 256), 1)), k_tile(128, 128, 64, "bf16"),
+     (64, 64, 2), (256, 64, 64), (32768, 512), (1, 0, 0), (0, 0, 1), 1),
+    # A M-major, M = (64,64):(1,8192): the 128-row tile is box (64, 2) over M's parts
+    ("MN_major_M_split_kfirst", Layout(((64, 64), 128), ((1, 8192), 64)), MN_KFIRST,
+     (64, 64, 2), (64, 128, 64), (128, 16384), (0, 1, 0), (0, 0, 1), 1),
+    ("MN_major_M_split_default", Layout(((64, 64), 128), ((1, 8192), 64)),
+     tile_to_shape(smem_atom("MN", 128, "bf16"), (128, 64)), (64, 8, 2), (64, 128, 64), (128, 16384),
+     (0, 1, 0), (0, 0, 1), 8),
+    # K = (64,4) split, a 128-wide K tile spans both parts
+    ("K_split_two_parts", Layout((256, (64, 4)), (64, (1, 16384))), k_tile(128, 128, 128, "bf16"),
+     (64, 128, 2), (64, 256, 4), (128, 32768), (1, 0, 1), (0, 0, 1), 1),
+    # K = (128,4): the 64-wide tile stops inside part 0; part 1 is a box dim of extent 1
+    ("K_tile_inside_a_part", Layout((256, (128, 4)), (512, (1, 65536))), k_tile(128, 128, 64, "bf16"),
+     (64, 128, 1), (128, 256, 4), (1024, 131072), (1, 0, 1), (0, 0, 1), 1),
+    # five leaves, five TMA dims: M = (8,8,4), K = (64,2)
+    ("rank5", Layout(((8, 8, 4), (64, 2)), ((512, 64, 4096), (1, 16384))), k_tile(128, 128, 64, "bf16"),
+     (64, 8, 8, 2, 1), (64, 8, 8, 4, 2), (1024, 128, 8192, 32768), (1, 0, 0, 0, 1), (0, 0, 1, 2, 1), 1),
+]
+
+
+@pytest.mark.parametrize("row", HIER, ids=lambda r: r[0])
+def test_hierarchical_gmem_parts_become_tma_dims(row):
+    _, g, s, box, gdim, gstrides, modes, parts, copies = row
+    p = make_tma_params(g, s, "bf16")
+    assert (p.box_dim, p.global_dim, p.global_strides) == (box, gdim, gstrides)
+    assert (p.gmem_modes, p.gmem_parts, p.copies_per_tile, p.rank) == (modes, parts, copies, len(box))
+    assert validate_tma(g, s, "bf16") == []
+    n_tiles = [ext // t for ext, t in zip((prod(x) if isinstance(x, tuple) else x for x in g.shape), p.cta_tiler)]
+    for tile in itertools.product(*(sorted({0, 1, n - 1}) for n in n_tiles)):
+        check_tile_by_brute_force(g, s, p, tile)
+
+
+def test_hierarchical_tma_coords_split_the_mode_coordinate():
+    p = make_tma_params(Layout((256, (128, 4)), (512, (1, 65536))), k_tile(128, 128, 64, "bf16"), "bf16")
+    # K coordinate x -> (x % 128, x // 128); M stays whole
+    assert p.tma_coords((5, 200)) == (72, 5, 1)
+    assert [p.box_coords((0, j)) for j in range(4)] == [(0, 0, 0), (64, 0, 0), (0, 0, 1), (64, 0, 1)]
+    # past the end of the outermost part the coordinate is not wrapped (the TMA fills it out of bounds)
+    assert p.tma_coords((0, 4 * 128)) == (0, 0, 4)
+
+
+def test_hierarchical_multicast_slices_cover_the_box():
+    g = Layout(((64, 64), 256), ((16384, 256), 1))
+    full = make_tma_params(g, k_tile(128, 128, 64, "bf16"), "bf16")
+    p = make_tma_params(g, k_tile(128, 128, 64, "bf16"), "bf16", multicast=2)
+    assert p.box_dim == (64, 64, 1) and p.full_box_dim == (64, 64, 2)
+    reads = [x for r in range(2) for x in tma_reads(p, p.box_coords((3, 2), cta_rank=r))]
+    assert reads == tma_reads(full, full.box_coords((3, 2)))
+
+
+def test_hierarchical_describe_names_the_parts():
+    p = make_tma_params(Layout(((64, 64), 256), ((16384, 256), 1)), k_tile(128, 128, 64, "bf16"), "bf16")
+    text = p.describe()
+    for needle in ("dim 0: gmem mode 1, globalDim 256", "dim 1: gmem mode 0 part 0, globalDim 64, stride 32768 bytes",
+                   "dim 2: gmem mode 0 part 1, globalDim 64, stride 512 bytes, box 2"):
+        assert needle in text, needle
+
+
+def test_hierarchical_bind_and_symbolic_outer_part():
+    M1, ld = sympy.symbols("M1 ld", integer=True, positive=True)
+    p = make_tma_params(Layout(((64, M1), 128), ((1, ld), 64)), MN_KFIRST, "bf16")
+    assert p.global_dim == (64, 128, M1) and p.global_strides == (128, 2 * ld) and p.mode_parts == ((64,), ())
+    b = p.bind(((64, 32), 128), ((1, 8192), 64))
+    assert b.global_dim == (64, 128, 32) and b.global_strides == (128, 16384)
+    assert b == make_tma_params(Layout(((64, 32), 128), ((1, 8192), 64)), MN_KFIRST, "bf16")
+    with pytest.raises(TmaError, match=r"parts \(32, 64\).*inner parts \(64,\)"):
+        p.bind(((32, 64), 128), ((1, 8192), 64))
+    with pytest.raises(TmaError, match=r"globalStrides\[2\] = 24 bytes \(gmem mode 0 part 1\)"):
+        p.bind(((64, 32), 128), ((1, 12), 64))
+
+
+def test_hierarchical_refusals():
+    s = k_tile(128, 128, 64, "bf16")
+    # a part whose byte stride breaks the 16-byte rule
+    assert validate_tma(Layout(((64, 2), 64), ((64, 4), 1)), s, "bf16") == [
+        "globalStrides[2] = 8 bytes (gmem mode 0 part 1): must be a multiple of 16 and < 2^40"]
+    # six leaves: more TMA dims than the 5 the hardware has
+    six = Layout(((8, 8, 4), (64, 2, 2)), ((512, 64, 4096), (1, 16384, 65536)))
+    (problem,) = validate_tma(six, s, "bf16")
+    assert problem.startswith("rank 6 > 5 (one TMA dim per gmem leaf: gmem mode 1 part 0, gmem mode 0 part 0")
+    # the tile does not split over the parts
+    with pytest.raises(TmaError, match=r"tile extent 128 along gmem mode 0 does not split over its parts \(12, 64\)"):
+        make_tma_params(Layout(((12, 64), 64), ((64, 8192), 1)), s, "bf16")
+    # a symbolic inner part: the split of a coordinate over the parts is unknown
+    P = sympy.Symbol("P", integer=True, positive=True)
+    with pytest.raises(TmaError, match="symbolic inner parts"):
+        make_tma_params(Layout(((P, 64), 64), ((64, 8192), 1)), s, "bf16")
