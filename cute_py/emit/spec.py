@@ -113,12 +113,17 @@ def gmem_problems(layout, modes: tuple) -> list:
     []
     >>> gmem_problems(parse("(K,M):(1,K)"), ("M", "K"))
     ["gmem layout '(K,M):(1,K)': modes must be named ('M', 'K'), found ('K', 'M')"]
+    >>> gmem_problems(parse("((64,M1),K):((1,ldm),lda)"), ("M", "K"))[0][:67]
+    "gmem layout '((64,M1),K):((1,ldm),lda)': a hierarchical mode is not"
     """
     text = str(layout)
     if not isinstance(layout, Layout) or not isinstance(layout.shape, tuple) or len(layout.shape) not in (2, 3):
         return [f"gmem layout {text!r} is not of the form '({modes[0]},{modes[1]}):(s0,s1)' "
                 f"(CuTe notation, symbolic extents; a third mode {GROUP_MODE} for groups or batches)"]
     shape, stride = layout.shape, layout.stride
+    if any(isinstance(x, tuple) for x in shape):
+        return [f"gmem layout {text!r}: a hierarchical mode is not emitted (the kernel prints one TMA coordinate "
+                f"per flat mode); make_tma_params builds TMA parameters for it, one TMA dim per part"]
     problems = []
     if len(shape) == 3:
         modes = tuple(modes) + (GROUP_MODE,)
