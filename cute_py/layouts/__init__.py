@@ -1,9 +1,9 @@
 """The CuTe layout algebra in pure Python (``cute_py.layouts``); everything is re-exported at ``cute_py``."""
 
 from . import dtypes, int_tuple
-from .algebra import complement, composition, left_inverse, right_inverse
+from .algebra import complement, left_inverse, right_inverse
 from .domain import domain_distribute, max_common_layout, max_common_vector, nullspace
-from .coalescing import coalesce, coalesce_z, filter, filter_zeros
+from .coalescing import filter, filter_zeros
 from .common import common_coarsening, common_refinement, greatest_common_domain, layout_add
 from .basis import ArithmeticTuple, E, ScaledBasis, make_basis_like
 from .dtypes import DType, dtype
@@ -15,10 +15,7 @@ from .errors import (
     SymbolicError,
 )
 from .int_tuple import _, Underscore
-from .layout import (
-    Layout, LayoutLeft, LayoutRight, coprofile, coshape, cosize, crd2idx, depth, dice, get,
-    is_layout, rank, shape, size, slice_, slice_and_offset, stride,
-)
+from .layout import Layout, LayoutLeft, LayoutRight, coprofile, crd2idx, dice, is_layout, slice_, slice_and_offset
 from .make import make_identity_layout, make_layout, make_layout_like, make_ordered_layout, tiler_to_layout
 from .modes import append, domain_offset, flatten, squeeze, group, prepend, replace, select, take, unflatten, zip
 from .parse import parse
@@ -31,16 +28,20 @@ from .tensor import (
 from .tensor_print import print_tensor
 from .walk import coordinates, leaves, values
 from .tiling import (
-    blocked_product, evenly_divides, flat_divide, flat_product, layout_ceil_div, logical_divide, logical_product,
-    raked_product, tile_to_shape, tile_unzip, tiled_divide, tiled_product, zipped_divide,
-    zipped_product,
+    blocked_product, evenly_divides, flat_divide, flat_product, layout_ceil_div, raked_product, tile_to_shape,
+    tile_unzip, tiled_divide, tiled_product, zipped_product,
+)
+# The mode-addressed forms (op[i](A, ...), op(A, ..., mode=i)) of these; the modules above call the plain ones.
+from .mode_ops import (
+    ModeOp, coalesce, coalesce_z, composition, coshape, cosize, depth, get, logical_divide, logical_product, rank,
+    shape, size, stride, zipped_divide,
 )
 
 __all__ = [
     "int_tuple", "_", "Underscore",
     "Layout", "LayoutLeft", "LayoutRight", "ComposedLayout", "Swizzle", "ScaledBasis",
     "ArithmeticTuple", "E", "make_basis_like", "F2", "f2_layout", "LinearLayout", "to_linear_layout", "from_linear_layout",
-    "coalesce_z", "squeeze", "tiler_to_layout", "leaves", "coordinates", "values",
+    "ModeOp", "coalesce_z", "squeeze", "tiler_to_layout", "leaves", "coordinates", "values",
     "make_layout", "make_ordered_layout", "make_layout_like", "make_fragment_like",
     "make_identity_layout", "make_swizzle", "is_layout",
     "size", "cosize", "rank", "depth", "shape", "stride", "coshape", "coprofile", "crd2idx",
