@@ -325,6 +325,25 @@ def test_tma_model_detects_a_wrong_swizzle():
     assert not np.array_equal(gpu_cases.emulate_tma(case, values), case.expected_image(values))
 
 
+@pytest.mark.parametrize("name", sorted(gpu_cases.HIER_CASES))
+def test_tma_model_matches_hierarchical_gmem(name):
+    """Issue 16: a hierarchical gmem layout whose parts are not contiguous, one TMA dim per part: the hardware
+    model reading through the descriptor's dims and strides gives the tile of the logical (MN, K) matrix
+    (numpy's transpose + reshape of the array) at cute_py's smem offsets."""
+    case = gpu_cases.hier_tma_case(name)
+    values = case.gmem_values(seed=7)
+    a = gpu_cases.logical_matrix(case, values)
+    (mn, k), (i, j) = case.tile, case.tile_coord
+    want = np.zeros(mn * k, dtype=values.dtype)
+    want[gpu_cases.smem_offsets(case.smem, mn, k).reshape(-1)] = a[i * mn:(i + 1) * mn, j * k:(j + 1) * k].reshape(-1)
+    assert np.array_equal(gpu_cases.emulate_tma(case, values), want)
+    assert np.array_equal(case.expected_image(values), want)
+    assert case.params.bytes_per_copy * len(case.copies) == case.tile_bytes
+    # every TMA dim is one dimension of the array (the tensor map's own check on the device array)
+    arr = rt.as_device_array(0x7F0000000000, shape=case.array_shape, dtype="bf16")
+    assert tmod._check_array(arr, rt.encode_args(arr.ptr, case.params), case.params) == []
+
+
 def test_wgmma_case_tables():
     case = gpu_cases.wgmma_case(128, "K", 128)
     assert sorted(case.c_index.tolist()) == list(range(64 * 128))     # the C TV layout covers the tile once

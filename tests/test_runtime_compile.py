@@ -422,7 +422,7 @@ sys.path.insert(0, os.path.join(HERE, "gpu"))
 import cases as gpu_cases  # noqa: E402
 
 GPU_CASES = ([("tma", m, t, s) for m in gpu_cases.MAJORS for t in gpu_cases.TMA_DTYPES for s in gpu_cases.SWIZZLES]
-             + [("multicast", c) for c in (2, 4)]
+             + [("multicast", c) for c in (2, 4)] + [("hier", n) for n in sorted(gpu_cases.HIER_CASES)]
              + [("wgmma", n, m, s) for m in gpu_cases.MAJORS for s in gpu_cases.SWIZZLES for n in gpu_cases.WGMMA_NS])
 
 
@@ -432,6 +432,8 @@ def _build(spec):
         return gpu_cases.tma_case(*spec[1:])
     if kind == "multicast":
         return gpu_cases.multicast_case(spec[1])
+    if kind == "hier":
+        return gpu_cases.hier_tma_case(spec[1])
     return gpu_cases.wgmma_case(*spec[1:])
 
 

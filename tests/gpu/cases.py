@@ -8,17 +8,20 @@ a model of the TMA hardware (:func:`emulate_tma`); tests/gpu runs them.
   verbatim; element at tile coordinate ``c`` must sit at ``smem_layout(c)``.
 - :func:`wgmma_case`: one 64xNxK block of ``wgmma.mma_async`` (K/16 instructions) with
   descriptors from ``make_gmma_desc``, accumulators stored through the GMMA C TV layout.
+- :func:`hier_tma_case`: the same through a hierarchical gmem layout whose parts are not contiguous (a
+  permuted array viewed as a matrix): one TMA dim per part, up to a 5-D tensor map.
 - :func:`multicast_case`: a cluster loads one tile with TMA multicast, each CTA
   issuing its slice (``make_tma_params(..., multicast=n)``); every CTA must receive the whole tile.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from cute_py import Layout
+from cute_py import Layout, tile_to_shape
 from cute_py.arch.sm90 import make_gmma_desc, make_tma_params, smem_atom, tile_smem
 from cute_py.atoms.mma import gmma
 from cute_py.dtypes import dtype as cute_dtype
@@ -220,7 +223,8 @@ def tma_case(major: str, t, swizzle: int) -> TmaCase:
     kid = f"{major}-{t.name}-sw{swizzle}"
     src = PRELUDE + _TMA_KERNEL.format(
         id=kid, smem=smem, params=params.box_dim, swizzle=params.swizzle, n_copies=len(copies),
-        bytes_per_copy=params.bytes_per_copy, tile_words=tile_bytes // 4, tile_bytes=tile_bytes)
+        bytes_per_copy=params.bytes_per_copy, tile_words=tile_bytes // 4, tile_bytes=tile_bytes,
+        load=_load_call(2, params.bytes_per_copy))
     return TmaCase(kid, t, major, swizzle, tile, smem, gmem, shape, params, tile_coord, copies, src,
                    "tma_roundtrip", tile_bytes=tile_bytes, dyn_smem=tile_bytes + SMEM_ALIGN)
 
@@ -246,7 +250,7 @@ tma_roundtrip(const __grid_constant__ TmaDesc desc, const int* __restrict__ coor
   if (threadIdx.x == 0) {{
     mbar_expect_tx(b, {n_copies}u * {bytes_per_copy}u);     // copies x TmaParams.bytes_per_copy
     for (int i = 0; i < {n_copies}; ++i)
-      tma_load_2d(base + i * {bytes_per_copy}u, &desc, b, coords[2 * i], coords[2 * i + 1]);
+      {load};
   }}
   const u32 ok = mbar_wait(b, 0);
   if (threadIdx.x == 0) status[0] = ok ? 1u : 2u;     // 1: loaded, 2: timed out
@@ -259,37 +263,116 @@ tma_roundtrip(const __grid_constant__ TmaDesc desc, const int* __restrict__ coor
 def emulate_tma(case: TmaCase, values: np.ndarray, rank_copies=None) -> np.ndarray:
     """What the TMA hardware writes to smem, from the CUDA documentation of tiled mode and swizzling.
 
-    For each copy: box element ``(b0, b1)`` (``b0`` innermost) is read at gmem
-    coordinates ``coords + b`` along the TMA dims and written at byte
-    ``o = copy_offset + (b0 + box0 * b1) * size``, swizzled as
+    For each copy: box element ``b = (b0, b1, ...)`` (``b0`` innermost, any
+    rank) is read at element offset ``sum((coords[i] + b[i]) * stride[i])``
+    (stride 1 for dim 0, then ``globalStrides / size``) and written at byte
+    ``o = copy_offset + (b0 + box0 * (b1 + box1 * ...)) * size``, swizzled as
     ``o ^ (((o >> 7) & mask) << 4)`` (16-byte chunks XORed with the 128-byte
     row index within the 1024-byte aligned pattern). Independent of cute_py's
     layouts, so agreement with :meth:`TmaCase.expected_image` checks them.
     """
     p = case.params
     nbytes = p.dtype.bits // 8
+    strides = (1,) + tuple(int(x) // nbytes for x in p.global_strides)
     flat = values.reshape(-1)
     img = np.zeros(case.tile_bytes // nbytes, dtype=values.dtype)
     written = np.zeros(img.shape, dtype=bool)
     mask = SWIZZLE_MASK[p.swizzle]
-    box0, box1 = p.box_dim
     for off, coords in (case.copies if rank_copies is None else rank_copies):
-        for b1 in range(box1):
-            for b0 in range(box0):
-                g = [0, 0]
-                g[p.gmem_modes[0]] = coords[0] + b0
-                g[p.gmem_modes[1]] = coords[1] + b1
-                o = off + (b0 + box0 * b1) * nbytes
-                o ^= ((o >> 7) & mask) << 4
-                assert not written[o // nbytes], "two box elements land on one smem element"
-                written[o // nbytes] = True
-                img[o // nbytes] = flat[case.gmem(*g)]
+        for n, b in enumerate(itertools.product(*(range(x) for x in reversed(p.box_dim)))):
+            b = b[::-1]
+            assert all(0 <= c + x < d for c, x, d in zip(coords, b, p.global_dim)), "a box element is out of bounds"
+            o = off + n * nbytes
+            o ^= ((o >> 7) & mask) << 4
+            assert not written[o // nbytes], "two box elements land on one smem element"
+            written[o // nbytes] = True
+            img[o // nbytes] = flat[sum((c + x) * st for c, x, st in zip(coords, b, strides))]
     assert written.all(), "the copies do not cover the tile"
     return img
 
 
 def all_tma_cases():
     return [tma_case(m, t, s) for m in MAJORS for t in TMA_DTYPES for s in SWIZZLES]
+
+
+# ---------------------------------------------------------------------------
+# TMA from a hierarchical gmem layout whose parts are not contiguous (issue 16): one TMA dim per part
+
+
+def _load_call(rank: int, bytes_per_copy: int) -> str:
+    """Issue ``i`` of the round-trip kernel: a ``rank``-D TMA load of ``coords[rank*i .. rank*i + rank - 1]``."""
+    cs = ", ".join(f"coords[{rank} * i + {d}]" for d in range(rank))
+    return f"tma_load_{rank}d(base + i * {bytes_per_copy}u, &desc, b, {cs})"
+
+
+def _tma_load_nd(rank: int) -> str:
+    """The ``cp.async.bulk.tensor.{rank}d`` load (the PRELUDE has the 2-D one)."""
+    params = ", ".join(f"int c{d}" for d in range(rank))
+    regs = ", ".join(f"%{d + 2}" for d in range(rank))
+    args = ", ".join(f'"r"(c{d})' for d in range(rank))
+    return (f"__device__ __forceinline__ void tma_load_{rank}d(u32 dst, const TmaDesc* desc, u32 bar, {params}) {{\n"
+            f'  asm volatile("cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes '
+            f'[%0], [%1, {{{regs}}}], [%{rank + 2}];"\n'
+            f'               :: "r"(dst), "l"((u64)desc), {args}, "r"(bar) : "memory");\n}}\n')
+
+
+# name -> (C-order array shape, gmem layout (MN, K) over its element offsets, the array axes in the order
+# (MN outer..inner, K outer..inner) so that values.transpose(axes).reshape(MN, K) is the logical matrix,
+# smem major, smem order ("kfirst": tile_smem; "default": tile_to_shape), (MN, K) tile)
+HIER_CASES = {
+    # M = (64,4) walking array dims 0 and 1 in reverse: A K-major, box (64 K, 64 m0, 2 m1)
+    "K_major_M_split": ((64, 4, 128), Layout(((64, 4), 128), ((512, 128), 1)), (1, 0, 2), "K", "kfirst",
+                        (128, 64)),
+    # M = (64,4):(1,8192) M-major: the 128-row tile is box (64, 2) over M's parts
+    "MN_major_M_split": ((4, 128, 64), Layout(((64, 4), 128), ((1, 8192), 64)), (0, 2, 1), "MN", "kfirst",
+                         (128, 64)),
+    "MN_major_M_split_default": ((4, 128, 64), Layout(((64, 4), 128), ((1, 8192), 64)), (0, 2, 1), "MN",
+                                 "default", (128, 64)),
+    # K = (64,4):(1,16384): a 128-wide K tile spans both parts
+    "K_split": ((4, 256, 64), Layout((256, (64, 4)), (64, (1, 16384))), (1, 0, 2), "K", "kfirst", (128, 128)),
+    # five leaves, a 5-D tensor map: M = (8,8,4), K = (64,2)
+    "rank5": ((2, 4, 8, 8, 64), Layout(((8, 8, 4), (64, 2)), ((512, 64, 4096), (1, 16384))), (1, 3, 2, 0, 4),
+              "K", "kfirst", (128, 64)),
+}
+
+
+def logical_matrix(case: TmaCase, values):
+    """The (MN, K) matrix the hierarchical gmem layout views: ``values.transpose(axes).reshape(MN, K)`` (numpy
+    or torch, whose ``permute`` has the same meaning)."""
+    axes = case.extra["axes"]
+    view = values.transpose(axes) if isinstance(values, np.ndarray) else values.permute(*axes)
+    return view.reshape(case.extra["matrix"])
+
+
+def hier_tma_case(name: str) -> TmaCase:
+    """bf16 tile (1, 1) of a hierarchical gmem layout loaded by one ``rank``-D TMA per issue, copied out verbatim."""
+    shape, gmem, axes, major, order, tile = HIER_CASES[name]
+    t = cute_dtype("bf16")
+    atom = smem_atom(major, 128, t)
+    smem = tile_smem(atom, *tile, major=major) if order == "kfirst" else tile_to_shape(atom, tile)
+    params = make_tma_params(gmem, smem, t)
+    tile_coord = (1, 1)
+    inner = getattr(smem, "inner", smem)
+    table = _coord_table(inner)
+    box = it.product(params.box_dim)
+    copies = []
+    for i in range(params.copies_per_tile):
+        c = table[i * box]
+        copies.append((i * box * 2, params.tma_coords((tile[0] + c[0], tile[1] + c[1]))))
+    assert copies[0][1] == params.box_coords(tile_coord)
+    matrix = tuple(it.product(x) if isinstance(x, tuple) else x for x in gmem.shape)
+    tile_bytes = it.product(tile) * 2
+    src = PRELUDE + _tma_load_nd(params.rank) + _TMA_KERNEL.format(
+        id=f"hier-{name}", smem=smem, params=params.box_dim, swizzle=params.swizzle, n_copies=len(copies),
+        bytes_per_copy=params.bytes_per_copy, tile_words=tile_bytes // 4, tile_bytes=tile_bytes,
+        load=_load_call(params.rank, params.bytes_per_copy))
+    case = TmaCase(f"hier-{name}", t, major, 128, tile, smem, gmem, shape, params, tile_coord, copies, src,
+                   "tma_roundtrip", tile_bytes=tile_bytes, dyn_smem=tile_bytes + SMEM_ALIGN,
+                   extra={"axes": axes, "matrix": matrix})
+    probe = np.arange(it.product(shape)).reshape(shape)
+    assert np.array_equal(logical_matrix(case, probe),
+                          np.array([[gmem(m, k) for k in range(matrix[1])] for m in range(matrix[0])]))
+    return case
 
 
 # ---------------------------------------------------------------------------
