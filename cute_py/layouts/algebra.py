@@ -21,9 +21,10 @@ from .errors import DivisibilityError, InjectivityError, LayoutError, RankError,
 from .decide import _and, _not, _or, canon, ceil_div, divides, exact_div, expand, fail, floor_div, le, lt, sign
 from .coalescing import (
     _CACHE, _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, _unwrap, coalesce_x_flat,
+    coalesced_flat,
 )
 from .int_tuple import _, is_int, is_sym
-from .layout import ALGEBRA, Layout, _is_tensor, _modes, coprofile, flat_modes
+from .layout import ALGEBRA, Layout, _is_tensor, _modes, coprofile, flat_modes, require_nonempty
 
 __all__ = [
     "composition", "complement", "right_inverse", "left_inverse",
@@ -148,10 +149,12 @@ def _compose_by_mode(a: Layout, b: tuple) -> Layout:
 
 
 def _compose_layouts(a: Layout, b: Layout) -> Layout:
+    require_nonempty("composition", A=a, B=b)
     if F2.made and (f2_algebra.is_f2_layout(a) or f2_algebra.is_f2_layout(b)):
         return f2_algebra.compose(a, b)
     fbs, fbd = flat_modes(b)
     if ScaledBasis in map(type, fbd):
+        basis_algebra.refuse_multi_term("composition", b, A=a, B=b)
         flat = _coalesce_x(a, coprofile(b))
         ls, ld = (flat.shape, flat.stride) if type(flat.shape) is tuple else ((flat.shape,), (flat.stride,))
     else:
@@ -312,7 +315,6 @@ def _shape_step(m, n):
 # complement
 
 
-@names_caller
 def complement(layout, cotarget=None):
     """The layout of the offsets ``layout`` does not reach, ordered, up to ``cotarget``.
 
@@ -336,6 +338,13 @@ def complement(layout, cotarget=None):
     >>> print(complement(Layout(4, K), 1024))
     (K,ceiling(256/K)):(1,4*K)
     """
+    if type(layout) is Layout and (cotarget is None or type(cotarget) is int and cotarget > 0):
+        return _complement(layout, cotarget)
+    return _complement_any(layout, cotarget)
+
+
+@names_caller(op="complement")
+def _complement_any(layout, cotarget):
     if _is_composed(layout):
         return complement(layout.inner, cotarget)
     _require_layout("complement", layout)
@@ -358,6 +367,7 @@ def complement(layout, cotarget=None):
 
 @lru_cache(maxsize=_CACHE)
 def _complement(layout: Layout, cotarget):
+    require_nonempty("complement", layout=layout)
     # filter: drop size-1 and stride-0 modes; sorting by stride replaces CuTe's coalesce+min search.
     modes, last, static = _complement_modes(*flat_modes(layout), layout)
     if not static and basis_algebra.is_basis_layout(layout):
@@ -410,9 +420,12 @@ def _complement(layout: Layout, cotarget):
             raise fail("complement", f"{maybe_unit[0]} > 1",
                        f"the mode of extent {maybe_unit[0]} is dropped when it is 1, and the complement then "
                        f"differs (a stride is not a multiple of the modes below it)", layout=layout)
-    rest_shape = it.product(it.ceil_div(cotarget, res_d[-1]))  # C++: coalesce(ceil_div(cotarget, stride))
-    if type(rest_shape) is not int:
-        rest_shape = canon(rest_shape)
+    if type(cotarget) is int and type(res_d[-1]) is int:
+        rest_shape = -(-cotarget // res_d[-1])
+    else:                                     # C++: coalesce(ceil_div(cotarget, stride))
+        rest_shape = it.product(it.ceil_div(cotarget, res_d[-1]))
+        if type(rest_shape) is not int:
+            rest_shape = canon(rest_shape)
     res_s.append(rest_shape)
     if rest_shape == 1:
         res_d[-1] = 0
@@ -456,7 +469,6 @@ def _complement_modes(fs, fd, layout):
 # inverses
 
 
-@names_caller
 def right_inverse(layout):
     """A layout ``R`` with ``layout(R(i)) == i`` for all ``i < size(R)``, as large as CuTe finds.
 
@@ -471,6 +483,13 @@ def right_inverse(layout):
     >>> print(right_inverse(Layout((4, 2, 3), (2, 1, 0))))
     (2,4):(4,1)
     """
+    if type(layout) is Layout:
+        return _right_inverse(layout)
+    return _right_inverse_any(layout)
+
+
+@names_caller(op="right_inverse")
+def _right_inverse_any(layout):
     if layout is _:
         return _
     if _is_composed(layout) or getattr(layout, "_is_swizzle", False):
@@ -481,7 +500,7 @@ def right_inverse(layout):
 
 @lru_cache(maxsize=_CACHE)
 def _right_inverse(layout: Layout) -> Layout:
-    fs, fd = _modes(_coalesce(layout))
+    fs, fd = coalesced_flat(layout)
     astride = [abs(d) if type(d) is int else None for d in fd]  # C++ skips dynamic strides
     if None in astride:
         kind = _stride_kind(fd)
@@ -507,7 +526,6 @@ def _right_inverse(layout: Layout) -> Layout:
     return _unwrap([fs[k] for k in seq], [it.signum(fd[k]) * rstride[k] for k in seq])
 
 
-@names_caller
 def left_inverse(layout):
     """A layout ``R`` with ``R(layout(i)) == i`` for all ``i < size(layout)``.
 
@@ -523,6 +541,13 @@ def left_inverse(layout):
     >>> print(left_inverse(Layout(4, 2)))
     (2,4):(0,1)
     """
+    if type(layout) is Layout:
+        return _left_inverse(layout)
+    return _left_inverse_any(layout)
+
+
+@names_caller(op="left_inverse")
+def _left_inverse_any(layout):
     if layout is _:
         return _
     if _is_composed(layout) or getattr(layout, "_is_swizzle", False):
@@ -533,7 +558,7 @@ def left_inverse(layout):
 
 @lru_cache(maxsize=_CACHE)
 def _left_inverse(layout: Layout) -> Layout:
-    fs, fd = _modes(_coalesce(layout))
+    fs, fd = coalesced_flat(layout)
     for d in fd:
         if type(d) is not int:
             kind = _stride_kind(fd)
@@ -583,7 +608,7 @@ def _left_inverse(layout: Layout) -> Layout:
         prev = i
     res_s.append(fs[prev])
     res_d.append(pre[prev])
-    return _coalesce(Layout._make(tuple(res_s), tuple(res_d)))
+    return _bw_coalesce(res_s, res_d, res_s[-1], res_d[-1])
 
 
 def _stride_kind(fd):

@@ -77,12 +77,20 @@ _UNIT_FLAT = ((1,), (0,))
 
 
 def _coalesce(layout: Layout) -> Layout:
+    shape, stride = flat = coalesced_flat(layout)
+    if len(shape) == 1:
+        return Layout._make(shape[0], stride[0], flat)
+    return Layout._make(shape, stride, flat)
+
+
+def coalesced_flat(layout: Layout):
+    """The flat modes ``(shapes, strides)`` of ``coalesce(layout)``."""
     fs, fd = flat_modes(layout)
     if not fs:
-        return Layout._make(1, 0, _UNIT_FLAT)
+        return _UNIT_FLAT
     if F2.made and F2 in builtins.map(type, fd):
         fd = _f2_as_int(fs, fd)
-    return _bw_coalesce(fs, fd, fs[-1], fd[-1])
+    return bw_coalesce_flat(fs, fd, fs[-1], fd[-1])
 
 
 def _f2_as_int(fs, fd) -> tuple:

@@ -15,14 +15,14 @@ from functools import lru_cache
 
 from . import decide, int_tuple as it
 from . import f2_algebra
-from .algebra import _tiler_arg, complement, composition
+from .algebra import _complement, _compose_layouts, _tiler_arg, complement
 from .f2 import F2
-from .coalescing import _CACHE, _coalesce, _is_composed, filter as _filter
+from .coalescing import _CACHE, _is_composed, coalesced_flat, filter as _filter
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
 from .int_tuple import _, is_int, is_sym
-from .layout import ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, cosize
+from .layout import ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, cosize, flat_modes
 from .make import make_ordered_layout
-from .modes import append, transform_layout, zip
+from .modes import append, zip
 
 __all__ = [
     "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
@@ -47,7 +47,6 @@ def _check_tiler_rank(op, layout, tiler):
                            layout=layout, tiler=tiler)
 
 
-@names_caller
 def logical_divide(layout, tiler):
     """``composition(A, make_layout(T, complement(T, shape(coalesce(A)))))``: ((tile), (rest)).
 
@@ -69,6 +68,13 @@ def logical_divide(layout, tiler):
     >>> print(logical_divide(Layout((M, K), (K, 1)), (128, 64)))
     ((128,ceiling(M/128)),(64,ceiling(K/64))):((K,128*K),(1,64))
     """
+    if type(layout) is Layout and (type(tiler) is Layout or type(tiler) is int and tiler > 0):
+        return _logical_divide(layout, tiler)
+    return _logical_divide_any(layout, tiler)
+
+
+@names_caller(op="logical_divide")
+def _logical_divide_any(layout, tiler):
     if _is_tensor(layout):
         return layout._apply(logical_divide, tiler)
     if _is_composed(layout):
@@ -78,19 +84,44 @@ def logical_divide(layout, tiler):
     return _logical_divide(layout, _tiler_arg("logical_divide", tiler))
 
 
-@lru_cache(maxsize=_CACHE)
-def _logical_divide(layout, tiler):
-    if isinstance(tiler, tuple):
+def _divide(layout, tiler):
+    """``logical_divide`` for a checked tiler (uncached; :func:`_logical_divide` is its memo)."""
+    if type(tiler) is tuple:
         _check_tiler_rank("logical_divide", layout, tiler)
-        return transform_layout(layout, tiler, logical_divide)
+        return _by_mode(layout, tiler, _divide, logical_divide)
     if tiler is _:
         return layout
-    t = _tiler_layout("logical_divide", tiler)
+    t = tiler if type(tiler) is Layout else _tiler_layout("logical_divide", tiler)
     try:
-        rest = complement(t, _coalesce(layout).shape)
-        return composition(layout, Layout._make((t.shape, rest.shape), (t.stride, rest.stride)))
+        shape = coalesced_flat(layout)[0]
+        rest = _complement(t, shape[0] if len(shape) == 1 else shape)
+        return _compose_layouts(layout, Layout._make((t.shape, rest.shape), (t.stride, rest.stride)))
     except LayoutError as e:
         raise in_operation(e, "logical_divide", A=layout, tiler=t) from None
+
+
+_logical_divide = lru_cache(maxsize=_CACHE)(_divide)
+
+
+def _by_mode(layout, tiler, op, public):
+    """``op(layout[i], tiler[i])`` for the modes the tiler reaches, the other modes kept (``transform_layout``);
+    a mode whose tiler is not a plain one goes through the ``public`` function."""
+    sa, da = (layout.shape, layout.stride) if type(layout.shape) is tuple else ((layout.shape,), (layout.stride,))
+    shapes, strides = [], []
+    for i, (s, d) in enumerate(builtins.zip(sa, da)):
+        mode = Layout._make(s, d, None if type(s) is tuple else ((s,), (d,)))
+        if i < len(tiler):
+            t = tiler[i]
+            plain = type(t) is Layout or type(t) is int or type(t) is tuple or t is _
+            r = op(mode, t) if plain else public(mode, t)
+            if type(r) is not Layout:
+                raise TypeError(f"transform_layout: mode results must be plain layouts, got {r}")
+            shapes.append(r.shape)
+            strides.append(r.stride)
+        else:
+            shapes.append(s)
+            strides.append(d)
+    return Layout._make(tuple(shapes), tuple(strides))
 
 
 def _zip2_by(t, guide, op, layout):
@@ -138,13 +169,19 @@ def _flat(result):
     return Layout._make(s0 + s1, d0 + d1)
 
 
-@names_caller
 def zipped_divide(layout, tiler):
     """``logical_divide`` with the tile modes gathered: ``((tile modes), (rest modes))``.
 
     >>> print(zipped_divide(Layout((12, 32), (32, 1)), (4, 8)))
     ((4,8),(3,4)):((32,1),(128,8))
     """
+    if type(layout) is Layout and (type(tiler) is Layout or type(tiler) is int and tiler > 0):
+        return _zipped_divide(layout, tiler)
+    return _zipped_divide_any(layout, tiler)
+
+
+@names_caller(op="zipped_divide")
+def _zipped_divide_any(layout, tiler):
     if _is_tensor(layout):
         return layout._apply(zipped_divide, tiler)
     if _is_composed(layout):
@@ -156,7 +193,7 @@ def zipped_divide(layout, tiler):
 
 @lru_cache(maxsize=_CACHE)
 def _zipped_divide(layout, tiler):
-    return tile_unzip(logical_divide(layout, tiler), tiler)
+    return tile_unzip(_divide(layout, tiler), tiler)
 
 
 @names_caller
@@ -187,7 +224,6 @@ def flat_divide(layout, tiler):
     return _flat(zipped_divide(layout, tiler))
 
 
-@names_caller
 def logical_product(block, tiler):
     """``make_layout(A, composition(complement(A, size(A)*cosize(B)), B))``: A repeated as B lays it out.
 
@@ -199,6 +235,13 @@ def logical_product(block, tiler):
     >>> print(logical_product(Layout(4), 3))
     (4,3):(1,4)
     """
+    if type(block) is Layout and type(tiler) is Layout and not F2.made:
+        return _logical_product(block, tiler)
+    return _logical_product_any(block, tiler)
+
+
+@names_caller(op="logical_product")
+def _logical_product_any(block, tiler):
     if _is_composed(block):
         return block._with_inner(logical_product(block.inner, tiler))
     if F2.made and (f2_algebra.is_f2_layout(block) or f2_algebra.is_f2_layout(tiler)):
@@ -210,22 +253,24 @@ def logical_product(block, tiler):
     return _logical_product(block, _tiler_arg("logical_product", tiler))
 
 
-@lru_cache(maxsize=_CACHE)
-def _logical_product(block, tiler):
-    if isinstance(tiler, tuple):
+def _product(block, tiler):
+    """``logical_product`` for a checked tiler (uncached; :func:`_logical_product` is its memo)."""
+    if type(tiler) is tuple:
         _check_tiler_rank("logical_product", block, tiler)
-        return transform_layout(block, tiler, logical_product)
+        return _by_mode(block, tiler, _product, logical_product)
     if tiler is _:
         return block
-    t = _tiler_layout("logical_product", tiler)
-    if all(type(d) is int and d == 0 for d in it.flatten_to_tuple(t.stride)):
+    t = tiler if type(tiler) is Layout else _tiler_layout("logical_product", tiler)
+    if F2.made and (f2_algebra.is_f2_layout(block) or f2_algebra.is_f2_layout(t)):
+        return logical_product(block, t)
+    if all(type(d) is int and d == 0 for d in flat_modes(t)[1]):
         # B sends every coordinate to 0: composition(complement(A), B) is B whatever the complement, so A needs
         # none (C++ computes it for any A, negative strides included)
         return Layout._make((block.shape, t.shape), (block.stride, t.stride))
     cosize_t = cosize(t)
     try:
-        rest = complement(block, it.product(block.shape) * cosize_t)
-        tiled = composition(rest, t)
+        rest = _complement(block, it.product(flat_modes(block)[0]) * cosize_t)
+        tiled = _compose_layouts(rest, t)
     except LayoutError as e:
         raise in_operation(e, "logical_product", A=block, B=t) from None
     result = Layout._make((block.shape, tiled.shape), (block.stride, tiled.stride))
@@ -245,6 +290,9 @@ def _logical_product(block, tiler):
     return result
 
 
+_logical_product = lru_cache(maxsize=_CACHE)(_product)
+
+
 def _injective(layout) -> bool:
     """Brute force: distinct offsets for distinct coordinates (stride-0 modes excepted)."""
 
@@ -253,13 +301,19 @@ def _injective(layout) -> bool:
     return len({f(i) for i in range(n)}) == n
 
 
-@names_caller
 def zipped_product(block, tiler):
     """``logical_product`` with the modes gathered: ``((block modes), (tiler modes))``.
 
     >>> print(zipped_product(Layout((2, 2), (1, 2)), Layout((3, 4), (1, 3))))
     ((2,2),(3,4)):((1,2),(4,12))
     """
+    if type(block) is Layout and type(tiler) is Layout and not F2.made:
+        return _zipped_product(block, tiler)
+    return _zipped_product_any(block, tiler)
+
+
+@names_caller(op="zipped_product")
+def _zipped_product_any(block, tiler):
     if _is_composed(block):
         return block._with_inner(zipped_product(block.inner, tiler))
     if not isinstance(block, Layout):
@@ -269,7 +323,7 @@ def zipped_product(block, tiler):
 
 @lru_cache(maxsize=_CACHE)
 def _zipped_product(block, tiler):
-    return tile_unzip(logical_product(block, tiler), tiler)
+    return tile_unzip(_product(block, tiler), tiler)
 
 
 @names_caller
