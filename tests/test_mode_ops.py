@@ -265,8 +265,10 @@ def test_the_call_without_a_mode_gives_what_the_plain_function_gives():
 def test_a_plain_error_is_led_by_the_function_called():
     """Without a mode the wrapper calls the function under ``names_caller``, and re-raises a plain
     TypeError/ValueError through it, so the message still names the function called."""
-    with pytest.raises(TypeError, match=r"^zipped_divide: logical_divide: a tiler is"):
+    with pytest.raises(TypeError, match=r"^zipped_divide: (logical_divide: )?a tiler is"):
         zipped_divide(Layout(4), ("x",))
+    with pytest.raises(TypeError, match=r"^zipped_divide: (logical_divide: )?a tiler is"):
+        zipped_divide[0](Layout((4, 2)), ("x",))
 
 
 def test_flattened_leaves_of_replaced_layouts_are_consistent():

@@ -172,9 +172,8 @@ BAD = [
     ("S<3,4,3", {7}),
     ("4@", {2}),
     ("(4,2):(1,4) o", {13}),
-    ("(4,0):(1,4)", {0, 3}),              # zero extent
     ("(4,-2):(1,2)", {0, 3}),             # negative extent
-    ("(4,2):((1,2),4)", {0, 6, 7}),       # stride deeper than shape
+    ("(4,2):((1,2@0),4)", {0, 6, 7}),     # a multi-term stride ((1,2) is one) with a basis leaf
     ("Sw<3,4,1>", set(range(0, 9))),      # |S| < B: somewhere inside the swizzle, not past it
     ("1@0:1", {0}),                       # basis element as a shape
     ("\u00b9", {0}),                       # '¹' is str.isdigit() but not an int literal

@@ -4,7 +4,7 @@ from . import dtypes, int_tuple
 from .algebra import complement, left_inverse, right_inverse
 from .domain import domain_distribute, max_common_layout, max_common_vector, nullspace
 from .coalescing import filter, filter_zeros
-from .common import common_coarsening, common_refinement, greatest_common_domain, layout_add
+from .common import common_coarsening, common_refinement, greatest_common_domain, layout_add, shape_mod
 from .basis import ArithmeticTuple, E, ScaledBasis, make_basis_like
 from .dtypes import DType, dtype
 from .f2 import F2
@@ -15,11 +15,13 @@ from .errors import (
     SymbolicError,
 )
 from .int_tuple import _, Underscore
-from .layout import Layout, LayoutLeft, LayoutRight, coprofile, crd2idx, dice, is_layout, slice_, slice_and_offset
+from .layout import Layout, LayoutLeft, LayoutRight, coprofile, crd2idx, is_layout
+from .slicing import dice, dice_modes, slice_, slice_and_offset, slice_modes
+from .mixed_bits import MixedBits, make_mixed_bits, to_mixed_bits
 from .make import make_identity_layout, make_layout, make_layout_like, make_ordered_layout, tiler_to_layout
 from .modes import append, domain_offset, flatten, squeeze, group, prepend, replace, select, take, unflatten, zip
 from .parse import parse
-from .recast import downcast, max_alignment, recast_layout, sizeof_bits, upcast
+from .recast import downcast, max_alignment, recast_by, recast_layout, sizeof_bits, upcast
 from .swizzle import ComposedLayout, Swizzle, get_nonswizzle_portion, get_swizzle_portion, make_swizzle
 from .partition import inner_partition, local_partition, local_tile, outer_partition
 from .tensor import (
@@ -41,19 +43,19 @@ __all__ = [
     "int_tuple", "_", "Underscore",
     "Layout", "LayoutLeft", "LayoutRight", "ComposedLayout", "Swizzle", "ScaledBasis",
     "ArithmeticTuple", "E", "make_basis_like", "F2", "f2_layout", "LinearLayout", "to_linear_layout", "from_linear_layout",
-    "ModeOp", "coalesce_z", "squeeze", "tiler_to_layout", "leaves", "coordinates", "values",
+    "ModeOp", "MixedBits", "make_mixed_bits", "to_mixed_bits", "coalesce_z", "squeeze", "tiler_to_layout", "leaves", "coordinates", "values",
     "make_layout", "make_ordered_layout", "make_layout_like", "make_fragment_like",
     "make_identity_layout", "make_swizzle", "is_layout",
     "size", "cosize", "rank", "depth", "shape", "stride", "coshape", "coprofile", "crd2idx",
     "get", "take", "select", "group", "flatten", "unflatten", "append", "prepend", "replace", "zip",
-    "slice_", "slice_and_offset", "dice", "domain_offset",
+    "slice_", "slice_and_offset", "dice", "slice_modes", "dice_modes", "domain_offset",
     "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse",
     "left_inverse", "nullspace", "max_common_layout", "max_common_vector", "domain_distribute",
-    "common_refinement", "common_coarsening", "greatest_common_domain", "layout_add",
+    "common_refinement", "common_coarsening", "greatest_common_domain", "layout_add", "shape_mod",
     "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
     "logical_product", "zipped_product", "tiled_product", "flat_product",
     "blocked_product", "raked_product", "tile_to_shape", "tile_unzip", "layout_ceil_div", "evenly_divides",
-    "upcast", "downcast", "recast_layout", "max_alignment", "sizeof_bits",
+    "upcast", "downcast", "recast_layout", "recast_by", "max_alignment", "sizeof_bits",
     "get_swizzle_portion", "get_nonswizzle_portion", "parse",
     "dtypes", "DType", "dtype",
     "Tensor", "IdentityEngine", "make_tensor", "make_identity_tensor", "make_tensor_like",

@@ -55,7 +55,8 @@ def _tiler_arg(op, x):
     if isinstance(x, tuple):
         it.check_depth(op, x)
         for e in it.flatten_to_tuple(x):
-            if isinstance(e, bool):
+            if isinstance(e, bool) or not (isinstance(e, Layout) or is_int(e) or is_sym(e) or e is _
+                                           or _is_composed(e) or getattr(e, "_is_swizzle", False)):
                 raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {_r(x)}")
             if is_int(e) and e < 1:
                 raise layout_error(LayoutError, op, "tiler extents must be positive", f"found {e}", tiler=x)
@@ -90,8 +91,11 @@ def composition(a, b):
     >>> print(composition(Layout((12, 8, 5), (1, 12, 96)), (Layout(3, 4), Layout(4, 2))))
     (3,4):(4,24)
     """
-    if type(a) is Layout and (type(b) is Layout or type(b) is int and b > 0):
-        return _composition(a, b)
+    if type(a) is Layout:
+        if type(b) is Layout or type(b) is int and b > 0:
+            return _composition(a, b)
+        if type(b) is tuple:
+            return _composition(a, _tiler_arg("composition", b))
     return _composition_any(a, b)
 
 
@@ -149,7 +153,8 @@ def _compose_by_mode(a: Layout, b: tuple) -> Layout:
 
 
 def _compose_layouts(a: Layout, b: Layout) -> Layout:
-    require_nonempty("composition", A=a, B=b)
+    if 0 in flat_modes(a)[0] or 0 in flat_modes(b)[0]:
+        require_nonempty("composition", A=a, B=b)
     if F2.made and (f2_algebra.is_f2_layout(a) or f2_algebra.is_f2_layout(b)):
         return f2_algebra.compose(a, b)
     fbs, fbd = flat_modes(b)
@@ -367,9 +372,11 @@ def _complement_any(layout, cotarget):
 
 @lru_cache(maxsize=_CACHE)
 def _complement(layout: Layout, cotarget):
-    require_nonempty("complement", layout=layout)
+    fs, fd = flat_modes(layout)
+    if 0 in fs:
+        require_nonempty("complement", layout=layout)
     # filter: drop size-1 and stride-0 modes; sorting by stride replaces CuTe's coalesce+min search.
-    modes, last, static = _complement_modes(*flat_modes(layout), layout)
+    modes, last, static = _complement_modes(fs, fd, layout)
     if not static and basis_algebra.is_basis_layout(layout):
         codomain = basis_algebra.codomain_of("complement", layout, cotarget)
         flat = basis_algebra.flatten_codomain("complement", layout, codomain)

@@ -5,6 +5,11 @@ instead of an offset: ``make_identity_layout((4, 8))`` is
 ``(4,8):(1@0,1@1)`` and maps ``(1, 2)`` to ``(1, 2)``. ``v@i`` is ``v * E<i>``,
 the vector with ``v`` in mode ``i`` and 0 elsewhere; ``E<i,j>`` (mode ``j`` of
 mode ``i``) prints as ``1@j@i``, CuTe's format.
+
+A stride may also be a sum of several terms, an ArithmeticTuple such as
+``(1,1)`` (``1@0 + 1@1``). A tuple inside a stride reads as modes, so a layout
+keeps such a stride as one leaf, ``ScaledBasis(t, ())``: C++'s ``E<>`` (which
+is 1) scaled by the tuple ``t``; it prints as ``t`` does (``stride_leaf``).
 """
 
 from __future__ import annotations
@@ -78,6 +83,12 @@ class ArithmeticTuple(tuple):
 
     __rmul__ = __mul__
 
+    def __neg__(self):
+        return ArithmeticTuple(-x for x in self)
+
+    def __abs__(self):
+        return ArithmeticTuple(abs(x) for x in self)
+
     def __repr__(self) -> str:
         return "(" + ",".join(str(x) for x in self) + ")"
 
@@ -106,6 +117,9 @@ class ScaledBasis:
 
     def __setattr__(self, name, v):
         raise AttributeError("ScaledBasis is immutable")
+
+    def __reduce__(self):
+        return (ScaledBasis, (self.value, self.mode))
 
     def to_tuple(self) -> ArithmeticTuple:
         """The element as a (nested) arithmetic tuple: ``E(1)`` is ``(0,1)``."""
@@ -171,6 +185,8 @@ class ScaledBasis:
         return f"{self.value}" + "".join(f"@{m}" for m in reversed(self.mode))
 
     def __repr__(self) -> str:
+        if isinstance(self.value, ArithmeticTuple):
+            return f"ScaledBasis(ArithmeticTuple({tuple(self.value)!r}), {self.mode!r})"
         if self.value == 1:
             return "E(" + ", ".join(str(m) for m in self.mode) + ")"
         return f"ScaledBasis({self.value!r}, {self.mode!r})"
@@ -187,6 +203,60 @@ def E(*mode) -> ScaledBasis:
     if not all(is_int(m) and m >= 0 for m in mode):
         raise TypeError(f"E: modes must be non-negative ints, got {mode!r:.60}")
     return ScaledBasis(1, mode)
+
+
+def stride_leaf(x):
+    """A sum of basis terms (an ArithmeticTuple, or a ScaledBasis with no mode) as one stride leaf: 0 when
+    every term is 0, ``v@i`` for a single term, else ``ScaledBasis(t, ())`` (C++'s ``E<>`` scaled by the
+    tuple ``t``; its value is ``t``). Leaves of ``t`` must be ints or symbolic.
+
+    >>> stride_leaf(ArithmeticTuple((0, 4))), stride_leaf(ArithmeticTuple((0, 0)))
+    (ScaledBasis(4, (1,)), 0)
+    >>> print(stride_leaf(4 * E(2) + 2 * E(3)))
+    (0,0,4,2)
+    """
+    if isinstance(x, ScaledBasis):
+        if x.mode:
+            return x
+        x = x.value
+        if not isinstance(x, tuple):
+            return x                                   # E<> is 1
+    terms = []
+
+    def walk(t, path):
+        out = []
+        for i, e in enumerate(t):
+            if isinstance(e, tuple):
+                out.append(walk(e, path + (i,)))
+                continue
+            if isinstance(e, bool) or not (is_int(e) or is_sym(e)):
+                raise TypeError(f"Layout: ArithmeticTuple stride leaves must be ints or symbolic, got {e!r:.60} in {x}")
+            e = int(e) if is_int(e) or e.is_Integer else e
+            if not (type(e) is int and e == 0):
+                terms.append((path + (i,), e))
+            out.append(e)
+        return ArithmeticTuple(out)
+
+    t = walk(x, ())
+    if not terms:
+        return 0
+    if len(terms) == 1:
+        return ScaledBasis(terms[0][1], terms[0][0])
+    return ScaledBasis(t, ())
+
+
+def tuple_strides(shape, stride):
+    """``stride`` with each ArithmeticTuple at a leaf of ``shape`` made one leaf (``stride_leaf``); one at
+    a mode of ``shape`` holds that mode's strides (an ArithmeticTuple is a tuple, as in C++).
+
+    >>> tuple_strides((4, 4), (ArithmeticTuple((1, 1)), 4))
+    (ScaledBasis(ArithmeticTuple((1, 1)), ()), 4)
+    """
+    if isinstance(shape, tuple):
+        if isinstance(stride, tuple) and len(stride) == len(shape):
+            return tuple(tuple_strides(s, d) for s, d in zip(shape, stride))
+        return stride
+    return stride_leaf(stride) if isinstance(stride, ArithmeticTuple) else stride
 
 
 def is_scaled_basis(x) -> bool:

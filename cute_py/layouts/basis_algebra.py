@@ -17,6 +17,11 @@ results come back in the codomain's terms:
 (4,5):(1,4)
 >>> print(complement(Layout(4, E(1)), (3, 8)))
 (3,2):(1@0,4@1)
+
+A multi-term stride (``(1,1)``, ``1@0 + 1@1``) moves along several codomain
+modes at once: the codomain is then no set of independent axes, and
+complement, the inverses, and composition with such a layout on the right
+refuse it (``refuse_multi_term``).
 """
 
 from __future__ import annotations
@@ -36,9 +41,20 @@ def is_basis_layout(x) -> bool:
     return type(x) is Layout and ScaledBasis in builtins.map(type, flat_modes(x)[1])
 
 
+def refuse_multi_term(op: str, layout: Layout, **operands) -> None:
+    """Raise a LayoutError naming ``op`` and the first multi-term stride of ``layout`` (a ScaledBasis with no
+    mode, e.g. ``(1,1)``), if it has one; ``operands`` are named in the message (default: the layout)."""
+    for d in flat_modes(layout)[1]:
+        if type(d) is ScaledBasis and not d.mode:
+            raise layout_error(LayoutError, op, "strides must be single basis terms v@i",
+                               f"the multi-term stride {d} moves along several codomain modes at once, so the "
+                               f"codomain is no set of independent axes", **(operands or {"layout": layout}))
+
+
 def codomain_of(op: str, layout: Layout, cotarget=None) -> tuple:
     """The codomain extents: ``cotarget`` (a shape) or ``coshape(layout)``, as a flat tuple; the strides are
     checked to be ``v@i`` (one codomain mode, ``v >= 0``) or 0 first."""
+    refuse_multi_term(op, layout)
     for d in flat_modes(layout)[1]:
         if not (type(d) is int and d == 0) and not (
                 isinstance(d, ScaledBasis) and len(d.mode) == 1 and type(d.value) is int and d.value >= 0):

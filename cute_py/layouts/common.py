@@ -1,4 +1,4 @@
-"""What two shapes or layouts have in common.
+"""What two shapes or layouts have in common, and what part of a shape a count of elements covers.
 
 Shapes are ordered by *compatibility*: ``a`` coarsens ``b`` (``compatible(a, b)``) when
 ``size(a) == size(b)`` and every coordinate of ``a`` is one of ``b``. ``common_refinement`` is the least
@@ -6,6 +6,7 @@ shape both coarsen (their join), ``common_coarsening`` the greatest shape coarse
 
 ``greatest_common_domain`` looks at two shapes as splittings of one index range into digits and returns
 the digits they split the same way; ``layout_add`` uses it to add two layouts as functions.
+``shape_mod(a, n)`` is the shape of the first ``n`` elements of ``a``, the part ``shape_div`` divides out.
 
 >>> common_refinement((2, 15), (2, (3, 5))), common_coarsening((4, (3, 5)), ((2, 2), 15))
 ((2, (3, 5)), (4, 15))
@@ -22,9 +23,9 @@ from .coalescing import coalesce
 from .errors import LayoutError, RankError, _r, layout_error
 from .f2 import F2
 from .basis import ScaledBasis
-from .layout import Layout, _norm, flat_modes
+from .layout import Layout, _norm, flat_modes, require_nonempty
 
-__all__ = ["common_refinement", "common_coarsening", "greatest_common_domain", "layout_add"]
+__all__ = ["common_refinement", "common_coarsening", "greatest_common_domain", "layout_add", "shape_mod"]
 
 
 def _shape_of(x, op: str):
@@ -190,6 +191,7 @@ def layout_add(a: Layout, b: Layout) -> Layout:
             raise TypeError(f"{op}: expected a Layout for {name}, got {type(x).__name__}: {_r(x)}")
     if not all(type(s) is int for x in (a, b) for s in it.flatten_to_tuple(x.shape)):
         raise decide.fail(op, "static extents", "the common domain of the two shapes", a=a, b=b)
+    require_nonempty(op, a=a, b=b)
     if it.product(a.shape) != it.product(b.shape):
         raise layout_error(LayoutError, op, "sizes differ", f"{it.product(a.shape)} and {it.product(b.shape)}",
                            a=a, b=b)
@@ -216,3 +218,34 @@ def layout_add(a: Layout, b: Layout) -> Layout:
                                f"supported)", a=a, b=b)
         strides.append(decide.canon(t))
     return coalesce(Layout._make(g.shape, tuple(strides)))
+
+
+def shape_mod(a, b):
+    """The first ``b`` elements of the shape ``a``: the tile of ``shape_div`` (tensor-layouts' ``shape_mod``;
+    C++ has none). tuple/tuple works mode-wise; tuple/int folds ``b`` across the modes left to right as
+    :func:`~cute_py.layouts.int_tuple.shape_div` does; int/tuple takes ``product(b)``; int/int is ``min(a, b)`` where one divides the
+    other (else a DivisibilityError: the first ``b`` elements are no shape). Postcondition: ``product(shape_mod(a,
+    b)) * product(shape_div(a, b)) == product(a)`` where ``b`` divides ``product(a)``.
+
+    >>> shape_mod((4, 5, 6), 40), shape_mod((3, 4), 6), shape_mod(12, (2, 3)), shape_mod((6, 4), (2, 4))
+    ((4, 5, 2), (3, 2), 6, (2, 4))
+    """
+    if isinstance(a, tuple):
+        if isinstance(b, tuple):
+            it._check_rank("shape_mod", a, b, a=a, b=b)
+            return tuple(shape_mod(x, y) for x, y in zip(a, b))
+        out = []
+        for ai in a:
+            out.append(shape_mod(ai, b))
+            b = it.shape_div(b, it.product(ai))
+        return tuple(out)
+    if isinstance(b, tuple):
+        return shape_mod(a, it.product(b))
+    if not ((it.is_int(a) or it.is_sym(a)) and (it.is_int(b) or it.is_sym(b))) or isinstance(a, bool) or isinstance(b, bool):
+        raise TypeError(f"shape_mod: expected IntTuples, got {a!r:.40} and {b!r:.40}")
+    smaller = decide.le(a, b)
+    if smaller is None:
+        raise decide.fail("shape_mod", f"{a} <= {b}", "the smaller of the two extents", shape=a, n=b)
+    lo, hi = (a, b) if smaller else (b, a)
+    decide.require_divides("shape_mod", lo, hi, "shape divisibility condition", shape=a, n=b)
+    return lo

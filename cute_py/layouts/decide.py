@@ -96,20 +96,20 @@ def check_leaf(x, what: str, op: str):
     """Validate a sympy leaf of a shape, stride or coordinate; return it in canonical form (internal).
 
     Integer expressions only (``is_integer`` must be True); a shape extent must
-    not be provably smaller than 1.
+    not be provably negative.
     """
     if not is_sym(x):
         raise TypeError(f"{op}: {what} leaves must be integers, got {x!r} of type {type(x).__name__}")
     if x.is_Integer:
         x = int(x)
-        if what == "shape" and x < 1:
-            raise layout_error(LayoutError, op, "shape extents must be positive", f"found {x}")
+        if what == "shape" and x < 0:
+            raise layout_error(LayoutError, op, "shape extents must be non-negative", f"found {x}")
         return x
     if x.is_integer is not True:
         raise TypeError(f"{op}: {what} leaves must be integers; the sympy expression {x} is not known to be one "
                         f"(make symbols with integer=True, e.g. cute_py.symbolic.symbols(\"M N K\"))")
-    if what == "shape" and (x.is_positive is False):
-        raise layout_error(LayoutError, op, "shape extents must be positive", f"found {x}, which is not")
+    if what == "shape" and x.is_negative:
+        raise layout_error(LayoutError, op, "shape extents must be non-negative", f"found {x}, which is negative")
     return x
 
 

@@ -17,7 +17,7 @@ from .coalescing import _coalesce, _is_composed, _require_layout, _unwrap, coale
 from .decide import fail
 from .errors import _r, names_caller
 from .int_tuple import is_int, is_sym
-from .layout import Layout, _is_tensor
+from .layout import Layout, _is_tensor, require_nonempty
 
 __all__ = ["nullspace", "max_common_layout", "max_common_vector", "domain_distribute"]
 
@@ -57,6 +57,7 @@ def max_common_layout(a, b):
         return owner._max_common(max_common_layout, a, b)
     _require_layout("max_common_layout", a, "a")
     _require_layout("max_common_layout", b, "b")
+    require_nonempty("max_common_layout", a=a, b=b)
     inv_b = right_inverse(b)
     common = coalesce(composition(a, inv_b))
     s0, d0 = (common.shape[0], common.stride[0]) if isinstance(common.shape, tuple) else (common.shape, common.stride)
@@ -88,6 +89,7 @@ def max_common_vector(a, b) -> int:
         return owner._max_common(max_common_vector, a, b)
     _require_layout("max_common_vector", a, "a")
     _require_layout("max_common_vector", b, "b")
+    require_nonempty("max_common_vector", a=a, b=b)
     common = coalesce(composition(a, right_inverse(b)))
     s0, d0 = (common.shape[0], common.stride[0]) if isinstance(common.shape, tuple) else (common.shape, common.stride)
     return s0 if d0 == 1 and type(s0) is int else 1

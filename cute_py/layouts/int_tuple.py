@@ -510,11 +510,14 @@ def _tdivmod(a: int, b: int):
     try:
         if a >= 0:
             return divmod(a, b)
+        q = -((-a) // b)
     except TypeError:  # a symbolic index whose sign sympy cannot decide
         if not is_sym(a):
             raise
         return decide.divmod_(a, b)
-    q = -((-a) // b)
+    except ZeroDivisionError:
+        raise layout_error(CoordinateError, "crd2idx", "an index cannot be split over a mode of extent 0",
+                           f"index {a}") from None
     return q, a - q * b
 
 
@@ -640,7 +643,3 @@ def crd2crd(coord, src_shape, dst_shape):
         return tuple(crd2crd(c, s, d) for c, s, d in zip(coord, src_shape, dst_shape))
     return idx2crd(crd2idx(coord, src_shape), dst_shape)
 
-
-def gcd(*xs) -> int:
-    """gcd over all leaves."""
-    return math.gcd(*flatten_to_tuple(xs))

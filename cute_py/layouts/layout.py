@@ -18,7 +18,7 @@ import builtins
 from numbers import Integral
 
 from . import decide, int_tuple as it
-from .basis import ArithmeticTuple, ScaledBasis
+from .basis import ArithmeticTuple, ScaledBasis, stride_leaf, tuple_strides
 from .f2 import F2, check_f2_strides, f2_span_max
 from .errors import CoordinateError, LayoutError, RankError, layout_error, _r, names_caller
 from .int_tuple import _, has_underscore, to_str
@@ -26,8 +26,7 @@ from .int_tuple import _, has_underscore, to_str
 __all__ = [
     "Layout", "LayoutLeft", "LayoutRight", "is_layout",
     "size", "cosize", "rank", "depth", "shape", "stride", "coshape", "coprofile",
-    "get", "slice_", "slice_and_offset", "dice",
-    "crd2idx",
+    "get", "crd2idx",
 ]
 
 
@@ -57,6 +56,9 @@ def _norm(x, what: str, op: str, depth: int = 0, kinds=None):
     check that F2 strides are not mixed with others.
     """
     if isinstance(x, (tuple, list)):
+        if type(x) is ArithmeticTuple and kinds is not None:  # a stride leaf or a mode: the shape says (__init__)
+            kinds.add(ArithmeticTuple)
+            return x
         if depth >= _MAX_DEPTH:
             raise layout_error(LayoutError, op, f"{what} is nested deeper than {_MAX_DEPTH} levels")
         return tuple(_norm(e, what, op, depth + 1, kinds) for e in x)
@@ -69,12 +71,16 @@ def _norm(x, what: str, op: str, depth: int = 0, kinds=None):
             raise TypeError(f"{op}: shape leaves must be integers, got {x!r}")
         if type(x) is F2 and x.value == 0:               # F2(0) contributes nothing: the stride 0
             return 0
+        if type(x) is ScaledBasis and not x.mode:        # E<> scaled: an int, or a multi-term stride
+            x = stride_leaf(x)
+            if type(x) is not ScaledBasis:
+                return _norm(x, what, op, depth, kinds)
         if kinds is not None:
             kinds.add(type(x))
         return x
     x = int(x)
-    if what == "shape" and x < 1:
-        raise layout_error(LayoutError, op, "shape extents must be positive", f"found {x}")
+    if what == "shape" and x < 0:
+        raise layout_error(LayoutError, op, "shape extents must be non-negative", f"found {x}")
     return x
 
 
@@ -103,7 +109,7 @@ class Layout:
     stride 0, as in CuTe). Call it with a coordinate to get an offset; with a
     coordinate containing ``_`` to get the sub-layout of the kept modes.
 
-    Precondition: ``congruent(shape, stride)``; shape extents are positive ints.
+    Precondition: ``congruent(shape, stride)``; shape extents are non-negative ints (0: an empty domain).
     Leaves may also be sympy integer expressions (symbolic extents, strides,
     coordinates; see :mod:`cute_py.symbolic`).
 
@@ -124,6 +130,8 @@ class Layout:
         else:
             kinds = set()
             stride = _norm(stride, "stride", "Layout", kinds=kinds)
+            if ArithmeticTuple in kinds:
+                stride = tuple_strides(shape, stride)
             if not it.congruent(shape, stride):
                 raise layout_error(RankError, "Layout", "shape and stride must be congruent",
                                    shape=shape, stride=stride)
@@ -184,8 +192,9 @@ class Layout:
             raise TypeError("Layout.__call__: expected a coordinate")
         if isinstance(coord, tuple):
             it.check_depth("Layout.__call__", coord)
-        if has_underscore(coord):
-            return slice_(coord, self)
+        if has_underscore(coord):             # CuTe's slice (cute_py.layouts.slicing.slice_)
+            coord = _coord("slice", coord)
+            return Layout._make(_slice_tuple(coord, self.shape, "slice"), _slice_tuple(coord, self.stride, "slice"))
         if isinstance(coord, ScaledBasis):     # v@i: the coordinate with v in mode i and 0 elsewhere
             coord = coord.as_coordinate(self.shape)
         _check_coord("Layout.__call__", coord, self)
@@ -193,6 +202,8 @@ class Layout:
         if type(r) is int:
             return r
         if type(r) is F2:                     # an F2 layout's offset is an int like any other
+            return r.value
+        if type(r) is ScaledBasis and not r.mode:   # a sum of multi-term strides: its ArithmeticTuple
             return r.value
         return decide.canon(r) if it.is_sym(r) else r
 
@@ -332,6 +343,15 @@ def _require_layout(op, x):
         raise TypeError(f"{op}: expected a Layout, got {type(x).__name__}: {_r(x)}")
 
 
+def require_nonempty(op, **layouts):
+    """Raise a LayoutError naming ``op`` if a layout has an extent of 0: the operations that divide by
+    extents (composition, complement and what is built on them) have no meaning for an empty domain (internal)."""
+    for name, x in layouts.items():
+        if 0 in flat_modes(x)[0]:
+            raise layout_error(LayoutError, op, "needs layouts of positive size", f"{name} has an extent of 0",
+                               **layouts)
+
+
 def _index(op, name, i):
     """``i`` as an int (numpy ints too), or a TypeError naming ``op`` and the argument ``name``."""
     if isinstance(i, bool):
@@ -448,15 +468,18 @@ def coshape(layout, *modes):
         return coshape(layout.inner)
     _require_layout("coshape", layout)
     fs, fd = flat_modes(layout)
+    empty = 0 in fs                              # an empty domain reaches no offset: a coshape of zeros
     if F2 in builtins.map(type, fd):
-        return f2_span_max(fs, fd) + 1
+        return 0 if empty else f2_span_max(fs, fd) + 1
     last = 0
     for s, d in builtins.zip(fs, fd):
         last = last + (s - 1) * abs(d)
     if isinstance(last, ScaledBasis):
         last = last.to_tuple()
     if isinstance(last, tuple):
-        return ArithmeticTuple(_plus_one(last))
+        return ArithmeticTuple(it.repeat_like(last, 0) if empty else _plus_one(last))
+    if empty:
+        return 0
     if type(last) is not int and it.is_sym(last):
         return decide.expand(last + 1)
     return last + 1
@@ -466,6 +489,21 @@ def _plus_one(t):
     if isinstance(t, tuple):
         return tuple(_plus_one(x) for x in t)
     return t + 1
+
+
+def cosize_flat(fs, fd):
+    """The cosize of the flat modes ``fs:fd`` with int strides (symbolic extents too); None for other strides
+    (internal: :func:`cosize` without its checks)."""
+    if 0 in fs:                                  # an empty domain reaches no offset
+        return 0
+    last = 0
+    for s, d in builtins.zip(fs, fd):
+        if type(d) is not int:
+            return None
+        last += (s - 1) * (d if d >= 0 else -d)
+    if type(last) is not int:                    # a symbolic extent
+        return decide.expand(last + 1)
+    return last + 1
 
 
 @names_caller
@@ -478,14 +516,8 @@ def cosize(layout, *modes) -> int:
     if modes:
         layout = _sub("cosize", layout, modes)
     if type(layout) is Layout:
-        last = 0
-        for s, d in builtins.zip(*flat_modes(layout)):
-            if type(d) is not int:
-                return it.product(coshape(layout))
-            last += (s - 1) * (d if d >= 0 else -d)
-        if type(last) is not int:  # a symbolic extent
-            return decide.expand(last + 1)
-        return last + 1
+        n = cosize_flat(*flat_modes(layout))
+        return it.product(coshape(layout)) if n is None else n
     if getattr(layout, "_is_composed_layout", False):
         return layout.cosize()
     return it.product(coshape(layout))
@@ -510,7 +542,8 @@ def crd2idx(coord, layout):
     """
     _require_layout("crd2idx", layout)
     it.check_depth("crd2idx", coord)
-    return it.crd2idx(_coord("crd2idx", coord), layout.shape, layout.stride)
+    r = it.crd2idx(_coord("crd2idx", coord), layout.shape, layout.stride)
+    return r.value if type(r) is ScaledBasis and not r.mode else r
 
 
 def _coord(op, coord, depth=0):
@@ -564,10 +597,6 @@ def get(layout, *modes):
     return Layout._make(shp, std)
 
 
-# ---------------------------------------------------------------------------
-# Slicing
-
-
 def _slice_tuple(c, t, op):
     if isinstance(c, tuple):
         if not isinstance(t, tuple) or len(c) != len(t):
@@ -583,67 +612,3 @@ def _slice_tuple(c, t, op):
     if c is _:
         return t
     return ()
-
-
-def _dice_tuple(c, t, op):
-    if isinstance(c, tuple):
-        if not isinstance(t, tuple) or len(c) != len(t):
-            raise layout_error(CoordinateError, op, "coordinate is not congruent with the shape",
-                               coord=c, shape=t)
-        out = ()
-        for ci, ti in builtins.zip(c, t):
-            if isinstance(ci, tuple):
-                out += _dice_tuple(ci, ti, op)
-            elif ci is not _:
-                out += (ti,)
-        return out
-    if c is _:
-        return ()
-    return t
-
-
-@names_caller
-def slice_(coord, layout):
-    """The sub-layout of the modes marked ``_`` in ``coord`` (CuTe's ``slice``).
-
-    Nested kept modes are flattened into the parent level, as in C++;
-    ``slice_(_, L)`` is ``L``.
-
-    >>> print(slice_((_, 2), Layout((4, 8))))
-    (4):(1)
-    >>> print(slice_((1, (_, 0)), Layout((4, (2, 3)))))
-    (2):(4)
-    """
-    if getattr(layout, "_is_composed_layout", False):
-        return layout(coord)
-    _require_layout("slice", layout)
-    it.check_depth("slice", coord)
-    coord = _coord("slice", coord)
-    return Layout._make(_slice_tuple(coord, layout.shape, "slice"),
-                        _slice_tuple(coord, layout.stride, "slice"))
-
-
-@names_caller
-def slice_and_offset(coord, layout):
-    """``(slice_(coord, layout), layout(coord with _ as 0))``.
-
-    >>> L, off = slice_and_offset((_, 2), Layout((4, 8)))
-    >>> print(L, off)
-    (4):(1) 8
-    """
-    if getattr(layout, "_is_composed_layout", False):
-        return layout._slice_and_offset(coord)
-    return slice_(coord, layout), crd2idx(coord, layout)
-
-
-def dice(coord, layout):
-    """The sub-layout of the modes given by integers in ``coord`` (the complement of slice).
-
-    >>> print(dice((_, 2), Layout((4, 8))))
-    (8):(4)
-    """
-    _require_layout("dice", layout)
-    it.check_depth("dice", coord)
-    return Layout._make(_dice_tuple(coord, layout.shape, "dice"),
-                        _dice_tuple(coord, layout.stride, "dice"))
-

@@ -91,6 +91,9 @@ class ModeOp:
     """
 
     def __init__(self, fn, at, mode: tuple = ()):
+        if not (inspect.isfunction(fn) and callable(at)):
+            raise TypeError(f"ModeOp: fn must be a function and at a callable (how fn applies at a mode), "
+                            f"got {_r(fn)} and {_r(at)}")
         functools.update_wrapper(self, fn)
         self._at = at
         self.mode = mode

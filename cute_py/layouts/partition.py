@@ -19,7 +19,8 @@ from __future__ import annotations
 from . import int_tuple as it
 from .errors import CoordinateError, RankError, layout_error, _r, names_caller
 from .int_tuple import _, is_int
-from .layout import Layout, _dice_tuple, dice
+from .layout import Layout
+from .slicing import _dice_tuple, dice
 from .tensor import _require_tensor
 from .tiling import zipped_divide
 

@@ -3,12 +3,13 @@
 ``upcast(L, n)`` views a layout of elements as a layout of ``n``-element
 vectors (strides shrink by ``n``, a stride-1 mode's extent shrinks by ``n``);
 ``downcast(L, n)`` does the reverse. ``recast_layout(L, old, new)`` picks the
-one the bit widths ask for.
+one the bit widths ask for; ``recast_by(L, num/den)`` takes the ratio itself.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from . import int_tuple as it
 from .algebra import right_inverse
@@ -17,13 +18,13 @@ from .decide import _or, canon, ceil_div, divides, fail, sign
 from .basis import ScaledBasis
 from .dtypes import dtype
 from .f2 import F2
-from .errors import DivisibilityError, LayoutError, layout_error, _r, names_caller
+from .errors import DivisibilityError, LayoutError, in_operation, layout_error, _r, names_caller
 from .int_tuple import is_int
 from .layout import Layout, flat_modes
 from .swizzle import ComposedLayout, Swizzle
 from .tiling import logical_divide
 
-__all__ = ["upcast", "downcast", "recast_layout", "max_alignment", "sizeof_bits"]
+__all__ = ["upcast", "downcast", "recast_layout", "recast_by", "max_alignment", "sizeof_bits"]
 
 
 def sizeof_bits(t) -> int:
@@ -135,7 +136,12 @@ def recast_layout(layout, old_type, new_type):
     """
     ob, nb = sizeof_bits(old_type), sizeof_bits(new_type)
     g = math.gcd(ob, nb)
-    num, den = nb // g, ob // g
+    return _recast(layout, nb // g, ob // g)
+
+
+def _recast(layout, num: int, den: int):
+    """CuTe's ``recast_layout`` for the element-size ratio ``num/den`` (lowest terms): upcast by ``num``, then
+    downcast by ``den``."""
     if num == 1 and den == 1:
         return layout
     if num == 1:
@@ -143,6 +149,74 @@ def recast_layout(layout, old_type, new_type):
     if den == 1:
         return upcast(layout, num)
     return downcast(upcast(layout, num), den)
+
+
+def _ratio(scale) -> tuple:
+    """``scale`` (a positive int, Fraction or ``(num, den)`` pair of positive ints) as ``(num, den)`` in lowest
+    terms."""
+    if isinstance(scale, tuple) and len(scale) == 2 and all(is_int(x) and not isinstance(x, bool) for x in scale):
+        num, den = int(scale[0]), int(scale[1])
+    elif isinstance(scale, Fraction):
+        num, den = scale.numerator, scale.denominator
+    elif is_int(scale) and not isinstance(scale, bool):
+        num, den = int(scale), 1
+    else:
+        raise TypeError(f"recast_by: the scale is a positive int, a Fraction or a (num, den) pair of ints, "
+                        f"got {type(scale).__name__}: {_r(scale)}" + (" (give Fraction(n, d): a float is not "
+                                                                     "exact)" if isinstance(scale, float) else ""))
+    if num < 1 or den < 1:
+        raise layout_error(LayoutError, "recast_by", "the scale must be positive", f"scale = {num}/{den}")
+    g = math.gcd(num, den)
+    return num // g, den // g
+
+
+def _check_whole(layout, num: int, scale):
+    """Refuse a leaf whose elements do not fill whole new elements: a stride ``d`` with ``|d| < num`` packs
+    ``num/|d|`` of its elements into one new element, so its extent must be a multiple of that (upcast would
+    round it up)."""
+    inner = getattr(layout, "inner", layout)
+    if not isinstance(inner, Layout):
+        return
+    for s, d in zip(*flat_modes(inner)):
+        if type(d) is not int or d == 0 or s == 1 or abs(d) >= num or num % abs(d):
+            continue
+        per = num // abs(d)
+        whole = divides(per, s)
+        if whole is None:
+            raise fail("recast_by", f"{s} % {per} == 0", "whole new elements", layout=layout, scale=scale)
+        if not whole:
+            raise layout_error(DivisibilityError, "recast_by", "inexact recast",
+                               f"the mode {s}:{d} holds {s} elements, {per} to a new element: {s} % {per} != 0",
+                               layout=layout, scale=scale)
+
+
+@names_caller
+def recast_by(layout, scale):
+    """Re-express ``layout`` in new elements ``scale`` times the size of the old ones: CuTe's
+    ``recast_layout`` for the ratio ``scale = num/den`` (``upcast`` by ``num``, then ``downcast`` by ``den``).
+
+    ``scale`` is an int (pack that many elements into one), a ``Fraction`` or a ``(num, den)`` pair
+    (``Fraction(1, 2)``: two new elements per old one). PyCuTe's ``recast(layout, scale)``, which
+    :func:`~cute_py.layouts.tensor.recast` also accepts.
+
+    Preconditions: those of :func:`upcast` and :func:`downcast`, and exactness: a mode whose stride
+    ``d`` is smaller than ``num`` holds a whole number of new elements (its extent is a multiple of
+    ``num/|d|``); otherwise a DivisibilityError. Postcondition: ``recast_by(L, Fraction(nb, ob)) ==
+    recast_layout(L, ob, nb)`` for bit widths ``ob`` and ``nb``.
+
+    >>> from fractions import Fraction
+    >>> print(recast_by(Layout((4, 4), (4, 1)), 4), recast_by(Layout((4, 4), (4, 1)), Fraction(1, 2)))
+    (4,1):(1,1) (4,8):(8,1)
+    >>> print(recast_by(Layout((4, 6), (6, 1)), (2, 3)))
+    (4,9):(9,1)
+    """
+    num, den = _ratio(scale)
+    shown = str(Fraction(num, den))
+    _check_whole(layout, num, shown)
+    try:
+        return _recast(layout, num, den)
+    except LayoutError as e:
+        raise in_operation(e, "recast_by", layout=layout, scale=shown) from None
 
 
 def max_alignment(layout) -> int:

@@ -38,8 +38,11 @@ from .algebra import composition, left_inverse, right_inverse
 from .domain import max_common_layout
 from .f2_algebra import f2_layout
 from .errors import LayoutError, layout_error, _r
+from .decide import is_sym, symbols_in
 from .int_tuple import has_underscore, is_int, to_str
-from .layout import Layout, cosize, get, slice_and_offset
+from .layout import Layout, cosize, get
+from .slicing import _dice_tuple, dice, slice_, slice_and_offset
+from .mixed_bits import M32, MixedBits, make_mixed_bits, to_mixed_bits
 
 __all__ = ["Swizzle", "make_swizzle", "shiftr", "shiftl", "ComposedLayout", "get_swizzle_portion",
            "get_nonswizzle_portion"]
@@ -97,7 +100,11 @@ class Swizzle:
         return self.yyy_msk | self.zzz_msk
 
     def __call__(self, offset: int) -> int:
-        """``offset ^ shiftr(offset & yyy_msk, S)``."""
+        """``offset ^ shiftr(offset & yyy_msk, S)``; a dynamic (sympy) offset is read bit by bit as a 32-bit
+        :class:`~cute_py.layouts.mixed_bits.MixedBits`, a MixedBits gives a MixedBits."""
+        if type(offset) is not int and is_sym(offset):
+            r = self(make_mixed_bits(0, offset, M32))
+            return r.value if isinstance(r, MixedBits) else r
         return offset ^ shiftr(offset & self.yyy_msk, self.shift)
 
     apply = __call__
@@ -225,8 +232,9 @@ class ComposedLayout:
             raise TypeError(f"ComposedLayout: outer must be a Swizzle or a layout, got {_r(outer)}")
         if not (isinstance(inner, Layout) or getattr(inner, "_is_composed_layout", False)):
             raise TypeError(f"ComposedLayout: inner must be a layout, got {_r(inner)}")
-        if not (is_int(offset) or isinstance(offset, tuple)):
-            raise TypeError(f"ComposedLayout: offset must be an int, got {_r(offset)}")
+        if not (is_int(offset) or isinstance(offset, (tuple, MixedBits)) or is_sym(offset)):
+            raise TypeError(f"ComposedLayout: offset must be an int, a MixedBits or a sympy expression, got "
+                            f"{_r(offset)}")
         object.__setattr__(self, "outer", outer)
         object.__setattr__(self, "offset", offset)
         object.__setattr__(self, "inner", inner)
@@ -302,6 +310,8 @@ class ComposedLayout:
         return ComposedLayout(composition(a, self.outer), 0, self.inner)
 
     def _slice_and_offset(self, coord):
+        if isinstance(self.outer, Swizzle) and symbols_in(coord):
+            return _swizzle_slice_and_offset(self, coord)
         sub, off = slice_and_offset(coord, self.inner)
         return ComposedLayout(self.outer, self.offset + off, sub), 0
 
@@ -322,6 +332,46 @@ class ComposedLayout:
 
     def _repr_pretty_(self, p, cycle):
         p.text(str(self))
+
+
+def _swizzle_slice_and_offset(layout: ComposedLayout, coord):
+    """CuTe's ``slice_and_offset`` of ``Sw o O o L`` by a coordinate with a dynamic (sympy) part.
+
+    The sliced-out (diced) part of the offset splits in two: the bits the swizzle reads or writes (its Y and
+    Z bits) join ``O`` as a :class:`MixedBits` (static where the coordinate is), the others pass through the
+    swizzle and are returned as the offset. If the kept modes reach a Y bit and its Z bit, the result stays
+    ``Sw o O' o slice(L)``; otherwise it decays to a plain layout, the swizzle linearised around ``O'`` (a
+    stride is ``+-Z`` or ``Y+-Z`` by the offset's bit, a sympy expression where that bit is dynamic), plus
+    the offset ``Sw(O') + rest``.
+    """
+    sw = layout.outer
+    b, m, s = sw.bits, sw.base, abs(sw.shift)
+    shape = (1 << m, 1 << b, 1 << (s - b), 1 << b, 1)
+    anti_zy = Layout._make(shape, (1, 0, 1 << (m + b), 0, 1 << (m + b + s)))
+    only_zy = Layout._make(shape, (0, 1 << m, 0, 1 << (m + s), 0))
+    sliced = slice_(coord, layout.inner)
+    diced, diced_coord = dice(coord, layout.inner), _dice_tuple(coord, coord, "slice")
+    offset_zy = layout.offset ^ to_mixed_bits(composition(only_zy, diced), diced_coord)
+    offset_anti = composition(anti_zy, diced)(diced_coord)
+    zy = composition(only_zy, sliced)
+    active = zy(it.product(zy.shape) - 1)
+    if active & ~sw(active) & M32:               # the kept modes reach a Y bit and its Z bit
+        return ComposedLayout(sw, offset_zy, sliced), offset_anti
+    z, y = sw.zzz_msk & -sw.zzz_msk, sw.yyy_msk & -sw.yyy_msk
+
+    def strides(z_bits):                        # the strides of the Z (or Y) bit positions, bit i of B
+        out = []
+        for i in range(b):
+            bit = offset_zy & ((y if z_bits else z) << i)
+            up, down = ((z << i, -(z << i)) if z_bits else ((y + z) << i, (y - z) << i))
+            out.append(up if bit == 0 else down if is_int(bit) else up + (down - up) * bit.value / bit.flags)
+        return tuple(out) if b != 1 else out[0]
+
+    lo, hi = strides(z < y), strides(z > y)
+    mode = (tuple([2] * b) if b != 1 else 2) if b else 1
+    linear = Layout((1 << m, mode, 1 << (s - b), mode, 1),
+                    (1, lo if b else 0, 1 << (m + b), hi if b else 0, 1 << (m + b + s)))
+    return composition(linear, sliced), sw(offset_zy) + offset_anti
 
 
 def compose_layout_swizzle(layout: Layout, sw: Swizzle):

@@ -42,11 +42,13 @@ from __future__ import annotations
 
 import sympy as sp
 
-from .basis import ScaledBasis
+from .basis import ArithmeticTuple, ScaledBasis
 from .decide import canon, symbols_in
 from .errors import RankError, SymbolicError, layout_error
 from .int_tuple import _
-from .layout import Layout, _dice_tuple, dice, slice_and_offset
+from .layout import Layout
+from .slicing import _dice_tuple, dice, slice_and_offset
+from .mixed_bits import MixedBits
 from .partition import _proj, _tup
 from .tiling import zipped_divide
 
@@ -115,6 +117,8 @@ def _subs_leaf(x, m):
         return canon(x.subs(m))
     if isinstance(x, ScaledBasis) and isinstance(x.value, sp.Basic):
         return ScaledBasis(canon(x.value.subs(m)), x.mode)
+    if isinstance(x, ScaledBasis) and isinstance(x.value, tuple):     # a multi-term stride (Layout makes it canonical)
+        return ScaledBasis(ArithmeticTuple(_subs_tuple(x.value, m)), ())
     return x
 
 
@@ -137,7 +141,10 @@ def subs(x, values):
     ((128,3),(64,1)):((64,8192),(1,64))
     """
     m = {}
-    syms = {s.name: s for s in free_symbols(x)}
+    found = free_symbols(x.value if isinstance(x, MixedBits) else x)
+    if getattr(x, "_is_composed_layout", False):
+        found |= free_symbols(x.offset.value if isinstance(x.offset, MixedBits) else x.offset)
+    syms = {s.name: s for s in found}
     for k, v in dict(values).items():
         if isinstance(k, str):
             if k not in syms:
@@ -147,7 +154,10 @@ def subs(x, values):
     if isinstance(x, Layout):
         return Layout(_subs_tuple(x.shape, m), _subs_tuple(x.stride, m))
     if getattr(x, "_is_composed_layout", False):
-        return x._with_inner(subs(x.inner, values))
+        offset = x.offset.subs(m) if isinstance(x.offset, MixedBits) else _subs_tuple(x.offset, m)
+        return type(x)(x.outer, offset, subs(x.inner, values))
+    if isinstance(x, MixedBits):
+        return x.subs(m)
     return _subs_tuple(x, m)
 
 

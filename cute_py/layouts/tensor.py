@@ -31,11 +31,12 @@ from .dtypes import dtype as _dtype
 from .errors import CoordinateError, DivisibilityError, LayoutError, layout_error, _r, names_caller
 from .int_tuple import _, has_underscore, is_int, to_str
 from . import layout as _layout
-from .layout import Layout, coshape, is_layout, slice_and_offset
+from .layout import Layout, coshape, is_layout
+from .slicing import slice_and_offset
 from .make import make_identity_layout, make_layout_like
 from .modes import domain_offset
 from .offsets import _int_strides, _offset_range, _offsets, np_module
-from .recast import recast_layout
+from .recast import recast_by, recast_layout
 from .tiling import tiled_divide, tiled_product
 
 __all__ = [
@@ -584,7 +585,12 @@ def recast(t, new_dtype):
     tensor<f32>[8] o (4,2):(2,1)
     >>> print(recast(t, "bf16"))
     tensor<bf16>[16] o (4,4):(4,1)
+
+    A layout (or swizzle) and a scale in place of the tensor and the type is PyCuTe's
+    ``recast(layout, scale)``: :func:`~cute_py.recast_by`.
     """
+    if is_layout(t) or getattr(t, "_is_swizzle", False):
+        return recast_by(t, new_dtype)
     _require_tensor("recast", t)
     new = _dtype(new_dtype)
     if t.is_identity:

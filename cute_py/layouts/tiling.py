@@ -20,7 +20,7 @@ from .f2 import F2
 from .coalescing import _CACHE, _is_composed, coalesced_flat, filter as _filter
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
 from .int_tuple import _, is_int, is_sym
-from .layout import ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, cosize, flat_modes
+from .layout import ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, cosize, cosize_flat, flat_modes
 from .make import make_ordered_layout
 from .modes import append, zip
 
@@ -50,7 +50,7 @@ def _check_tiler_rank(op, layout, tiler):
 def logical_divide(layout, tiler):
     """``composition(A, make_layout(T, complement(T, shape(coalesce(A)))))``: ((tile), (rest)).
 
-    Precondition: the composition is admissible (see :func:`composition`).
+    Precondition: the composition is admissible (see :func:`~cute_py.layouts.algebra.composition`).
     Postconditions: ``rank(result) == 2`` for a layout tiler; ``result(i)``
     enumerates A's offsets tile by tile; ``size(result) >= size(A)``;
     ``compatible(shape(T), shape(result[0]))``.
@@ -68,8 +68,11 @@ def logical_divide(layout, tiler):
     >>> print(logical_divide(Layout((M, K), (K, 1)), (128, 64)))
     ((128,ceiling(M/128)),(64,ceiling(K/64))):((K,128*K),(1,64))
     """
-    if type(layout) is Layout and (type(tiler) is Layout or type(tiler) is int and tiler > 0):
-        return _logical_divide(layout, tiler)
+    if type(layout) is Layout:
+        if type(tiler) is Layout or type(tiler) is int and tiler > 0:
+            return _logical_divide(layout, tiler)
+        if type(tiler) is tuple:
+            return _logical_divide(layout, _tiler_arg("logical_divide", tiler))
     return _logical_divide_any(layout, tiler)
 
 
@@ -175,8 +178,11 @@ def zipped_divide(layout, tiler):
     >>> print(zipped_divide(Layout((12, 32), (32, 1)), (4, 8)))
     ((4,8),(3,4)):((32,1),(128,8))
     """
-    if type(layout) is Layout and (type(tiler) is Layout or type(tiler) is int and tiler > 0):
-        return _zipped_divide(layout, tiler)
+    if type(layout) is Layout:
+        if type(tiler) is Layout or type(tiler) is int and tiler > 0:
+            return _zipped_divide(layout, tiler)
+        if type(tiler) is tuple:
+            return _zipped_divide(layout, _tiler_arg("zipped_divide", tiler))
     return _zipped_divide_any(layout, tiler)
 
 
@@ -235,8 +241,11 @@ def logical_product(block, tiler):
     >>> print(logical_product(Layout(4), 3))
     (4,3):(1,4)
     """
-    if type(block) is Layout and type(tiler) is Layout and not F2.made:
-        return _logical_product(block, tiler)
+    if type(block) is Layout and not F2.made:
+        if type(tiler) is Layout:
+            return _logical_product(block, tiler)
+        if type(tiler) is tuple:
+            return _logical_product(block, _tiler_arg("logical_product", tiler))
     return _logical_product_any(block, tiler)
 
 
@@ -263,11 +272,14 @@ def _product(block, tiler):
     t = tiler if type(tiler) is Layout else _tiler_layout("logical_product", tiler)
     if F2.made and (f2_algebra.is_f2_layout(block) or f2_algebra.is_f2_layout(t)):
         return logical_product(block, t)
-    if all(type(d) is int and d == 0 for d in flat_modes(t)[1]):
+    tfs, tfd = flat_modes(t)
+    if tfd.count(0) == len(tfd) and all(type(d) is int for d in tfd):
         # B sends every coordinate to 0: composition(complement(A), B) is B whatever the complement, so A needs
         # none (C++ computes it for any A, negative strides included)
         return Layout._make((block.shape, t.shape), (block.stride, t.stride))
-    cosize_t = cosize(t)
+    cosize_t = cosize_flat(tfs, tfd)
+    if cosize_t is None:
+        cosize_t = cosize(t)
     try:
         rest = _complement(block, it.product(flat_modes(block)[0]) * cosize_t)
         tiled = _compose_layouts(rest, t)
@@ -307,8 +319,11 @@ def zipped_product(block, tiler):
     >>> print(zipped_product(Layout((2, 2), (1, 2)), Layout((3, 4), (1, 3))))
     ((2,2),(3,4)):((1,2),(4,12))
     """
-    if type(block) is Layout and type(tiler) is Layout and not F2.made:
-        return _zipped_product(block, tiler)
+    if type(block) is Layout and not F2.made:
+        if type(tiler) is Layout:
+            return _zipped_product(block, tiler)
+        if type(tiler) is tuple:
+            return _zipped_product(block, _tiler_arg("zipped_product", tiler))
     return _zipped_product_any(block, tiler)
 
 

@@ -48,8 +48,8 @@ def coordinates(shape):
     """
     shape = getattr(shape, "shape", shape)
     if not (isinstance(shape, tuple) or it.is_int(shape)) or not all(
-            it.is_int(s) and s >= 1 for s in it.flatten_to_tuple(shape)):
-        raise TypeError(f"coordinates: expected a shape of positive static extents (or a layout), got {_r(shape)}")
+            it.is_int(s) and s >= 0 for s in it.flatten_to_tuple(shape)):
+        raise TypeError(f"coordinates: expected a shape of non-negative static extents (or a layout), got {_r(shape)}")
     n = it.product(shape)
     return (it.idx2crd(i, shape) for i in range(n))
 

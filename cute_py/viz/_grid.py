@@ -296,7 +296,7 @@ def layout_grid(obj, op="to_svg") -> Grid:
         col_leaves = it.flatten_to_tuple(shape[1:])
         row_strides = it.flatten_to_tuple(stride[0]) if plain else None
         col_strides = it.flatten_to_tuple(stride[1:]) if plain else None
-    cols = it.product(shape) // rows
+    cols = it.product(shape[1:]) if r > 1 else it.product(shape)
     try:
         cos = obj.cosize()
     except Exception:  # noqa: BLE001 - basis-valued strides have no integer cosize
