@@ -81,3 +81,8 @@ def test_slice_modes_examples():
     assert dice_modes(_, (3, 4)) == () and dice_modes(2, (3, 4)) == (3, 4)
     with pytest.raises(TypeError, match="^slice_modes: "):
         slice_modes((_, 0), (3, "a"))
+
+
+def test_shape_mod_of_zero_extents():
+    # no elements (n = 0) or an empty shape: the first n elements are none (review: these divided by zero)
+    assert shape_mod(0, 4) == 0 and shape_mod(4, 0) == 0 and shape_mod((2, 3), 0) == (0, 0)

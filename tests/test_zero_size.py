@@ -99,3 +99,12 @@ def test_any_leaf_zero_is_an_empty_layout(L, data):
     assert size(coalesce(Z)) == 0
     with pytest.raises(LayoutError, match="composition"):
         composition(L, Z)
+
+
+def test_tile_to_shape_refuses_a_zero_extent():
+    # review of issue 16: these raised a bare ZeroDivisionError from the divisibility check
+    for block, target in ((Layout(0), 2), (Layout((2, 0)), (4, 4))):
+        with pytest.raises(LayoutError, match="^tile_to_shape: needs a block and a target of positive size"):
+            cute_py.tile_to_shape(block, target)
+    with pytest.raises(LayoutError, match="^tile_to_shape: "):
+        cute_py.tile_to_shape(Layout(2), 0)

@@ -14,7 +14,7 @@ from .errors import (
     CoordinateError, DivisibilityError, InjectivityError, LayoutError, ParseError, RankError, SizeLimitError,
     SymbolicError,
 )
-from .int_tuple import _, Underscore
+from .int_tuple import _, Underscore, safe_div
 from .layout import Layout, LayoutLeft, LayoutRight, coprofile, crd2idx, is_layout
 from .slicing import dice, dice_modes, slice_, slice_and_offset, slice_modes
 from .mixed_bits import MixedBits, make_mixed_bits, to_mixed_bits
@@ -40,7 +40,7 @@ from .mode_ops import (
 )
 
 __all__ = [
-    "int_tuple", "_", "Underscore",
+    "int_tuple", "_", "Underscore", "safe_div",
     "Layout", "LayoutLeft", "LayoutRight", "ComposedLayout", "Swizzle", "ScaledBasis",
     "ArithmeticTuple", "E", "make_basis_like", "F2", "f2_layout", "LinearLayout", "to_linear_layout", "from_linear_layout",
     "ModeOp", "MixedBits", "make_mixed_bits", "to_mixed_bits", "coalesce_z", "squeeze", "tiler_to_layout", "leaves", "coordinates", "values",

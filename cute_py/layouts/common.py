@@ -247,5 +247,7 @@ def shape_mod(a, b):
     if smaller is None:
         raise decide.fail("shape_mod", f"{a} <= {b}", "the smaller of the two extents", shape=a, n=b)
     lo, hi = (a, b) if smaller else (b, a)
+    if type(lo) is int and lo == 0:             # no elements, or an empty shape: the first n are none
+        return 0
     decide.require_divides("shape_mod", lo, hi, "shape divisibility condition", shape=a, n=b)
     return lo

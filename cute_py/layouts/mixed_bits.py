@@ -55,11 +55,17 @@ def _runs(mask: int):
 
 def bits_of(d, mask: int):
     """``d & mask`` for an integer (sympy) expression ``d``: per run ``[a, a+n)`` of the mask,
-    ``2^a * Mod(floor(d / 2^a), 2^n)`` (two's complement bits, as C++ reads a negative int)."""
+    ``2^a * Mod(floor(d / 2^a), 2^n)`` (two's complement bits, as C++ reads a negative int). Where ``d`` holds
+    a ``Mod`` already the run is ``2^a * (floor(d / 2^a) - 2^n * floor(d / 2^(a+n)))``: sympy 1.14 rewrites a
+    ``Mod`` of an expression holding a ``Mod`` wrongly (``Mod(2*Mod(m, 64), 16)`` becomes
+    ``2*Mod(Mod(m, 64)**2, 8)``)."""
     if type(d) is int:
         return d & mask
-    return canon(sum((SP.Mod(SP.floor(d / (1 << a)), 1 << n) * (1 << a) for a, n in _runs(mask)),
-                     SP.Integer(0)))
+    if d.has(SP.Mod):
+        runs = ((SP.floor(d / (1 << a)) - (1 << n) * SP.floor(d / (1 << (a + n)))) * (1 << a) for a, n in _runs(mask))
+    else:
+        runs = (SP.Mod(SP.floor(d / (1 << a)), 1 << n) * (1 << a) for a, n in _runs(mask))
+    return canon(sum(runs, SP.Integer(0)))
 
 
 def _bit(d, k: int):
@@ -224,7 +230,7 @@ def _combine(op: str, a, b):
     for k in range(both.bit_length()):
         if both >> k & 1:
             t = _bit(d0, k) + _bit(d1, k)          # 0, 1 or 2
-            d = d + (1 << k) * (SP.floor(t / 2) if op == "&" else SP.ceiling(t / 2) if op == "|" else SP.Mod(t, 2))
+            d = d + (1 << k) * (SP.floor(t / 2) if op == "&" else SP.ceiling(t / 2) if op == "|" else t - 2 * SP.floor(t / 2))
     return _make(s, d, f)
 
 
@@ -233,6 +239,7 @@ def to_mixed_bits(*args):
     ``coord`` (a 1-D index or coordinate of the layout; congruent with the shape in the flat form) in a layout
     whose modes each have a power-of-two (or zero) ``shape * stride``, as the XOR over modes of
     ``make_mixed_bits(0, c * d, (s - 1) * d)``: the bits a mode reaches are dynamic where its coordinate is.
+    The XOR is the offset only where the modes reach disjoint bits (as in C++, which assumes it).
 
     >>> to_mixed_bits(Layout((2, 4), (1, 8)), (1, 3)), to_mixed_bits((2, 4), (1, 8), (1, 3))
     (25, 25)

@@ -310,7 +310,7 @@ class ComposedLayout:
         return ComposedLayout(composition(a, self.outer), 0, self.inner)
 
     def _slice_and_offset(self, coord):
-        if isinstance(self.outer, Swizzle) and symbols_in(coord):
+        if isinstance(self.outer, Swizzle) and symbols_in(coord) and type(self.offset) is int and self.offset == 0:
             return _swizzle_slice_and_offset(self, coord)
         sub, off = slice_and_offset(coord, self.inner)
         return ComposedLayout(self.outer, self.offset + off, sub), 0
@@ -335,7 +335,11 @@ class ComposedLayout:
 
 
 def _swizzle_slice_and_offset(layout: ComposedLayout, coord):
-    """CuTe's ``slice_and_offset`` of ``Sw o O o L`` by a coordinate with a dynamic (sympy) part.
+    """CuTe's ``slice_and_offset`` of ``Sw o 0 o L`` by a coordinate with a dynamic (sympy) part.
+
+    Only for the offset 0: C++ joins the offset to the sliced-out part by XOR, which is its sum only where
+    their bits are disjoint; with another offset the caller keeps ``Sw o (O + L(c)) o slice(L)``, which
+    evaluates through MixedBits all the same. ``L``'s modes must not share bits (``to_mixed_bits``).
 
     The sliced-out (diced) part of the offset splits in two: the bits the swizzle reads or writes (its Y and
     Z bits) join ``O`` as a :class:`MixedBits` (static where the coordinate is), the others pass through the

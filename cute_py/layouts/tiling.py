@@ -435,6 +435,9 @@ def tile_to_shape(block, target_shape, order=LayoutLeft):
     if not (is_int(target_shape) or isinstance(target_shape, tuple)) or not all(
             is_int(t) or is_sym(t) for t in it.flatten_to_tuple(target_shape)):
         raise TypeError(f"tile_to_shape: target shape must be an IntTuple, got {_r(target_shape)}")
+    if 0 in flat_modes(block)[0] or 0 in it.flatten_to_tuple(target_shape):
+        raise layout_error(LayoutError, "tile_to_shape", "needs a block and a target of positive size",
+                           "an extent is 0", block=block, target_shape=target_shape)
     if order is not LayoutLeft and order is not LayoutRight:
         if isinstance(order, list):
             order = tuple(order)
