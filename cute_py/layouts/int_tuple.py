@@ -12,7 +12,6 @@ index is split colexicographically, with the last mode taking the remainder.
 from __future__ import annotations
 
 import builtins
-import math
 
 from . import decide
 from .decide import is_int, is_sym

@@ -597,7 +597,9 @@ def get(layout, *modes):
     return Layout._make(shp, std)
 
 
-def _slice_tuple(c, t, op):
+def _slice_tuple(c, t, op, dice=False):
+    """The leaves and modes of ``t`` where ``c`` is ``_`` (CuTe's ``slice`` on tuples; with ``dice``, where ``c``
+    is an integer: its ``dice``); modes kept inside a mode are spliced into its level."""
     if isinstance(c, tuple):
         if not isinstance(t, tuple) or len(c) != len(t):
             raise layout_error(CoordinateError, op, "coordinate is not congruent with the shape",
@@ -605,10 +607,8 @@ def _slice_tuple(c, t, op):
         out = ()
         for ci, ti in builtins.zip(c, t):
             if isinstance(ci, tuple):
-                out += _slice_tuple(ci, ti, op)
-            elif ci is _:
+                out += _slice_tuple(ci, ti, op, dice)
+            elif (ci is _) is not dice:
                 out += (ti,)
         return out
-    if c is _:
-        return t
-    return ()
+    return t if (c is _) is not dice else ()

@@ -13,10 +13,8 @@ level, as in C++.
 
 from __future__ import annotations
 
-import builtins
-
 from . import int_tuple as it
-from .errors import CoordinateError, layout_error, names_caller, _r
+from .errors import names_caller, _r
 from .int_tuple import _
 from .layout import Layout, _coord, _require_layout, _slice_tuple, crd2idx
 
@@ -24,20 +22,8 @@ __all__ = ["slice_", "slice_and_offset", "dice", "slice_modes", "dice_modes"]
 
 
 def _dice_tuple(c, t, op):
-    if isinstance(c, tuple):
-        if not isinstance(t, tuple) or len(c) != len(t):
-            raise layout_error(CoordinateError, op, "coordinate is not congruent with the shape",
-                               coord=c, shape=t)
-        out = ()
-        for ci, ti in builtins.zip(c, t):
-            if isinstance(ci, tuple):
-                out += _dice_tuple(ci, ti, op)
-            elif ci is not _:
-                out += (ti,)
-        return out
-    if c is _:
-        return ()
-    return t
+    """The leaves and modes of ``t`` where ``c`` is an integer (CuTe's ``dice`` on tuples)."""
+    return _slice_tuple(c, t, op, dice=True)
 
 
 @names_caller
