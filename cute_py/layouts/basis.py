@@ -230,7 +230,7 @@ def stride_leaf(x):
                 out.append(walk(e, path + (i,)))
                 continue
             if isinstance(e, bool) or not (is_int(e) or is_sym(e)):
-                raise TypeError(f"Layout: ArithmeticTuple stride leaves must be ints or symbolic, got {e!r:.60} in {x}")
+                raise TypeError(f"Layout: ArithmeticTuple stride leaves must be ints or symbolic, got {e!r:.60} in {ArithmeticTuple(x)}")
             e = int(e) if is_int(e) or e.is_Integer else e
             if not (type(e) is int and e == 0):
                 terms.append((path + (i,), e))
@@ -245,18 +245,21 @@ def stride_leaf(x):
     return ScaledBasis(t, ())
 
 
-def tuple_strides(shape, stride):
+def tuple_strides(shape, stride, kind=ArithmeticTuple):
     """``stride`` with each ArithmeticTuple at a leaf of ``shape`` made one leaf (``stride_leaf``); one at
-    a mode of ``shape`` holds that mode's strides (an ArithmeticTuple is a tuple, as in C++).
+    a mode of ``shape`` holds that mode's strides (an ArithmeticTuple is a tuple, as in C++). With
+    ``kind=tuple`` (the parser, which reads ``(1,1)`` as a plain tuple) any non-empty tuple at a leaf is one.
 
     >>> tuple_strides((4, 4), (ArithmeticTuple((1, 1)), 4))
     (ScaledBasis(ArithmeticTuple((1, 1)), ()), 4)
+    >>> tuple_strides((4, 4), ((1, 1), 4), kind=tuple) == tuple_strides((4, 4), (ArithmeticTuple((1, 1)), 4))
+    True
     """
     if isinstance(shape, tuple):
         if isinstance(stride, tuple) and len(stride) == len(shape):
-            return tuple(tuple_strides(s, d) for s, d in zip(shape, stride))
+            return tuple(tuple_strides(s, d, kind) for s, d in zip(shape, stride))
         return stride
-    return stride_leaf(stride) if isinstance(stride, ArithmeticTuple) else stride
+    return stride_leaf(stride) if isinstance(stride, kind) and (stride or kind is ArithmeticTuple) else stride
 
 
 def is_scaled_basis(x) -> bool:

@@ -5,7 +5,7 @@ Grammar (spaces are ignored; ``_N`` static ints and ``S<...>`` are accepted too)
     composed := item ("o" item)*           # outer o offset o inner
     item     := swizzle | layout | inttuple
     swizzle  := ("Sw" | "S") "<" int "," int "," int ">"
-    layout   := inttuple ":" inttuple     # a stride tuple at a leaf of the shape is an ArithmeticTuple
+    layout   := inttuple ":" inttuple     # a stride tuple at a leaf of the shape is a sum of basis terms
     inttuple := "_" | elem | expr | "(" [inttuple ("," inttuple)*] ")"
     elem     := int ("@" int)*            # v@i is v*E<i> (basis strides)
     expr     := a symbolic integer expression (below)
@@ -32,7 +32,7 @@ Sw<3,4,3> o 0 o (8,64):(64,1)
 
 from __future__ import annotations
 
-from .basis import ArithmeticTuple, ScaledBasis
+from .basis import ScaledBasis, tuple_strides
 from .f2 import F2
 from .errors import ParseError, _r
 from .int_tuple import _, is_sym
@@ -319,9 +319,9 @@ class _Parser:
         shape = self.inttuple()
         if self.peek(":"):
             self.pos += 1
-            stride = _arithmetic_tuples(shape, self.inttuple())
+            stride = self.inttuple()
             try:
-                return Layout(shape, stride)
+                return Layout(shape, tuple_strides(shape, stride, kind=tuple))
             except (ValueError, TypeError) as e:
                 self.pos = start
                 raise self.error(f"not a valid layout ({e})") from None
@@ -344,16 +344,6 @@ class _Parser:
             return ComposedLayout(*items)
         except TypeError as e:
             raise ParseError(f"parse: {e}\n  {self.text}", text=self.text, pos=0) from None
-
-
-def _arithmetic_tuples(shape, stride):
-    """``stride`` with each non-empty tuple at a leaf of ``shape`` made an ArithmeticTuple (a multi-term
-    stride such as ``(1,1)``, which ``Layout`` keeps as one leaf)."""
-    if isinstance(shape, tuple):
-        if isinstance(stride, tuple) and len(stride) == len(shape):
-            return tuple(_arithmetic_tuples(s, d) for s, d in zip(shape, stride))
-        return stride
-    return ArithmeticTuple(stride) if isinstance(stride, tuple) and stride else stride
 
 
 def parse(text: str, symbols=None):
