@@ -127,15 +127,24 @@ def _by_mode(layout, tiler, op, public):
     return Layout._make(tuple(shapes), tuple(strides))
 
 
-def _zip2_by(t, guide, op, layout):
-    if isinstance(guide, tuple):
-        if not isinstance(t, tuple) or len(t) < len(guide):
+def _zip2_by(s, d, guide, op, layout):
+    """CuTe's ``zip2_by`` of the shape ``s`` and the stride ``d`` together: ``((s0, s1), (d0, d1))``, the rank-2
+    modes at the terminals of ``guide`` split into their first and second parts."""
+    if type(guide) is tuple:
+        n = len(guide)
+        if type(s) is not tuple or len(s) < n:
             raise layout_error(RankError, op, "mismatched ranks while unzipping", layout=layout, tiler=guide)
-        split = [_zip2_by(t[i], guide[i], op, layout) for i in range(len(guide))]
-        return (tuple(s[0] for s in split), tuple(s[1] for s in split) + t[len(guide):])
-    if not isinstance(t, tuple) or len(t) != 2:
+        s0, s1, d0, d1 = [], [], [], []
+        for i in range(n):
+            (a0, a1), (b0, b1) = _zip2_by(s[i], d[i], guide[i], op, layout)
+            s0.append(a0)
+            s1.append(a1)
+            d0.append(b0)
+            d1.append(b1)
+        return (tuple(s0), tuple(s1) + s[n:]), (tuple(d0), tuple(d1) + d[n:])
+    if type(s) is not tuple or len(s) != 2:
         raise layout_error(RankError, op, "expected a rank-2 mode to unzip", layout=layout, tiler=guide)
-    return t
+    return s, d
 
 
 def tile_unzip(layout, tiler):
@@ -148,8 +157,7 @@ def tile_unzip(layout, tiler):
         return layout._with_inner(tile_unzip(layout.inner, tiler))
     if not isinstance(layout, Layout):
         raise TypeError(f"tile_unzip: expected a Layout for layout, got {type(layout).__name__}: {_r(layout)}")
-    return Layout._make(_zip2_by(layout.shape, tiler, "tile_unzip", layout),
-                        _zip2_by(layout.stride, tiler, "tile_unzip", layout))
+    return Layout._make(*_zip2_by(layout.shape, layout.stride, tiler, "tile_unzip", layout))
 
 
 def _splice(s, d):
