@@ -121,7 +121,7 @@ class Layout:
     Layout((4,), (8,))
     """
 
-    __slots__ = ("shape", "stride", "_hash", "_flat")
+    __slots__ = ("shape", "stride", "_flat")
 
     def __init__(self, shape, stride=None):
         shape = _norm(shape, "shape", "Layout")
@@ -139,18 +139,17 @@ class Layout:
                 check_f2_strides(shape, stride)
         _set_shape(self, shape)
         _set_stride(self, stride)
-        _set_hash(self, None)
         _set_flat(self, (it.flatten_to_tuple(shape), it.flatten_to_tuple(stride)))
 
     @staticmethod
     def _make(shape, stride, flat=None):
         """Fast constructor for an already-validated shape and stride (internal); ``flat`` is their
         ``flatten_to_tuple`` where the caller has it."""
-        self = _new(Layout)
-        _set_shape(self, shape)
-        _set_stride(self, stride)
-        _set_hash(self, None)
-        _set_flat(self, flat)
+        self = _Fresh()
+        self.shape = shape
+        self.stride = stride
+        self._flat = flat
+        self.__class__ = Layout
         return self
 
     def __setattr__(self, name, value):
@@ -171,11 +170,7 @@ class Layout:
         return not self.__eq__(other)
 
     def __hash__(self):
-        h = self._hash
-        if h is None:
-            h = hash((self.shape, self.stride))
-            _set_hash(self, h)
-        return h
+        return hash((self.shape, self.stride))
 
     def __str__(self):
         return f"{to_str(self.shape)}:{to_str(self.stride)}"
@@ -288,10 +283,22 @@ class Layout:
         p.text(str(self))
 
 
-_new = object.__new__
+class _Fresh(Layout):
+    """A Layout while :meth:`Layout._make` fills it in, then made a Layout (the slots are the same).
+
+    Its plain attribute stores are the fast path the interpreter specializes; Layout's own
+    ``__setattr__`` refuses every store, which leaves only descriptor calls, at twice the cost of the whole
+    ``_make``.
+    """
+
+    __slots__ = ()
+    __init__ = object.__init__
+    __setattr__ = object.__setattr__
+    __delattr__ = object.__delattr__
+
+
 _set_shape = Layout.shape.__set__
 _set_stride = Layout.stride.__set__
-_set_hash = Layout._hash.__set__
 _set_flat = Layout._flat.__set__
 
 
