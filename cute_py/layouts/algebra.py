@@ -6,12 +6,12 @@ divisibility check in composition is weaker than the math), cute_py raises
 instead: every result here satisfies the postconditions stated in the
 docstrings, which the test-suite checks by brute force.
 
-Results are memoized on the (immutable, hashable) operands.
+Nothing is memoized: like C++ and PyCuTe, each call computes its result (a memo table costs a first
+call more than its lookups save; benchmarks/NOTES.md).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from operator import itemgetter
 
 from . import basis_algebra, f2_algebra, int_tuple as it
@@ -20,7 +20,7 @@ from .f2 import F2
 from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r, names_caller
 from .decide import _and, _not, _or, canon, ceil_div, divides, exact_div, expand, fail, floor_div, le, lt, sign
 from .coalescing import (
-    _CACHE, _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, _unwrap, coalesce_x_flat,
+    _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, _unwrap, coalesce_x_flat,
     coalesced_flat,
 )
 from .int_tuple import _, is_int, is_sym
@@ -32,10 +32,8 @@ __all__ = [
 
 
 def _tiler_arg(op, x):
-    """Lists become tuples (recursively) so tilers can key the memo caches; other unhashables are rejected.
-
-    Bools are rejected here: ``True == 1`` would otherwise hit the cache entry of the int tiler 1.
-    """
+    """The tiler ``x`` of ``op``, checked: lists become tuples (recursively); a bool (which would act as 0 or 1)
+    and anything unhashable (a dict, a set: not a tiler) are refused with a TypeError naming ``op``."""
     if type(x) is tuple:                        # the common tuple of layouts and extents: nothing to convert
         for e in x:
             if not (type(e) is Layout or type(e) is int and e > 0 or e is _):
@@ -93,9 +91,9 @@ def composition(a, b):
     """
     if type(a) is Layout:
         if type(b) is Layout or type(b) is int and b > 0:
-            return _composition(a, b)
+            return _compose_tiler(a, b)
         if type(b) is tuple:
-            return _composition(a, _tiler_arg("composition", b))
+            return _compose_tiler(a, _tiler_arg("composition", b))
     return _composition_any(a, b)
 
 
@@ -110,11 +108,11 @@ def _composition_any(a, b):
     _require_layout("composition", a, "A")
     if _is_composed(b) or getattr(b, "_is_swizzle", False):
         return b._compose_from_left(a)
-    return _composition(a, _tiler_arg("composition", b))
+    return _compose_tiler(a, _tiler_arg("composition", b))
 
 
 def _compose_tiler(a: Layout, b):
-    """``a o b`` for a checked tiler ``b`` (uncached; :func:`_composition` is its memo)."""
+    """``a o b`` for a checked tiler ``b``."""
     if type(b) is Layout:
         return _compose_layouts(a, b)
     if type(b) is tuple:
@@ -129,8 +127,6 @@ def _compose_tiler(a: Layout, b):
         raise TypeError(f"composition: a composed layout or swizzle inside a tiler is not supported: {b}")
     raise TypeError(f"composition: B must be a Layout, tiler tuple, int or _, got {type(b).__name__}: {_r(b)}")
 
-
-_composition = lru_cache(maxsize=_CACHE)(_compose_tiler)
 
 
 def _compose_by_mode(a: Layout, b: tuple) -> Layout:
@@ -370,7 +366,6 @@ def _complement_any(layout, cotarget):
     return _complement(layout, cotarget)
 
 
-@lru_cache(maxsize=_CACHE)
 def _complement(layout: Layout, cotarget):
     fs, fd = flat_modes(layout)
     if 0 in fs:
@@ -505,7 +500,6 @@ def _right_inverse_any(layout):
     return _right_inverse(layout)
 
 
-@lru_cache(maxsize=_CACHE)
 def _right_inverse(layout: Layout) -> Layout:
     fs, fd = coalesced_flat(layout)
     astride = [abs(d) if type(d) is int else None for d in fd]  # C++ skips dynamic strides
@@ -563,7 +557,6 @@ def _left_inverse_any(layout):
     return _left_inverse(layout)
 
 
-@lru_cache(maxsize=_CACHE)
 def _left_inverse(layout: Layout) -> Layout:
     fs, fd = coalesced_flat(layout)
     for d in fd:

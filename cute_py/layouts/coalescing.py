@@ -1,7 +1,5 @@
 """coalesce and filter: the same function on fewer, larger modes (CuTe's ``layout.hpp``).
 
-Results are memoized on the (immutable, hashable) operands.
-
 >>> from cute_py import Layout
 >>> print(coalesce(Layout((2, (1, 6)), (1, (6, 2)))), filter(Layout((4, 2, 3), (0, 1, 8))))
 12:1 (2,3):(1,8)
@@ -18,10 +16,6 @@ from .layout import ALGEBRA, Layout, _is_tensor, flat_modes
 from .modes import transform_layout
 
 __all__ = ["coalesce", "coalesce_z", "filter", "filter_zeros"]
-
-_CACHE = 1 << 16
-"""Entries each memo cache of the algebra keeps."""
-
 
 def _is_composed(x) -> bool:
     return getattr(x, "_is_composed_layout", False)

@@ -11,13 +11,12 @@ or a tuple of those, applied mode by mode (modes of A beyond the tiler are kept)
 from __future__ import annotations
 
 import builtins
-from functools import lru_cache
 
 from . import decide, int_tuple as it
 from . import f2_algebra
 from .algebra import _complement, _compose_layouts, _tiler_arg, complement
 from .f2 import F2
-from .coalescing import _CACHE, _is_composed, coalesced_flat, filter as _filter
+from .coalescing import _is_composed, coalesced_flat, filter as _filter
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
 from .int_tuple import _, is_int, is_sym
 from .layout import ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, cosize, cosize_flat, flat_modes
@@ -70,9 +69,9 @@ def logical_divide(layout, tiler):
     """
     if type(layout) is Layout:
         if type(tiler) is Layout or type(tiler) is int and tiler > 0:
-            return _logical_divide(layout, tiler)
+            return _divide(layout, tiler)
         if type(tiler) is tuple:
-            return _logical_divide(layout, _tiler_arg("logical_divide", tiler))
+            return _divide(layout, _tiler_arg("logical_divide", tiler))
     return _logical_divide_any(layout, tiler)
 
 
@@ -84,11 +83,11 @@ def _logical_divide_any(layout, tiler):
         return layout._with_inner(logical_divide(layout.inner, tiler))
     if not isinstance(layout, Layout):
         raise TypeError(f"logical_divide: expected a Layout, got {_r(layout)}")
-    return _logical_divide(layout, _tiler_arg("logical_divide", tiler))
+    return _divide(layout, _tiler_arg("logical_divide", tiler))
 
 
 def _divide(layout, tiler):
-    """``logical_divide`` for a checked tiler (uncached; :func:`_logical_divide` is its memo)."""
+    """``logical_divide`` for a checked tiler."""
     if type(tiler) is tuple:
         _check_tiler_rank("logical_divide", layout, tiler)
         return _by_mode(layout, tiler, _divide, logical_divide)
@@ -102,8 +101,6 @@ def _divide(layout, tiler):
     except LayoutError as e:
         raise in_operation(e, "logical_divide", A=layout, tiler=t) from None
 
-
-_logical_divide = lru_cache(maxsize=_CACHE)(_divide)
 
 
 def _by_mode(layout, tiler, op, public):
@@ -205,7 +202,6 @@ def _zipped_divide_any(layout, tiler):
     return _zipped_divide(layout, _tiler_arg("zipped_divide", tiler))
 
 
-@lru_cache(maxsize=_CACHE)
 def _zipped_divide(layout, tiler):
     return tile_unzip(_divide(layout, tiler), tiler)
 
@@ -251,9 +247,9 @@ def logical_product(block, tiler):
     """
     if type(block) is Layout and not F2.made:
         if type(tiler) is Layout:
-            return _logical_product(block, tiler)
+            return _product(block, tiler)
         if type(tiler) is tuple:
-            return _logical_product(block, _tiler_arg("logical_product", tiler))
+            return _product(block, _tiler_arg("logical_product", tiler))
     return _logical_product_any(block, tiler)
 
 
@@ -267,11 +263,11 @@ def _logical_product_any(block, tiler):
                            block=block, tiler=tiler)
     if not isinstance(block, Layout):
         raise TypeError(f"logical_product: expected a Layout, got {_r(block)}")
-    return _logical_product(block, _tiler_arg("logical_product", tiler))
+    return _product(block, _tiler_arg("logical_product", tiler))
 
 
 def _product(block, tiler):
-    """``logical_product`` for a checked tiler (uncached; :func:`_logical_product` is its memo)."""
+    """``logical_product`` for a checked tiler."""
     if type(tiler) is tuple:
         _check_tiler_rank("logical_product", block, tiler)
         return _by_mode(block, tiler, _product, logical_product)
@@ -310,8 +306,6 @@ def _product(block, tiler):
     return result
 
 
-_logical_product = lru_cache(maxsize=_CACHE)(_product)
-
 
 def _injective(layout) -> bool:
     """Brute force: distinct offsets for distinct coordinates (stride-0 modes excepted)."""
@@ -344,7 +338,6 @@ def _zipped_product_any(block, tiler):
     return _zipped_product(block, _tiler_arg("zipped_product", tiler))
 
 
-@lru_cache(maxsize=_CACHE)
 def _zipped_product(block, tiler):
     return tile_unzip(_product(block, tiler), tiler)
 
@@ -412,7 +405,6 @@ def raked_product(block, tiler):
     return _blocked_raked(block, _tiler_arg("raked_product", tiler), False)
 
 
-@lru_cache(maxsize=_CACHE)
 def _blocked_raked(block, tiler, blocked):
     op = "blocked_product" if blocked else "raked_product"
     tiler = _tiler_layout(op, tiler)
@@ -457,7 +449,6 @@ def tile_to_shape(block, target_shape, order=LayoutLeft):
     return _tile_to_shape(block, target_shape, order)
 
 
-@lru_cache(maxsize=_CACHE)
 def _tile_to_shape(block, target_shape, order):
     r = it.rank(target_shape)
     if _rank(block) > r:
