@@ -149,19 +149,19 @@ def _compose_by_mode(a: Layout, b: tuple) -> Layout:
 
 
 def _compose_layouts(a: Layout, b: Layout) -> Layout:
-    if 0 in flat_modes(a)[0] or 0 in flat_modes(b)[0]:
+    fas, fad = a._flat or flat_modes(a)
+    fbs, fbd = b._flat or flat_modes(b)
+    if 0 in fas or 0 in fbs:
         require_nonempty("composition", A=a, B=b)
     if F2.made and (f2_algebra.is_f2_layout(a) or f2_algebra.is_f2_layout(b)):
         return f2_algebra.compose(a, b)
-    fbs, fbd = flat_modes(b)
     if ScaledBasis in map(type, fbd):
         basis_algebra.refuse_multi_term("composition", b, A=a, B=b)
         flat = _coalesce_x(a, coprofile(b))
         ls, ld = (flat.shape, flat.stride) if type(flat.shape) is tuple else ((flat.shape,), (flat.stride,))
+    elif len(fas) == 1:                         # A is one mode, linear everywhere: A o B scales B's strides
+        return Layout._make(b.shape, _scaled(b.stride, fad[0]))
     else:
-        fas, fad = flat_modes(a)
-        if len(fas) == 1:                       # A is one mode, linear everywhere: A o B scales B's strides
-            return Layout._make(b.shape, _scaled(b.stride, fad[0]))
         ls, ld = coalesce_x_flat(fas, fad)
     if len(fbs) == 1:
         shape, stride = _compose_impl(ls, ld, b.shape, b.stride, a, b, (), None)
@@ -186,7 +186,7 @@ def _compose_layouts(a: Layout, b: Layout) -> Layout:
 def _scaled(stride, d):
     """Each leaf of ``stride`` times ``d`` (an int 0 stays the int 0)."""
     if type(stride) is tuple:
-        return tuple(_scaled(x, d) for x in stride)
+        return tuple([_scaled(x, d) for x in stride])
     return 0 if type(stride) is int and stride == 0 else stride * d
 
 
@@ -204,8 +204,10 @@ def _compose_impl(ls, ld, rs, rd, a, b, path, usage):
     the next mode, and the by-mode result would be wrong.
     """
     if type(rs) is tuple:
-        parts = [_compose_impl(ls, ld, s, d, a, b, path, usage) for s, d in zip(rs, rd)]
-        return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
+        if not rs:
+            return (), ()
+        shapes, strides = zip(*[_compose_impl(ls, ld, s, d, a, b, path, usage) for s, d in zip(rs, rd)])
+        return shapes, strides
     if type(rd) is ScaledBasis:
         for m in rd.mode:
             if not isinstance(ls, tuple) or m >= len(ls):
@@ -367,7 +369,7 @@ def _complement_any(layout, cotarget):
 
 
 def _complement(layout: Layout, cotarget):
-    fs, fd = flat_modes(layout)
+    fs, fd = layout._flat or flat_modes(layout)
     if 0 in fs:
         require_nonempty("complement", layout=layout)
     # filter: drop size-1 and stride-0 modes; sorting by stride replaces CuTe's coalesce+min search.
@@ -392,7 +394,8 @@ def _complement(layout: Layout, cotarget):
         cotarget = last + 1 if type(last) is int else expand(last + 1)
     if not modes:
         return Layout(canon(it.product(cotarget)))
-    modes.sort(key=itemgetter(0))             # static strides here (or a single mode)
+    if len(modes) > 1:
+        modes.sort(key=itemgetter(0))         # static strides here (or a single mode)
     res_s, res_d = [], [1]
     inexact = False
     for d, s in modes:
@@ -422,16 +425,29 @@ def _complement(layout: Layout, cotarget):
             raise fail("complement", f"{maybe_unit[0]} > 1",
                        f"the mode of extent {maybe_unit[0]} is dropped when it is 1, and the complement then "
                        f"differs (a stride is not a multiple of the modes below it)", layout=layout)
-    if type(cotarget) is int and type(res_d[-1]) is int:
-        rest_shape = -(-cotarget // res_d[-1])
-    else:                                     # C++: coalesce(ceil_div(cotarget, stride))
-        rest_shape = it.product(it.ceil_div(cotarget, res_d[-1]))
-        if type(rest_shape) is not int:
-            rest_shape = canon(rest_shape)
-    res_s.append(rest_shape)
-    if rest_shape == 1:
+    res_s.append(_rest_extent(cotarget, res_d[-1]))
+    if res_s[-1] == 1:
         res_d[-1] = 0
     return _bw_coalesce(res_s, res_d, res_s[-1], res_d[-1])
+
+
+def _rest_extent(cotarget, d):
+    """C++'s ``size(coalesce(ceil_div(cotarget, d)))``: ``ceil_div`` folds ``d`` across the modes of a
+    shape (mode ``i`` takes ``ceil(c_i / d_i)``, and ``d_{i+1} = ceil(d_i / c_i)``), which is not
+    ``ceil(size(cotarget) / d)`` where ``d`` does not divide."""
+    if type(d) is int:
+        if type(cotarget) is int:
+            return -(-cotarget // d)
+        n, q = 1, d
+        for c in it.flatten_to_tuple(cotarget):
+            if type(c) is not int:
+                break
+            n *= -(-c // q)
+            q = -(-q // c)
+        else:
+            return n
+    n = it.product(it.ceil_div(cotarget, d))
+    return n if type(n) is int else canon(n)
 
 
 def _chain_step(d, prev):
@@ -510,7 +526,6 @@ def _right_inverse(layout: Layout) -> Layout:
         if kind is ScaledBasis:                        # from the colex number of a codomain coordinate
             codomain = basis_algebra.codomain_of("right_inverse", layout)
             return _right_inverse(basis_algebra.flatten_codomain("right_inverse", layout, codomain))
-    rstride = it.compact_col_major(fs)
     seq = []
     nxt = 1
     while type(nxt) is int and nxt in astride:
@@ -524,7 +539,11 @@ def _right_inverse(layout: Layout) -> Layout:
         nxt = nxt2
     if not seq:
         return Layout._make(1, 0)
-    return _unwrap([fs[k] for k in seq], [it.signum(fd[k]) * rstride[k] for k in seq])
+    pre, p = [], 1                      # the compact column-major strides of fs (coalesced: no extent 1)
+    for s in fs:
+        pre.append(p)
+        p *= s
+    return _unwrap([fs[k] for k in seq], [pre[k] if fd[k] > 0 else -pre[k] for k in seq])
 
 
 def left_inverse(layout):

@@ -34,6 +34,9 @@ __all__ = [
 def _tiler_layout(op, t):
     if isinstance(t, Layout):
         return t
+    if type(t) is int:                          # Layout(t): t:1, and 1:0 for t == 1
+        d = 0 if t == 1 else 1
+        return Layout._make(t, d, ((t,), (d,)))
     if is_int(t) or is_sym(t):
         return Layout(t)
     raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {type(t).__name__}: {_r(t)}")
