@@ -392,19 +392,26 @@ def _complement(layout: Layout, cotarget):
                        f"{f} has {len(modes)} modes", layout=layout)
     if cotarget is None:
         cotarget = last + 1 if type(last) is int else expand(last + 1)
-    if not modes:
-        return Layout(canon(it.product(cotarget)))
+    if not modes:                             # nothing to skip: the whole cotarget
+        n = it.product(cotarget)
+        if type(n) is int:
+            d = 0 if n == 1 else 1
+            return Layout._make(n, d, ((n,), (d,)))
+        return Layout(canon(n))
     if len(modes) > 1:
         modes.sort(key=itemgetter(0))         # static strides here (or a single mode)
-    res_s, res_d = [], [1]
-    inexact = False
+    # The chain: each gap below a mode gets a mode of extent q = floor(d / prev), prev being what the modes
+    # below reach. A gap of 1 is no mode; and the modes left never merge (q * prev <= d < d * s), so for ints
+    # the chain is the coalesced result as it stands.
+    res_s, res_d, prev = [], [], 1
+    inexact = symbolic = False
     for d, s in modes:
-        prev = res_d[-1]
         if type(d) is int and type(prev) is int:
             q = d // prev
             if d % prev:
                 inexact = True
         else:
+            symbolic = True
             q, exact = _chain_step(d, prev)
             if not exact:
                 inexact = True
@@ -415,8 +422,10 @@ def _complement(layout: Layout, cotarget):
                            layout=layout)
             raise layout_error(InjectivityError, "complement", "non-injective layout in complement",
                                f"stride {d} overlaps the modes below it (which reach {prev})", layout=layout)
-        res_s.append(q)
-        res_d.append(d * s)
+        if q != 1:
+            res_s.append(q)
+            res_d.append(prev)
+        prev = d * s
     # A mode of extent 1 is filtered out before the chain; a symbolic extent that may be 1 keeps its mode, which
     # changes the result where a step is inexact (floor(d / prev)): then the answer depends on the extent.
     if inexact:
@@ -425,10 +434,20 @@ def _complement(layout: Layout, cotarget):
             raise fail("complement", f"{maybe_unit[0]} > 1",
                        f"the mode of extent {maybe_unit[0]} is dropped when it is 1, and the complement then "
                        f"differs (a stride is not a multiple of the modes below it)", layout=layout)
-    res_s.append(_rest_extent(cotarget, res_d[-1]))
-    if res_s[-1] == 1:
-        res_d[-1] = 0
-    return _bw_coalesce(res_s, res_d, res_s[-1], res_d[-1])
+    n = -(-cotarget // prev) if type(cotarget) is int and type(prev) is int else _rest_extent(cotarget, prev)
+    if symbolic or type(n) is not int or type(prev) is not int:
+        res_s.append(n)
+        res_d.append(0 if n == 1 else prev)
+        return _bw_coalesce(res_s, res_d, n, res_d[-1])
+    if n != 1:
+        res_s.append(n)
+        res_d.append(prev)
+    if len(res_s) > 1:
+        shape, stride = tuple(res_s), tuple(res_d)
+        return Layout._make(shape, stride, (shape, stride))
+    if res_s:
+        return Layout._make(res_s[0], res_d[0], (tuple(res_s), tuple(res_d)))
+    return Layout._make(1, 0, ((1,), (0,)))
 
 
 def _rest_extent(cotarget, d):
@@ -436,8 +455,6 @@ def _rest_extent(cotarget, d):
     shape (mode ``i`` takes ``ceil(c_i / d_i)``, and ``d_{i+1} = ceil(d_i / c_i)``), which is not
     ``ceil(size(cotarget) / d)`` where ``d`` does not divide."""
     if type(d) is int:
-        if type(cotarget) is int:
-            return -(-cotarget // d)
         n, q = 1, d
         for c in it.flatten_to_tuple(cotarget):
             if type(c) is not int:

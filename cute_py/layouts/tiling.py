@@ -100,7 +100,9 @@ def _divide(layout, tiler):
     try:
         shape = coalesced_flat(layout)[0]
         rest = _complement(t, shape[0] if len(shape) == 1 else shape)
-        return _compose_layouts(layout, Layout._make((t.shape, rest.shape), (t.stride, rest.stride)))
+        (ts, td), (rs, rd) = t._flat or flat_modes(t), rest._flat or flat_modes(rest)
+        return _compose_layouts(layout, Layout._make((t.shape, rest.shape), (t.stride, rest.stride),
+                                                     (ts + rs, td + rd)))
     except LayoutError as e:
         raise in_operation(e, "logical_divide", A=layout, tiler=t) from None
 
