@@ -20,7 +20,7 @@ from .f2 import F2
 from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r, names_caller
 from .decide import _and, _not, _or, canon, ceil_div, divides, exact_div, expand, fail, floor_div, le, lt, sign
 from .coalescing import (
-    _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, _unwrap, coalesce_x_flat,
+    _UNIT_FLAT, _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, _unwrap, coalesce_x_flat,
     coalesced_flat,
 )
 from .int_tuple import _, is_int, is_sym
@@ -155,6 +155,8 @@ def _compose_layouts(a: Layout, b: Layout) -> Layout:
         require_nonempty("composition", A=a, B=b)
     if F2.made and (f2_algebra.is_f2_layout(a) or f2_algebra.is_f2_layout(b)):
         return f2_algebra.compose(a, b)
+    if fbd.count(0) == len(fbd) and all(type(d) is int for d in fbd):
+        return b                                # B sends every coordinate to 0, and A(0) == 0: A o B is B
     if ScaledBasis in map(type, fbd):
         basis_algebra.refuse_multi_term("composition", b, A=a, B=b)
         flat = _coalesce_x(a, coprofile(b))
@@ -519,6 +521,9 @@ def right_inverse(layout):
     (2,4):(4,1)
     """
     if type(layout) is Layout:
+        s, d = layout.shape, layout.stride
+        if type(s) is int and type(d) is int and s > 1:     # one mode: itself where |d| == 1, else 1:0
+            return layout if d == 1 or d == -1 else Layout._make(1, 0, _UNIT_FLAT)
         return _right_inverse(layout)
     return _right_inverse_any(layout)
 
@@ -579,6 +584,9 @@ def left_inverse(layout):
     (2,4):(0,1)
     """
     if type(layout) is Layout:
+        s, d = layout.shape, layout.stride
+        if type(s) is int and type(d) is int and s > 1 and d > 0:   # one mode s:d: (d,s):(0,1), s:1 for d == 1
+            return layout if d == 1 else Layout._make((d, s), (0, 1), ((d, s), (0, 1)))
         return _left_inverse(layout)
     return _left_inverse_any(layout)
 

@@ -132,6 +132,8 @@ def coalesce(layout, profile=None):
     (2,6):(1,2)
     """
     if type(layout) is Layout and profile is None:
+        if type(layout.shape) is int and type(layout.stride) is int:    # one mode: itself, or 1:0
+            return layout if layout.shape != 1 else Layout._make(1, 0, _UNIT_FLAT)
         return _coalesce(layout)
     return _coalesce_any(layout, profile)
 
