@@ -137,6 +137,17 @@ def _compose_by_mode(a: Layout, b: tuple) -> Layout:
                            f"{len(b)} > {len(sa)}", layout=a, tiler=b)
     shapes, strides = [], []
     for s, d, t in zip(sa, da, b):
+        if type(s) is int and s and type(d) is int:  # one int mode s:d, linear: it scales t's strides by d
+            if type(t) is int:
+                shapes.append(t)
+                strides.append(d)
+                continue
+            if type(t) is Layout:
+                ts, td = t._flat or flat_modes(t)
+                if 0 not in ts and ScaledBasis not in map(type, td) and not (F2.made and F2 in map(type, td)):
+                    shapes.append(t.shape)
+                    strides.append(_scaled(t.stride, d))
+                    continue
         mode = Layout._make(s, d, None if type(s) is tuple else ((s,), (d,)))
         plain = type(t) is Layout or type(t) is int or type(t) is tuple or not (
             _is_composed(t) or getattr(t, "_is_swizzle", False))

@@ -14,7 +14,8 @@ import builtins
 
 from . import decide, int_tuple as it
 from . import f2_algebra
-from .algebra import _complement, _compose_layouts, _tiler_arg, complement
+from .algebra import _complement, _compose_layouts, _scaled, _tiler_arg, complement
+from .basis import ScaledBasis
 from .f2 import F2
 from .coalescing import _is_composed, coalesced_flat, filter as _filter
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
@@ -93,7 +94,7 @@ def _divide(layout, tiler):
     """``logical_divide`` for a checked tiler."""
     if type(tiler) is tuple:
         _check_tiler_rank("logical_divide", layout, tiler)
-        return _by_mode(layout, tiler, _divide, logical_divide)
+        return _by_mode(layout, tiler, _divide, logical_divide, _divide_int_mode)
     if tiler is _:
         return layout
     t = tiler if type(tiler) is Layout else _tiler_layout("logical_divide", tiler)
@@ -108,12 +109,37 @@ def _divide(layout, tiler):
 
 
 
-def _by_mode(layout, tiler, op, public):
+def _divide_int_mode(s, d, t):
+    """``logical_divide(s:d, t)`` for one mode of int extent ``s > 0`` and int stride, as ``(shape, stride)``:
+    ``s:d`` is linear, so the result is ``(t, complement(t, s))`` with its strides times ``d``. None where ``t``
+    is not a layout (or int) of positive extents whose strides take the int algebra."""
+    if type(t) is int:
+        t = _tiler_layout("logical_divide", t)
+    elif type(t) is not Layout:
+        return None
+    ts, td = t._flat or flat_modes(t)
+    if 0 in ts or ScaledBasis in builtins.map(type, td) or F2.made and F2 in builtins.map(type, td):
+        return None
+    try:
+        rest = _complement(t, s)
+    except LayoutError as e:
+        raise in_operation(e, "logical_divide", A=Layout._make(s, d), tiler=t) from None
+    return (t.shape, rest.shape), (_scaled(t.stride, d), _scaled(rest.stride, d))
+
+
+def _by_mode(layout, tiler, op, public, int_mode=None):
     """``op(layout[i], tiler[i])`` for the modes the tiler reaches, the other modes kept (``transform_layout``);
-    a mode whose tiler is not a plain one goes through the ``public`` function."""
+    a mode whose tiler is not a plain one goes through the ``public`` function. ``int_mode(s, d, t)``, where
+    given, answers for a mode ``s:d`` of int extent ``s > 0`` and int stride, as ``(shape, stride)`` (or None)."""
     sa, da = (layout.shape, layout.stride) if type(layout.shape) is tuple else ((layout.shape,), (layout.stride,))
     shapes, strides = [], []
     for i, (s, d) in enumerate(builtins.zip(sa, da)):
+        if int_mode is not None and i < len(tiler) and type(s) is int and s and type(d) is int:
+            r = int_mode(s, d, tiler[i])
+            if r is not None:
+                shapes.append(r[0])
+                strides.append(r[1])
+                continue
         mode = Layout._make(s, d, None if type(s) is tuple else ((s,), (d,)))
         if i < len(tiler):
             t = tiler[i]
