@@ -11,6 +11,7 @@ or a tuple of those, applied mode by mode (modes of A beyond the tiler are kept)
 from __future__ import annotations
 
 import builtins
+import math
 
 from . import decide, int_tuple as it
 from . import f2_algebra
@@ -307,7 +308,7 @@ def _product(block, tiler):
     t = tiler if type(tiler) is Layout else _tiler_layout("logical_product", tiler)
     if F2.made and (f2_algebra.is_f2_layout(block) or f2_algebra.is_f2_layout(t)):
         return logical_product(block, t)
-    tfs, tfd = flat_modes(t)
+    tfs, tfd = t._flat or flat_modes(t)
     if tfd.count(0) == len(tfd) and all(type(d) is int for d in tfd):
         # B sends every coordinate to 0: composition(complement(A), B) is B whatever the complement, so A needs
         # none (C++ computes it for any A, negative strides included)
@@ -316,12 +317,12 @@ def _product(block, tiler):
     if cosize_t is None:
         cosize_t = cosize(t)
     try:
-        rest = _complement(block, it.product(flat_modes(block)[0]) * cosize_t)
+        rest = _complement(block, math.prod((block._flat or flat_modes(block))[0]) * cosize_t)
         tiled = _compose_layouts(rest, t)
     except LayoutError as e:
         raise in_operation(e, "logical_product", A=block, B=t) from None
     result = Layout._make((block.shape, tiled.shape), (block.stride, tiled.stride))
-    n_rest = it.product(rest.shape)
+    n_rest = math.prod((rest._flat or flat_modes(rest))[0])
     if (type(n_rest) is not int or type(cosize_t) is not int) and (is_sym(n_rest) or is_sym(cosize_t)):
         # symbolic: the brute-force overlap check below is impossible, so B must provably fit
         if decide.le(cosize_t, n_rest) is not True:
