@@ -79,7 +79,7 @@ def _coalesce(layout: Layout) -> Layout:
 
 def coalesced_flat(layout: Layout):
     """The flat modes ``(shapes, strides)`` of ``coalesce(layout)``."""
-    fs, fd = flat_modes(layout)
+    fs, fd = layout._flat or flat_modes(layout)
     if not fs:
         return _UNIT_FLAT
     if F2.made and F2 in builtins.map(type, fd):
