@@ -4,17 +4,17 @@
 
 A seeded workload of ``--cases`` operand sets per op, accepted by both libraries
 and avoiding the inputs where pycute is known to be wrong (CUTE_REFERENCE.md §1.7),
-is timed per op (best of ``--repeats``) for pycute and for cute_py "cold" (its
-lru_caches cleared and operands rebuilt before each repeat) and "warm" (caches
-primed). Results are cross-checked as functions on their domain. The Markdown report
-goes to stdout and benchmarks/results/<date>-algebra-speed.md; ``--profile K``
-adds cProfile output for the K ops with the lowest cold speedup.
+is timed per op, best of ``--repeats``, the two libraries alternating: "pass" is one
+pass over freshly built operands, "again" a second pass over the same operands. The
+algebra caches nothing, so the two differ only in what the interpreter and the
+operands keep warm. Results are cross-checked as functions on their domain. The
+Markdown report goes to stdout and benchmarks/results/<date>-algebra-speed.md;
+``--profile K`` adds cProfile output for the K ops with the lowest speedup.
 
 ``--first-pass N`` adds the true first pass: the workload is written to a file,
 and each op is timed once per library in a fresh Python process (nothing
-cached, nothing warmed: not even the operands' hashes), N processes each; the
-table gives the median. "Cold" above clears the caches of an already warm
-process, which keeps everything else warm.
+warmed: not the interpreter's specializations, not the operands), N processes
+per library, the libraries alternating; the table gives the median.
 """
 
 from __future__ import annotations
@@ -240,16 +240,6 @@ def disagreements(op, cases):
 # -- timing ------------------------------------------------------------------
 
 
-def clear_caches():
-    """``cache_clear()`` every lru_cache-wrapped function found in the modules of cute_py.layouts."""
-    found = {id(f): f for name, mod in list(sys.modules.items())
-             if mod is not None and (name == "cute_py.layouts" or name.startswith("cute_py.layouts."))
-             for f in vars(mod).values() if callable(getattr(f, "cache_clear", None))}
-    for f in found.values():
-        f.cache_clear()
-    return len(found)
-
-
 def run_pass(fn, argsets, profiler=None):
     gc.collect()
     gc.disable()
@@ -271,22 +261,19 @@ def built(cases, lib):
 
 
 def time_op(op, cases, repeats):
-    fn, cold = CUTE_FNS[op], []
+    """(pycute, cute_py pass, cute_py again) seconds per pass, each the best of ``repeats``, alternating."""
+    cute_fn, py_fn = CUTE_FNS[op], PY_FNS.get(op)
+    first, again, py = [], [], []
     for _ in range(repeats):
-        clear_caches()
-        cold.append(run_pass(fn, built(cases, cute)))  # fresh objects: no cached hashes either
-    warm_args = built(cases, cute)
-    run_pass(fn, warm_args)                            # prime the caches
-    warm = min(run_pass(fn, warm_args) for _ in range(repeats))
-    py = None
-    if op in PY_FNS:
-        py_args = built(cases, pycute)
-        py = min(run_pass(PY_FNS[op], py_args) for _ in range(repeats))
-    return min(cold), warm, py
+        args = built(cases, cute)                      # fresh objects: nothing of an earlier pass is reused
+        first.append(run_pass(cute_fn, args))
+        again.append(run_pass(cute_fn, args))
+        if py_fn:
+            py.append(run_pass(py_fn, built(cases, pycute)))
+    return min(first), min(again), (min(py) if py else None)
 
 
 def profile_op(op, cases, top=10):
-    clear_caches()
     prof = cProfile.Profile()
     run_pass(CUTE_FNS[op], built(cases, cute), prof)
     out = io.StringIO()
@@ -320,13 +307,12 @@ def first_pass(work, runs):
         for op in work:
             if op not in PY_FNS:
                 continue
-            times = {}
-            for lib in ("pycute", "cute_py"):
-                times[lib] = statistics.median(
-                    float(subprocess.run([sys.executable, __file__, "--first-pass-child", op, lib, path],
-                                         capture_output=True, text=True, check=True).stdout)
-                    for _ in range(runs))
-            out[op] = (times["pycute"], times["cute_py"])
+            times = {"pycute": [], "cute_py": []}
+            for _ in range(runs):
+                for lib, t in times.items():
+                    t.append(float(subprocess.run([sys.executable, __file__, "--first-pass-child", op, lib, path],
+                                                  capture_output=True, text=True, check=True).stdout))
+            out[op] = (statistics.median(times["pycute"]), statistics.median(times["cute_py"]))
     return out
 
 
@@ -336,9 +322,9 @@ def main(argv=None):
     ap.add_argument("--cases", type=int, default=3000, help="operand sets per op family")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--profile", type=int, default=0, metavar="K",
-                    help="cProfile cute_py (cold) on the K ops with the lowest cold speedup")
+                    help="cProfile cute_py on the K ops with the lowest speedup")
     ap.add_argument("--first-pass", type=int, default=0, metavar="N",
-                    help="also time one pass per op and library in N fresh processes each (median)")
+                    help="also time one pass per op and library in N fresh processes each (median, alternating)")
     ap.add_argument("--first-pass-child", nargs=3, metavar=("OP", "LIB", "FILE"), help=argparse.SUPPRESS)
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     opts = ap.parse_args(argv)
@@ -348,24 +334,23 @@ def main(argv=None):
     rng, t0 = random.Random(opts.seed), time.perf_counter()
     work = {op: make_workload(rng, op, opts.cases) for op in GENERATORS}
     total = sum(map(len, work.values()))
-    print(f"workload: {total} operand sets in {time.perf_counter() - t0:.1f} s; "
-          f"{clear_caches()} lru caches found in cute_py.layouts", file=sys.stderr)
+    print(f"workload: {total} operand sets in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
 
     rows = []
     for op, cases in work.items():
-        cold, warm, py = time_op(op, cases, opts.repeats)
+        first, again, py = time_op(op, cases, opts.repeats)
         bad = disagreements(op, cases) if py else []
         for case, rc, rp in bad[:20]:
             print(f"DISAGREE {op}{case}: cute_py {rc}  pycute {rp}", file=sys.stderr)
         if len(bad) > 20:
             print(f"DISAGREE {op}: ... and {len(bad) - 20} more", file=sys.stderr)
-        rows.append((op, len(cases), py, cold, warm, len(bad)))
+        rows.append((op, len(cases), py, first, again, len(bad)))
 
     us = lambda t, n: f"{1e6 * t / n:.1f}" if t else "—"  # noqa: E731
     x = lambda a, b: f"{a / b:.2f}x" if a else "—"  # noqa: E731
     compared = [r for r in rows if r[2]]
-    gm_cold = geomean([r[2] / r[3] for r in compared])
-    gm_warm = geomean([r[2] / r[4] for r in compared])
+    gm_first = geomean([r[2] / r[3] for r in compared])
+    gm_again = geomean([r[2] / r[4] for r in compared])
     try:
         cutlass = metadata.version("nvidia-cutlass")
     except metadata.PackageNotFoundError:
@@ -377,21 +362,21 @@ def main(argv=None):
         f"- cute_py {cute.__version__}; pycute from nvidia-cutlass {cutlass}",
         f"- workload: seed {opts.seed}, {opts.cases} operand sets per op requested ({total} generated); "
         f"best of {opts.repeats} repeats",
-        "- µs per call, averaged over the op's workload; speedup = pycute / cute_py; cold = cute_py caches",
-        "  cleared and operands rebuilt before each repeat, warm = caches kept (primed)", "",
-        "| op | cases | pycute µs | cute_py cold µs | cute_py warm µs | speedup cold | speedup warm | disagree |",
+        "- µs per call, averaged over the op's workload; speedup = pycute / cute_py; pass = one pass over",
+        "  freshly built operands, again = a second pass over the same operands (the algebra caches nothing)", "",
+        "| op | cases | pycute µs | cute_py pass µs | cute_py again µs | speedup pass | speedup again | disagree |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for op, n, py, cold, warm, nbad in rows:
-        cells = [op, n, us(py, n), us(cold, n), us(warm, n), x(py, cold), x(py, warm), nbad if py else "—"]
+    for op, n, py, first, again, nbad in rows:
+        cells = [op, n, us(py, n), us(first, n), us(again, n), x(py, first), x(py, again), nbad if py else "—"]
         lines.append("| " + " | ".join(map(str, cells)) + " |")
     below = [r[0] for r in compared if r[2] / r[3] < 3]
     verdict = lambda g: "met" if g >= 3 else "NOT met"  # noqa: E731
     lines += [
         "", f"Geometric mean speedup over the {len(compared)} compared ops: "
-        f"**cold {gm_cold:.2f}x**, **warm {gm_warm:.2f}x**.", "",
-        f"Target (cute_py >= 3x faster than pycute): cold {verdict(gm_cold)}, warm {verdict(gm_warm)}. "
-        f"Ops below 3x cold: {', '.join(below) or 'none'}.",
+        f"**pass {gm_first:.2f}x**, **again {gm_again:.2f}x**.", "",
+        f"Target (cute_py >= 3x faster than pycute): pass {verdict(gm_first)}, again {verdict(gm_again)}. "
+        f"Ops below 3x on a pass: {', '.join(below) or 'none'}.",
     ]
     if opts.first_pass:
         fp = first_pass(work, opts.first_pass)
@@ -404,7 +389,7 @@ def main(argv=None):
             lines.append(f"| {op} | {n} | {us(py, n)} | {us(cu, n)} | {x(py, cu)} |")
         lines += ["", f"Geometric mean first-pass speedup: **{gm:.2f}x** (target 3x: {verdict(gm)})."]
     for op, n, *_ in sorted(compared, key=lambda r: r[2] / r[3])[:opts.profile]:
-        lines += ["", f"## cProfile: cute_py {op}, cold, {n} calls, top 10 by tottime", "",
+        lines += ["", f"## cProfile: cute_py {op}, one pass, {n} calls, top 10 by tottime", "",
                   "```", profile_op(op, work[op]), "```"]
     report = "\n".join(lines) + "\n"
     print(report)
