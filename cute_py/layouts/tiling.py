@@ -235,7 +235,8 @@ def _zipped_divide_any(layout, tiler):
 
 
 def _zipped_divide(layout, tiler):
-    return tile_unzip(_divide(layout, tiler), tiler)
+    r = _divide(layout, tiler)
+    return Layout._make(*_zip2_by(r.shape, r.stride, tiler, "tile_unzip", r))
 
 
 @names_caller
@@ -371,7 +372,8 @@ def _zipped_product_any(block, tiler):
 
 
 def _zipped_product(block, tiler):
-    return tile_unzip(_product(block, tiler), tiler)
+    r = _product(block, tiler)
+    return Layout._make(*_zip2_by(r.shape, r.stride, tiler, "tile_unzip", r))
 
 
 @names_caller
