@@ -21,8 +21,9 @@ The mode of an int-shaped (rank-1) layout is the layout itself, as in CuTe's ``r
 A mode that does not exist raises :class:`~cute_py.layouts.errors.RankError`. Tensors and
 composed layouts are addressed through their layout (the inner layout of a composed one).
 
-Without a mode the wrapped function is called directly: ``op(A, B)`` costs no more than the
-plain function (the modules of :mod:`cute_py.layouts` call the plain functions).
+Without a mode the wrapped function is called directly: ``op(A, B)`` costs one call more than the
+plain function (about 0.2 µs on CPython 3.11; the modules of :mod:`cute_py.layouts` call the plain
+functions).
 """
 
 from __future__ import annotations
@@ -189,7 +190,7 @@ def _mode_op(fn, at) -> ModeOp:
     """``fn`` as a :class:`ModeOp` of its own subclass, whose ``__call__`` is a function with ``fn``'s
     parameters and ``mode``: without a mode it calls ``fn`` (or, for a ``names_caller`` wrapper, the
     function it wraps, calling the wrapper only to re-raise a plain TypeError/ValueError led by its
-    name), so the call costs what ``fn`` costs."""
+    name), so the call costs what ``fn`` costs plus this one call."""
     sig = inspect.signature(fn)
     env = {"_op": None, "_path": _path, "_fn": fn, "_raw": fn, "_no_mode": ()}
     params, args = [], []
