@@ -1,7 +1,8 @@
 """The CuTe layout algebra in pure Python (``cute_py.layouts``); everything is re-exported at ``cute_py``."""
 
 from . import dtypes, int_tuple
-from .algebra import complement, left_inverse, right_inverse
+from .algebra import complement
+from .inverse import left_inverse, right_inverse
 from .domain import domain_distribute, max_common_layout, max_common_vector, nullspace
 from .coalescing import filter, filter_zeros
 from .common import common_coarsening, common_refinement, greatest_common_domain, layout_add, shape_mod

@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 
 from . import int_tuple as it
-from .algebra import composition, right_inverse
+from .algebra import composition
+from .inverse import right_inverse
 from .coalescing import _coalesce, _is_composed, _require_layout, _unwrap, coalesce
 from .decide import fail
 from .errors import _r, names_caller

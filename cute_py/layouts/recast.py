@@ -12,7 +12,7 @@ import math
 from fractions import Fraction
 
 from . import int_tuple as it
-from .algebra import right_inverse
+from .inverse import right_inverse
 from .coalescing import coalesce
 from .decide import _or, canon, ceil_div, divides, fail, sign
 from .basis import ScaledBasis

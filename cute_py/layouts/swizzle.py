@@ -34,7 +34,8 @@ import math
 from numbers import Integral
 
 from . import int_tuple as it
-from .algebra import composition, left_inverse, right_inverse
+from .algebra import composition
+from .inverse import left_inverse, right_inverse
 from .domain import max_common_layout
 from .f2_algebra import f2_layout
 from .errors import LayoutError, layout_error, _r
