@@ -108,3 +108,17 @@ def test_tile_to_shape_refuses_a_zero_extent():
             cute_py.tile_to_shape(block, target)
     with pytest.raises(LayoutError, match="^tile_to_shape: "):
         cute_py.tile_to_shape(Layout(2), 0)
+
+
+@pytest.mark.parametrize("op", [logical_divide, zipped_divide, cute_py.tiled_divide, cute_py.flat_divide])
+@pytest.mark.parametrize("text", ["(0,2):(4,1)", "(2,0):(1,2)", "((0,8),2):((0,2),12)"])
+def test_divides_refuse_an_empty_layout_by_name(op, text):
+    # an extent of 0 inside the coalesced shape was a bare ZeroDivisionError for a while (review of session 12)
+    with pytest.raises(LayoutError, match=r"logical_divide: needs layouts of positive size: A has an extent of 0"):
+        op(parse(text), 2)
+
+
+def test_right_inverse_gives_a_stride_0_mode_stride_0():
+    # C++: signum(stride) * rstride, so a stride-0 mode the chain reaches past an extent of 0 keeps stride 0
+    assert cute_py.right_inverse(Layout((3, 0), (0, -1))) == Layout((0, 3), (-3, 0))
+    assert cute_py.right_inverse(Layout((0, 0), (0, -1))) == Layout((0, 0), (0, 0))

@@ -80,7 +80,7 @@ def _right_inverse(layout: Layout) -> Layout:
     for s in fs:
         pre.append(p)
         p *= s
-    return _unwrap([fs[k] for k in seq], [pre[k] if fd[k] > 0 else -pre[k] for k in seq])
+    return _unwrap([fs[k] for k in seq], [pre[k] if fd[k] > 0 else -pre[k] if fd[k] else 0 for k in seq])
 
 
 def left_inverse(layout):

@@ -21,7 +21,9 @@ from .f2 import F2
 from .coalescing import _is_composed, coalesced_flat, filter as _filter
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
 from .int_tuple import _, is_int, is_sym
-from .layout import ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, cosize, cosize_flat, flat_modes
+from .layout import (
+    ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, cosize, cosize_flat, flat_modes, require_nonempty,
+)
 from .make import make_ordered_layout
 from .modes import append, zip
 
@@ -99,8 +101,10 @@ def _divide(layout, tiler):
     if tiler is _:
         return layout
     t = tiler if type(tiler) is Layout else _tiler_layout("logical_divide", tiler)
+    shape = coalesced_flat(layout)[0]
+    if 0 in shape:
+        require_nonempty("logical_divide", A=layout, tiler=t)
     try:
-        shape = coalesced_flat(layout)[0]
         rest = _complement(t, shape[0] if len(shape) == 1 else shape)
         (ts, td), (rs, rd) = t._flat or flat_modes(t), rest._flat or flat_modes(rest)
         return _compose_layouts(layout, Layout._make((t.shape, rest.shape), (t.stride, rest.stride),
