@@ -143,6 +143,19 @@ def test_numpy_ints_normalised():
     assert all(type(x) is int for x in it.flatten_to_tuple(L.shape) + it.flatten_to_tuple(L.stride))
 
 
+def test_numpy_ints_in_tilers_and_cotargets_give_int_results():
+    # they reached result shapes once: complement(Layout(2), np.int64(16)) was Layout(np.int64(8), 2)
+    np = pytest.importorskip("numpy")
+    from cute_py import complement, composition, logical_divide, logical_product, tile_to_shape
+    results = [complement(Layout(2), np.int64(16)), complement(Layout(2), (np.int64(4), np.int32(4))),
+               composition(Layout(16), np.int64(4)), composition(Layout((16, 8)), (np.int64(4), Layout(2, 2))),
+               logical_divide(Layout((16, 8)), (np.int64(4), [2])), logical_product(Layout(4), (np.int64(4),)),
+               tile_to_shape(Layout(4), (np.int64(16),))]
+    assert results[0] == Layout(8, 2) and results[2] == Layout(4, 1)
+    for r in results:
+        assert all(type(x) is int for x in it.flatten_to_tuple(r.shape) + it.flatten_to_tuple(r.stride)), repr(r)
+
+
 # ---------------------------------------------------------------------------
 # immutability, hash, eq, str, repr
 

@@ -55,7 +55,14 @@ def _tiler_arg(op, x):
                 raise layout_error(LayoutError, op, "tiler extents must be positive", f"found {e}", tiler=x)
     elif is_int(x) and x < 1:
         raise layout_error(LayoutError, op, "tiler extents must be positive", f"found {x}")
-    return x
+    return _plain_ints(x)
+
+
+def _plain_ints(x):
+    """``x`` with its numpy integer leaves made Python ints (so none reaches a result's shape)."""
+    if type(x) is tuple:
+        return tuple(_plain_ints(e) for e in x)
+    return int(x) if type(x) is not int and is_int(x) else x
 
 
 # ---------------------------------------------------------------------------
@@ -365,6 +372,7 @@ def _complement_any(layout, cotarget):
         if cotarget < 1:
             raise layout_error(LayoutError, "complement", "cotarget must be positive", f"got {cotarget}",
                                layout=layout)
+        cotarget = int(cotarget)
     elif not isinstance(cotarget, tuple) and is_sym(cotarget):  # a symbolic extent
         if cotarget.is_integer is not True or cotarget.is_positive is False:
             raise TypeError(f"complement: cotarget must be a positive int or a shape, got {_r(cotarget)}")
