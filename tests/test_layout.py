@@ -747,3 +747,39 @@ def test_identity_layout_property(shp):
     assert I.shape == shp
     for i in range(size(I)):
         assert I(i) == it.idx2crd(i, shp)
+
+
+def test_constructor_fast_path_matches_the_general_check():
+    # Layout(shape, stride) of plain ints skips _norm; over random (also invalid) inputs it must give the same
+    # layout, flat modes and errors as the general check
+    import random
+
+    from cute_py.layouts import layout as layout_module
+
+    def general(shape, stride):
+        saved = layout_module._int_leaves
+        layout_module._int_leaves = lambda x: None
+        try:
+            return Layout(shape, stride)
+        finally:
+            layout_module._int_leaves = saved
+
+    def outcome(f, shape, stride):
+        try:
+            r = f(shape, stride)
+            return repr(r), r._flat
+        except (TypeError, cute_py.LayoutError) as e:
+            return type(e).__name__, str(e)
+
+    rng = random.Random(5)
+    leaves = [0, 1, 2, 3, -1, 4, True, 2.0, (), None]
+
+    def tree(depth=0):
+        if depth > 3 or rng.random() < 0.4:
+            return rng.choice(leaves)
+        return tuple(tree(depth + 1) for _ in range(rng.randint(0, 3)))
+
+    for _ in range(3000):
+        shape = tree()
+        stride = rng.choice([None, tree(), shape])
+        assert outcome(Layout, shape, stride) == outcome(general, shape, stride), (shape, stride)

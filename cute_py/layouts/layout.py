@@ -84,6 +84,27 @@ def _norm(x, what: str, op: str, depth: int = 0, kinds=None):
     return x
 
 
+def _int_leaves(x):
+    """The leaves of ``x`` if it is a Python int or a tuple, nested at most twice, of Python ints (the common
+    layout), else None (then :func:`_norm` converts and checks)."""
+    if type(x) is int:
+        return (x,)
+    if type(x) is not tuple:
+        return None
+    out = []
+    for e in x:
+        if type(e) is int:
+            out.append(e)
+        elif type(e) is tuple:
+            for f in e:
+                if type(f) is not int:
+                    return None
+                out.append(f)
+        else:
+            return None
+    return tuple(out)
+
+
 class _Algebra:
     """The operations the convenience methods ``Layout.compose``, ``with_shape``, ``tile``, ``filter`` and
     ``squeeze`` call.
@@ -124,6 +145,18 @@ class Layout:
     __slots__ = ("shape", "stride", "_flat")
 
     def __init__(self, shape, stride=None):
+        fs = _int_leaves(shape)
+        if fs is not None and min(fs, default=0) >= 0:       # plain ints: nothing to convert or reject
+            if stride is None:
+                stride = it.compact_col_major(shape)
+                fd = it.flatten_to_tuple(stride)
+            else:
+                fd = _int_leaves(stride)
+            if fd is not None and it.congruent(shape, stride):
+                _set_shape(self, shape)
+                _set_stride(self, stride)
+                _set_flat(self, (fs, fd))
+                return
         shape = _norm(shape, "shape", "Layout")
         if stride is None:
             stride = it.compact_col_major(shape)
