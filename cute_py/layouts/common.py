@@ -23,7 +23,8 @@ from .coalescing import coalesce
 from .errors import LayoutError, RankError, _r, layout_error
 from .f2 import F2
 from .basis import ScaledBasis
-from .layout import Layout, _norm, flat_modes, require_nonempty
+from .layout import Layout, flat_modes, require_nonempty
+from .leaves import _norm
 
 __all__ = ["common_refinement", "common_coarsening", "greatest_common_domain", "layout_add", "shape_mod"]
 

@@ -10,7 +10,8 @@ from . import int_tuple as it
 from .basis import ScaledBasis, make_basis_like
 from .errors import names_caller
 from .f2 import F2, check_f2_strides
-from .layout import Layout, LayoutLeft, LayoutRight, _norm, _require_layout, is_layout
+from .layout import Layout, LayoutLeft, LayoutRight, _require_layout, is_layout
+from .leaves import _norm
 
 __all__ = ["make_layout", "make_ordered_layout", "make_layout_like", "make_identity_layout", "tiler_to_layout"]
 
