@@ -130,7 +130,6 @@ def _compose_tiler(a: Layout, b):
     raise TypeError(f"composition: B must be a Layout, tiler tuple, int or _, got {type(b).__name__}: {_r(b)}")
 
 
-
 def _compose_by_mode(a: Layout, b: tuple) -> Layout:
     """Mode ``i`` of ``a`` composed with ``b[i]``; the modes of ``a`` past the tiler are dropped, as in C++."""
     sa, da = _modes(a)

@@ -113,7 +113,6 @@ def _divide(layout, tiler):
         raise in_operation(e, "logical_divide", A=layout, tiler=t) from None
 
 
-
 def _divide_int_mode(s, d, t):
     """``logical_divide(s:d, t)`` for one mode of int extent ``s > 0`` and int stride, as ``(shape, stride)``:
     ``s:d`` is linear, so the result is ``(t, complement(t, s))`` with its strides times ``d``. None where ``t``
@@ -341,7 +340,6 @@ def _product(block, tiler):
                            f"complement(A) = {rest} has size {it.product(rest.shape)} < cosize(B) = "
                            f"{cosize_t} and extending it makes copies of A overlap", A=block, B=t)
     return result
-
 
 
 def _injective(layout) -> bool:
