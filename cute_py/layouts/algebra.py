@@ -21,7 +21,7 @@ from .errors import DivisibilityError, InjectivityError, LayoutError, RankError,
 from .decide import _and, _not, _or, canon, ceil_div, divides, exact_div, expand, fail, floor_div, le, lt, sign
 from .coalescing import _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, coalesce_x_flat
 from .int_tuple import _, is_int, is_sym
-from .layout import ALGEBRA, Layout, _is_tensor, _modes, coprofile, flat_modes, require_nonempty
+from .layout import ALGEBRA, Layout, _is_tensor, _modes, coprofile, flat_modes, int_layout, require_nonempty
 
 __all__ = ["composition", "complement"]
 
@@ -143,12 +143,10 @@ def _compose_by_mode(a: Layout, b: tuple) -> Layout:
                 shapes.append(t)
                 strides.append(d)
                 continue
-            if type(t) is Layout:
-                ts, td = t._flat or flat_modes(t)
-                if 0 not in ts and ScaledBasis not in map(type, td) and not (F2.made and F2 in map(type, td)):
-                    shapes.append(t.shape)
-                    strides.append(_scaled(t.stride, d))
-                    continue
+            if type(t) is Layout and int_algebra_tile(t):
+                shapes.append(t.shape)
+                strides.append(_scaled(t.stride, d))
+                continue
         mode = Layout._make(s, d, None if type(s) is tuple else ((s,), (d,)))
         plain = type(t) is Layout or type(t) is int or type(t) is tuple or not (
             _is_composed(t) or getattr(t, "_is_swizzle", False))
@@ -195,6 +193,14 @@ def _compose_layouts(a: Layout, b: Layout) -> Layout:
                 f"(extent {s}), so their sum carries into the next mode, where A is not linear",
                 A=a, B=b)
     return Layout._make(shape, stride)
+
+
+def int_algebra_tile(t: Layout) -> bool:
+    """Whether the int algebra takes the layout ``t`` as it is (internal): its extents are positive and no stride
+    is an F2 or basis stride (those have their own algebras). A single int mode composed with such a ``t``
+    scales its strides."""
+    ts, td = t._flat or flat_modes(t)
+    return 0 not in ts and ScaledBasis not in map(type, td) and not (F2.made and F2 in map(type, td))
 
 
 def _scaled(stride, d):
@@ -409,10 +415,7 @@ def _complement(layout: Layout, cotarget):
         cotarget = last + 1 if type(last) is int else expand(last + 1)
     if not modes:                             # nothing to skip: the whole cotarget
         n = it.product(cotarget)
-        if type(n) is int:
-            d = 0 if n == 1 else 1
-            return Layout._make(n, d, ((n,), (d,)))
-        return Layout(canon(n))
+        return int_layout(n) if type(n) is int else Layout(canon(n))
     if len(modes) > 1:
         modes.sort(key=itemgetter(0))         # static strides here (or a single mode)
     # The chain: each gap below a mode gets a mode of extent q = floor(d / prev), prev being what the modes
@@ -462,7 +465,7 @@ def _complement(layout: Layout, cotarget):
         return Layout._make(shape, stride, (shape, stride))
     if res_s:
         return Layout._make(res_s[0], res_d[0], (tuple(res_s), tuple(res_d)))
-    return Layout._make(1, 0, ((1,), (0,)))
+    return int_layout(1)
 
 
 def _rest_extent(cotarget, d):

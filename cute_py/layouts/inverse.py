@@ -45,12 +45,18 @@ def right_inverse(layout):
 
 @names_caller(op="right_inverse")
 def _right_inverse_any(layout):
+    return _inverse_any("right_inverse", layout, _right_inverse)
+
+
+def _inverse_any(op, layout, core):
+    """``op`` of anything but a Layout: ``_`` is its own inverse, a swizzle or composed layout answers by its
+    method of the same name (``_right_inverse``, ``_left_inverse``); anything else must be a Layout (``core``)."""
     if layout is _:
         return _
     if _is_composed(layout) or getattr(layout, "_is_swizzle", False):
-        return layout._right_inverse()
-    _require_layout("right_inverse", layout)
-    return _right_inverse(layout)
+        return getattr(layout, "_" + op)()
+    _require_layout(op, layout)
+    return core(layout)
 
 
 def _right_inverse(layout: Layout) -> Layout:
@@ -108,12 +114,7 @@ def left_inverse(layout):
 
 @names_caller(op="left_inverse")
 def _left_inverse_any(layout):
-    if layout is _:
-        return _
-    if _is_composed(layout) or getattr(layout, "_is_swizzle", False):
-        return layout._left_inverse()
-    _require_layout("left_inverse", layout)
-    return _left_inverse(layout)
+    return _inverse_any("left_inverse", layout, _left_inverse)
 
 
 def _left_inverse(layout: Layout) -> Layout:

@@ -277,6 +277,13 @@ _set_stride = Layout.stride.__set__
 _set_flat = Layout._flat.__set__
 
 
+def int_layout(n: int) -> Layout:
+    """``Layout(n)`` for a Python int ``n >= 0`` without the constructor's checks (internal): ``n:1``, and
+    ``1:0`` for ``n == 1``."""
+    d = 0 if n == 1 else 1
+    return Layout._make(n, d, ((n,), (d,)))
+
+
 def flat_modes(layout: Layout):
     """``(flatten_to_tuple(shape), flatten_to_tuple(stride))``, computed once per layout (internal)."""
     f = layout._flat

@@ -15,14 +15,14 @@ import math
 
 from . import decide, int_tuple as it
 from . import f2_algebra
-from .algebra import _complement, _compose_layouts, _scaled, _tiler_arg, complement
-from .basis import ScaledBasis
+from .algebra import _complement, _compose_layouts, _scaled, _tiler_arg, complement, int_algebra_tile
 from .f2 import F2
 from .coalescing import _is_composed, coalesced_flat, filter as _filter
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
 from .int_tuple import _, is_int, is_sym
 from .layout import (
-    ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, cosize, cosize_flat, flat_modes, require_nonempty,
+    ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, cosize, cosize_flat, flat_modes, int_layout,
+    require_nonempty,
 )
 from .make import make_ordered_layout
 from .modes import append, zip
@@ -38,9 +38,8 @@ __all__ = [
 def _tiler_layout(op, t):
     if isinstance(t, Layout):
         return t
-    if type(t) is int:                          # Layout(t): t:1, and 1:0 for t == 1
-        d = 0 if t == 1 else 1
-        return Layout._make(t, d, ((t,), (d,)))
+    if type(t) is int:
+        return int_layout(t)
     if is_int(t) or is_sym(t):
         return Layout(t)
     raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {type(t).__name__}: {_r(t)}")
@@ -121,8 +120,7 @@ def _divide_int_mode(s, d, t):
         t = _tiler_layout("logical_divide", t)
     elif type(t) is not Layout:
         return None
-    ts, td = t._flat or flat_modes(t)
-    if 0 in ts or ScaledBasis in builtins.map(type, td) or F2.made and F2 in builtins.map(type, td):
+    if not int_algebra_tile(t):
         return None
     try:
         rest = _complement(t, s)
