@@ -24,11 +24,6 @@ def outcome(f, *args):
         return type(e), str(e)
 
 
-def one_mode(s, d):
-    """``s:d`` as the layout the general path sees (``Layout(1, d)`` would keep stride d too)."""
-    return Layout._make(s, d, ((s,), (d,)))
-
-
 ONE_MODES = [(s, d) for s in range(0, 10) for d in range(-5, 10)]
 
 
@@ -37,7 +32,7 @@ ONE_MODES = [(s, d) for s in range(0, 10) for d in range(-5, 10)]
                                           (coalesce, coalescing._coalesce)])
 def test_one_int_mode_matches_the_general_path(public, core):
     for s, d in ONE_MODES:
-        L = one_mode(s, d)
+        L = Layout(s, d)
         assert outcome(public, L) == outcome(core, L), (public.__name__, L)
 
 
@@ -67,7 +62,7 @@ def test_by_mode_composition_of_int_modes_matches_each_mode(seed):
         A = Layout((s, 4), (d, 64))
         t = rng.choice((random_layout(rng), rng.randint(1, 6)))
         got = outcome(composition, A, (t, 2))
-        mode = outcome(algebra._compose_tiler, one_mode(s, d), t)
+        mode = outcome(algebra._compose_tiler, Layout(s, d), t)
         if isinstance(mode, tuple):                       # an error: the same one
             assert got == mode
             continue
@@ -83,7 +78,7 @@ def test_by_mode_divide_of_int_modes_matches_each_mode(seed):
         t = rng.choice((random_layout(rng, (0, 1, 2, 3, 4, 8, 16)), rng.randint(1, 8)))
         A = Layout((s, 3), (d, 512))
         got = outcome(logical_divide, A, (t,))
-        mode = outcome(tiling._divide, one_mode(s, d), t)
+        mode = outcome(tiling._divide, Layout(s, d), t)
         if isinstance(mode, tuple):
             assert got == mode
             continue
