@@ -10,8 +10,9 @@ algebra, only the element-type table at the package's base,
 :mod:`cute_py.dtypes` (the layer rules are checked by
 ``tests/test_import_graph.py``).
 
-- :func:`compile` -> :class:`Program` (cubin, log, per-kernel registers /
-  spills / smem, warnings); :meth:`Program.kernel` -> :class:`Kernel`.
+- :func:`compile` -> :class:`Program` (cubin, PTX, log, per-kernel registers /
+  spills / smem, warnings); :meth:`Program.kernel` -> :class:`Kernel`;
+  :func:`instruction_census` counts the PTX instructions that matter.
 - :func:`launch` (``cuLaunchKernelEx`` with cluster dims), :func:`pack_args`.
 - :func:`tensor_map` (``cuTensorMapEncodeTiled`` from concrete
   :func:`cute_py.arch.sm90.make_tma_params` parameters), :func:`encode_args`.
@@ -25,6 +26,7 @@ algebra, only the element-type table at the package's base,
 """
 
 from .arrays import DeviceArray, as_device_array
+from .census import instruction_census
 from .driver import (
     Device, Kernel, Module, PreparedLaunch, device, launch, launch_dims, max_active_clusters, pack_args, prepare_launch,
     stream_capturing, stream_int, synchronize,
@@ -39,7 +41,7 @@ from .report import Diagnostic, KernelReport
 from .tensormap import TensorMap, encode_args, tensor_map
 
 __all__ = [
-    "compile", "Program", "KernelReport", "Diagnostic", "nvrtc_version",
+    "compile", "Program", "KernelReport", "Diagnostic", "nvrtc_version", "instruction_census",
     "device", "Device", "Module", "Kernel", "launch", "launch_dims", "pack_args", "synchronize", "PreparedLaunch",
     "prepare_launch", "max_active_clusters", "stream_capturing", "stream_int",
     "tensor_map", "TensorMap", "encode_args",

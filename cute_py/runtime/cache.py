@@ -1,4 +1,4 @@
-"""The on-disk compile cache: cubin + log + parsed report, keyed by what determines the output.
+"""The on-disk compile cache: cubin + log + parsed report + PTX, keyed by what determines the output.
 
 Location: ``$CUTE_PY_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/cute_py``,
 else ``~/.cache/cute_py``; entries live in its ``nvrtc/`` folder as
@@ -24,8 +24,9 @@ from pathlib import Path
 
 __all__ = ["cache_dir", "cache_enabled", "cache_key", "load", "store", "clear", "atomic_write", "FORMAT"]
 
-FORMAT = 1
-"""Version of the entry format; part of the key, so a new format never reads an old entry."""
+FORMAT = 2
+"""Version of the entry format; part of the key, so a new format never reads an old entry (2: the meta holds the
+PTX NVRTC generated on the way to the cubin)."""
 
 
 def cache_dir() -> Path:

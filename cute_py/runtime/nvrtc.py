@@ -122,7 +122,8 @@ def _check_options(options) -> tuple:
 class Program:
     """A compiled translation unit: the CUBIN, the NVRTC log and the parsed ptxas report.
 
-    Attributes: ``cubin`` (ELF bytes), ``log`` (the full log), ``source``,
+    Attributes: ``cubin`` (ELF bytes), ``ptx`` (the PTX NVRTC generated on the way to it, the text
+    :func:`~cute_py.runtime.census.instruction_census` counts), ``log`` (the full log), ``source``,
     ``name`` (file name used in messages), ``arch``, ``options`` (the user's),
     ``nvrtc_version``, ``cached`` (True when read from the disk cache),
     ``compile_seconds`` (of the NVRTC call that produced it), ``report``
@@ -145,8 +146,10 @@ class Program:
     """
 
     def __init__(self, cubin: bytes, log: str, source: str, name: str, arch: str, options: tuple,
-                 nvrtc_version: tuple, report: Report, cached: bool = False, compile_seconds: float = 0.0):
+                 nvrtc_version: tuple, report: Report, cached: bool = False, compile_seconds: float = 0.0,
+                 ptx: str = ""):
         self.cubin = cubin
+        self.ptx = ptx
         self.log = log
         self.source = source
         self.name = name
@@ -273,15 +276,15 @@ def compile(source: str, *, arch: str = "sm_90a", options=(), name: str = "kerne
             cubin, meta = hit
             prog = Program(cubin, meta["log"], source, name, arch, options, version,
                            Report.from_json(meta["report"]), cached=True,
-                           compile_seconds=meta.get("compile_seconds", 0.0))
+                           compile_seconds=meta.get("compile_seconds", 0.0), ptx=meta.get("ptx", ""))
             return _finish(prog, strict)
     _check_arch(arch)                    # a cached cubin for this NVRTC version proves the arch was supported
-    cubin, log, seconds = _compile_uncached(source, arch, options, name)
+    cubin, ptx, log, seconds = _compile_uncached(source, arch, options, name)
     report = parse_report(log)
     if cache:
         _cache.store(key, cubin, {"log": log, "report": report.to_json(), "arch": arch, "options": list(options),
-                                  "nvrtc": list(version), "name": name, "compile_seconds": seconds})
-    return _finish(Program(cubin, log, source, name, arch, options, version, report, False, seconds), strict)
+                                  "nvrtc": list(version), "name": name, "compile_seconds": seconds, "ptx": ptx})
+    return _finish(Program(cubin, log, source, name, arch, options, version, report, False, seconds, ptx), strict)
 
 
 _NO_CACHE = [b"--no-cache"]
@@ -308,6 +311,9 @@ def _compile_uncached(source: str, arch: str, options: tuple, name: str):
             size = _ok(nv.nvrtcGetCUBINSize(prog), "nvrtcGetCUBINSize")
             buf = b" " * size
             _ok(nv.nvrtcGetCUBIN(prog, buf), "nvrtcGetCUBIN")
+            size = _ok(nv.nvrtcGetPTXSize(prog), "nvrtcGetPTXSize")
+            ptx = b" " * size
+            _ok(nv.nvrtcGetPTX(prog, ptx), "nvrtcGetPTX")
     finally:
         nv.nvrtcDestroyProgram(prog)
     if retry:
@@ -316,7 +322,7 @@ def _compile_uncached(source: str, arch: str, options: tuple, name: str):
     if not buf.startswith(b"\x7fELF"):
         raise CompileError("NO_CUBIN", log, source, name,
                            summary=f"NVRTC produced no CUBIN for {arch} (got {buf[:4]!r}); is {arch} a real arch?")
-    return bytes(buf), log, time.perf_counter() - t0
+    return bytes(buf), ptx.rstrip(b"\0").decode("utf-8", "replace"), log, time.perf_counter() - t0
 
 
 def _log(nv, prog) -> str:
