@@ -149,11 +149,12 @@ class Launches:
         key = (ptr, params)
         return self.tensor_maps.get(key) or self.tensor_maps.put(key, rt.tensor_map(ptr, params))
 
-    def grid(self, spec, plan, kernel, units: int) -> int:
-        """CTAs to launch: every work unit once, or (persistent) as many clusters as can be resident at once."""
+    def grid(self, spec, plan, kernel, binding) -> int:
+        """CTAs to launch: every work unit once, or (persistent) the clusters the scheduler runs given how many can
+        be resident at once."""
         cs = plan.cluster_size
         if not spec.persistent:
-            return units * cs
+            return binding.units * cs
         wave = self.waves.get(spec)
         if wave is None:
             cl = (cs, 1, 1) if cs > 1 else None
@@ -161,16 +162,18 @@ class Launches:
             if wave < 1:
                 raise GemmInputError(f"gemm: no cluster of {cs} CTAs of {spec.name} fits on the device")
             self.waves.put(spec, wave)
-        return min(units, wave) * cs
+        return binding.ctas(wave) * cs
 
-    def workspace(self, like, device, binding, stream_id, private: bool = False):
-        """The split-K f32 workspace and per-tile counters (the counters return to zero after every launch, so
-        one pair serves every call on a stream: calls on one stream are ordered). ``private``: a new pair, not
-        shared (for a launch captured into a CUDA graph, whose zeroing is captured with it and runs at replay)."""
+    def workspace(self, like, device, need: tuple, stream_id, private: bool = False):
+        """The f32 workspace of partial tiles and the per-tile counters (split-K, stream-K) of ``need`` = (floats,
+        counters) (the counters return to zero after every launch, so one pair serves every call on a stream:
+        calls on one stream are ordered). ``private``: a new pair, not shared (for a launch captured into a CUDA
+        graph, whose zeroing is captured with it and runs at replay)."""
+        floats, counters = need
         key = (library(like), device, stream_id)
         ws, cnt = (None, None) if private else (self.workspaces.get(key) or (None, None))
-        if ws is None or ws.shape[0] < binding.workspace_floats or cnt.shape[0] < binding.workspace_tiles:
-            ws, cnt = zeros(like, binding.workspace_floats, "f32"), zeros(like, binding.workspace_tiles, "s32")
+        if ws is None or ws.shape[0] < floats or cnt.shape[0] < counters:
+            ws, cnt = zeros(like, floats, "f32"), zeros(like, counters, "s32")
             if not private:
                 self.workspaces.put(key, (ws, cnt))
         return ws, cnt
@@ -237,12 +240,14 @@ class Launches:
                       scale_b=ops.scale_b.ptr if ops.scale_b is not None else 0,
                       offs=ops.offs.ptr if ops.offs is not None else 0)
         keep = tuple(buf for _, buf in staged.values())
-        if binding.workspace_tiles:
-            ws, cnt = self.workspace(ops.like, ops.device, binding, rt.stream_int(stream), private=capturing)
+        cs = plan.cluster_size
+        grid = self.grid(spec, plan, kernel, binding)
+        need = binding.workspace(grid // cs)
+        if need[1]:
+            ws, cnt = self.workspace(ops.like, ops.device, need, rt.stream_int(stream), private=capturing)
             values.update(ws=rt.as_device_array(ws).ptr, counters=rt.as_device_array(cnt).ptr)
             keep += (ws, cnt)
-        cs = plan.cluster_size
-        launch = rt.prepare_launch(kernel, grid=(self.grid(spec, plan, kernel, binding.units), 1, 1),
+        launch = rt.prepare_launch(kernel, grid=(grid, 1, 1),
                                    block=plan.threads, smem=plan.smem_bytes, cluster=(cs, 1, 1) if cs > 1 else None,
                                    stream=stream, args=binding.arguments(values))
         return GemmLaunch(launch, binding, allocator(ops.like), problem.out_shape, spec.out_dtype, self.tensor_map,

@@ -136,6 +136,10 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     schedule, cluster, consumers = "cooperative", (1, 1), tile[0] // 64
     if grouping == "m" and not promotes:
         tile, schedule, cluster, consumers = _moe_tile(M // max(groups, 1), N, bk, tile)
+    tile_warpgroups = 1 if schedule == "pingpong" else consumers
+    if grouping == "m" and not (c_row_major and d_tma) and tile[0] * tile[1] // (128 * tile_warpgroups) >= 128:
+        # groups along M with direct stores: at most 96 accumulators per thread (GroupsAlongM.problems)
+        tile, schedule, cluster, consumers = (128, 128, bk), "cooperative", (1, 1), 2
     elif grouping == "m" and tile[0] == 128 and M // max(groups, 1) < 2048:    # promoting: 64 x 128 ping-pong
         tile, schedule, consumers = (64, 128, bk), "pingpong", 2
     return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=consumers, beta=beta,

@@ -20,7 +20,9 @@ def test_the_table_reserves_disjoint_ids_in_1_to_15():
 @pytest.mark.parametrize("spec, used", [
     (GemmSpec(), {"kBarEpilogue"}),
     (GemmSpec(epilogue="direct"), set()),
-    (GemmSpec(tile=(128, 64, 64), split_k=2), {"kBarEpilogue", "kBarSplitK"}),
+    (GemmSpec(tile=(128, 64, 64), split_k=2), {"kBarEpilogue", "kBarFixup"}),
+    (GemmSpec(tile=(128, 64, 64), scheduler="stream_k", schedule="pingpong"), {"kBarEpilogue", "kBarFixup",
+                                                                                 "kBarPingPong"}),
     (GemmSpec(schedule="pingpong"), {"kBarEpilogue", "kBarPingPong"}),
     (GemmSpec(schedule="pingpong", epilogue="direct"), {"kBarPingPong"}),
 ])
@@ -36,8 +38,8 @@ def test_the_plan_names_the_barriers_it_uses(spec, used):
 def test_colliding_or_out_of_range_barriers_are_refused(monkeypatch):
     monkeypatch.setattr(resources, "NAMED_BARRIERS", NAMED_BARRIERS + (NamedBarrier("kBarExtra", 3, 1, "32", "x"),))
     with pytest.raises(EmitError, match=r"named_barriers: the named barriers in use do not share an id; "
-                                        r"ids = \(3,3\)"):
-        named_barriers({"kBarSplitK": 1, "kBarExtra": 1})
+                                        r"ids = \(3,4,3\)"):
+        named_barriers({"kBarFixup": 1, "kBarExtra": 1})
     monkeypatch.setattr(resources, "NAMED_BARRIERS", (NamedBarrier("kBarZero", 0, 1, "32", "x"),))
     with pytest.raises(EmitError, match=r"ids lie in 1..15 \(0 is __syncthreads\)"):
         named_barriers({"kBarZero": 1})
@@ -47,8 +49,8 @@ def test_colliding_or_out_of_range_barriers_are_refused(monkeypatch):
 
 
 def test_a_use_must_fit_its_reservation():
-    with pytest.raises(EmitError, match="kBarSplitK reserves 1 id"):
-        named_barriers({"kBarSplitK": 2})
+    with pytest.raises(EmitError, match="kBarFixup reserves 2 id"):
+        named_barriers({"kBarFixup": 3})
     with pytest.raises(EmitError, match="every named barrier the kernel uses is reserved"):
         named_barriers({"kBarNowhere": 1})
 
@@ -56,11 +58,12 @@ def test_a_use_must_fit_its_reservation():
 @pytest.mark.parametrize("spec", [GemmSpec(), GemmSpec(schedule="pingpong", cluster=(1, 2), tile=(128, 64, 64)),
                                   GemmSpec(tile=(64, 64, 64), consumers=1, split_k=2, out_dtype="f32")])
 def test_role_constants_are_named_not_spelled(spec):
-    """The warpgroup size, register budgets, mbarrier size and alignment appear once, as constexprs."""
+    """The warpgroup size, register budgets, mbarrier size, alignment and the tile's extents appear once, as
+    constexprs: no tile origin, k-block coordinate or tile count is spelled with a number."""
     src = emit_gemm(spec)
-    body = src[src.index("// ---- shared-memory ring"):]
+    body = src[src.index("// ---- pipeline"):]
     for raw in (r"setmaxnreg_(dec|inc)<\d", r"\b8u \* s\b", r"1023u", r"threadIdx\.x / 128", r"\(u16\)0x",
-                r"named_bar_sync\(\d"):
+                r"named_bar_sync\(\d", r"\b(kb|m_tile|n_tile|kb \+ 1) \* \d", r"\+ \d+\) / \d+", r"kSplitK = 1\b"):
         assert not re.search(raw, body), raw
     p = gemm_plan(spec)
     assert f"constexpr int kWarpGroupThreads = {resources.WARPGROUP_THREADS};" in src

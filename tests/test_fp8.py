@@ -11,7 +11,7 @@ import pytest
 
 from cute_py import cli
 from cute_py.emit import GemmSpec, emit_gemm, gemm_plan
-from cute_py.emit.params import kernel_params
+from cute_py.emit import kernel_params
 from cute_py.emit.spec import PROMOTE_REGS, SpecError, example_specs
 from cute_py.problem import GemmInputError, Problem
 from cute_py.runtime import as_device_array
@@ -103,8 +103,8 @@ def test_plan_fp8_atom_and_descriptor():
 def test_kernel_params_and_binding_carry_the_scales():
     spec = GemmSpec(scale="block", **E4M3)
     names = [x.name for x in kernel_params(spec)]
-    assert names[names.index("bias") + 1:names.index("bias") + 7] == ["scale_a", "scale_b", "sa_m", "sa_k", "sb_k",
-                                                                       "sb_n"]
+    assert names[names.index("tma_b") + 1:names.index("tma_b") + 7] == ["scale_a", "scale_b", "sa_m", "sa_k", "sb_k",
+                                                                         "sb_n"]
     problem = Problem(1000, 512, 4096, "K", "K", "e4m3", "bf16", scale="block", scale_strides=(1, 1000, 4, 1))
     b = gemm_plan(spec).bind(problem)
     assert [b.scalars[n] for n in ("sa_m", "sa_k", "sb_k", "sb_n")] == [1, 1000, 4, 1]

@@ -194,7 +194,7 @@ def test_direct_loads_replace_the_tensor_map_by_a_pointer_and_the_source_ld():
     assert [x.name for x in bound.params][:4] == ["a", "ld_a", "tma_b", "tma_d"]
     assert plan.tx_bytes == plan.b.tile_bytes                  # TMA brings B only
     src = emit_gemm(spec)
-    assert "mbar_init(full_bars + kMbarBytes * s, 1 + kWarpGroupThreads);" in src
+    assert "constexpr u32 kFullArrivals = 1 + kWarpGroupThreads;" in src
     assert "copy_2(dst0 + (lin ^ ((lin & 448u) >> 3)) * 2u" in src      # Sw<3,3,3> over the element offset
     assert p.mismatches(spec.replace(load_a=4)) == ["load_a: spec 4-byte loads, a's address and rows allow 2"]
 

@@ -4,10 +4,10 @@ The plan is derived once per spec from symbolic gmem layouts (extents M, N, K;
 the stride that is not 1 is the operand's leading dimension). Binding
 substitutes the problem's extents and leading dimensions: the TMA parameters of A, B (and D for the
 TMA-store epilogue) by :meth:`~cute_py.arch.sm90.TmaParams.bind` (the box and
-mode map stay those the kernel was emitted for), the scheduler's work units,
-the split-K workspace, and the scalar kernel arguments. The argument list the
+mode map stay those the kernel was emitted for), the scheduler's work units
+and workspace (the scheduler's bind step), and the scalar kernel arguments. The argument list the
 launch passes is ordered by the kernel's parameter table
-(:func:`~cute_py.emit.params.kernel_params`), the same table the kernel's
+(:func:`~cute_py.emit.collectives.compose.kernel_params`), the same table the kernel's
 signature is printed from.
 
 >>> from cute_py.emit import GemmSpec, gemm_plan
@@ -22,8 +22,8 @@ from __future__ import annotations
 import ctypes
 from dataclasses import dataclass, field
 
-from ..layouts.int_tuple import ceil_div
-from .params import SCALE_STRIDES, kernel_params
+from .collectives.compose import choose, kernel_params
+from .params import SCALE_STRIDES
 
 __all__ = ["Binding", "bind", "PACK"]
 
@@ -37,15 +37,15 @@ class Binding:
     """One plan bound to one problem: everything a launch needs besides device addresses.
 
     ``tma``: the concrete TmaParams by kernel parameter name; ``units``: the scheduler's work units (one per
-    cluster tile per K split); ``workspace_floats`` / ``workspace_tiles``: the split-K f32 partial tiles and
-    per-tile counters (0 without split-K); ``scalars``: the extents and leading dimensions by parameter name;
-    ``params``: the kernel's parameter table.
+    cluster tile per K split, or per group's tile); ``scheduler``: the scheduler class, whose bind step gives
+    the grid (:meth:`ctas`) and the workspace (:meth:`workspace`); ``scalars``: the extents and leading dimensions
+    by parameter name; ``params``: the kernel's parameter table.
 
     >>> from cute_py.emit import GemmSpec, gemm_plan
     >>> from cute_py.problem import Problem
     >>> b = gemm_plan(GemmSpec(split_k=2)).bind(Problem(256, 256, 4096, "K", "K", "bf16", "bf16"))
-    >>> b.units, b.workspace_tiles, b.workspace_floats == 2 * 4 * 128 * 128, b.index("ws")
-    (8, 4, True, 6)
+    >>> b.units, b.workspace(8), b.index("ws")
+    (8, (131072, 4), 10)
     """
 
     plan: object
@@ -54,8 +54,7 @@ class Binding:
     K: int
     tma: dict
     units: int
-    workspace_floats: int
-    workspace_tiles: int
+    scheduler: type
     scalars: dict
     params: tuple
     ptr_offsets: dict = field(default_factory=dict)   # bytes added to an operand's address for its tensor map
@@ -73,6 +72,14 @@ class Binding:
             v = self.scalars[p.name] if p.name in self.scalars else values[p.name]
             out.append(PACK[p.kind](v) if p.kind in PACK else v)
         return tuple(out)
+
+    def ctas(self, wave: int) -> int:
+        """Clusters a persistent launch runs, given ``wave`` resident clusters (the scheduler's rule)."""
+        return self.scheduler.ctas(self.units, wave)
+
+    def workspace(self, ctas: int) -> tuple:
+        """``(f32 floats, int counters)`` of the workspace a launch of ``ctas`` clusters needs; (0, 0): none."""
+        return self.scheduler.workspace(self.plan, self.M, self.N, self.K, ctas)
 
     def index(self, name: str) -> int | None:
         """Position of parameter ``name`` in the argument list (None if the kernel has no such parameter)."""
@@ -121,20 +128,11 @@ def bind(plan, problem) -> Binding:
            (("a", plan.a, a_shape, a_strides), ("b", plan.b, b_shape, b_strides)) if not op.load}
     if plan.epi is not None:
         tma["tma_d"] = plan.epi.tma.bind(d_shape, d_strides)
-    bm, bn, _ = plan.spec.tile
-    cm, cn = plan.spec.cluster
-    split = plan.spec.split_k
-    m_units, n_units = ceil_div(M, bm * cm), ceil_div(N, bn * cn)
-    tiles = m_units * cm * n_units * cn if split > 1 else 0
-    units = m_units * n_units * split
-    if plan.grouping in ("batch", "k"):
-        units *= L
-    elif plan.grouping == "m":                   # at most one partial cluster tile more per group
-        units = (m_units + L) * n_units
+    scheduler = choose(plan.spec)[0]
     scalars = {"M": M, "N": N, "K": K, "ld_d": problem.ldd, "ld_c": problem.ldc, "L": L, "ld_dl": ld, "sb_l": sl,
                "ld_a": _source_ld(problem, "a", e_ab), "ld_b": _source_ld(problem, "b", e_ab),
                **dict(zip(SCALE_STRIDES, problem.scale_strides))}
-    return Binding(plan, M, N, K, tma, units, tiles * bm * bn * split, tiles, scalars, kernel_params(plan.spec),
+    return Binding(plan, M, N, K, tma, scheduler.units(plan, M, N, L), scheduler, scalars, kernel_params(plan.spec),
                    offsets)
 
 

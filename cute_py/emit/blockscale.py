@@ -33,10 +33,10 @@ from __future__ import annotations
 from .checks import require
 from .cprint import to_c
 from .params import SCALE_STRIDES
-from .plan import split_part
-from .spec import SCALE_BLOCK
+from .tv_split import split_part
+from .scaling import SCALE_BLOCK
 
-__all__ = ["block_mainloop", "block_scales_init", "scale_slot"]
+__all__ = ["block_scales_init", "scale_slot", "scale_loads"]
 
 
 def scale_slot(p) -> tuple:
@@ -66,94 +66,7 @@ def block_scales_init(p) -> str:
     return f"    const BlockScales sc = {{scale_a, scale_b, {', '.join(SCALE_STRIDES)}, M, N}};\n"
 
 
-def block_mainloop(p, calls, head: str, handoff: str) -> str:
-    """The promoting mainloop: each K tile in column chunks (:mod:`cute_py.emit.promote_plan`); chunk ``h``'s wgmma
-    (``calls(h)``, into ``part``: :func:`~cute_py.emit.gemm_sm90.wgmma_calls`) run after ``head`` (the stage
-    wait and descriptors, :func:`~cute_py.emit.gemm_sm90.stage_head`), the warpgroup waits for them and adds the
-    sums into ``acc``. Two consumer warpgroups overlap one's promotion with the other's wgmma as far as the
-    hardware interleaves them (benchmarks/NOTES.md, version 6: a second buffer of 64-column chunks, or the
-    warpgroups taking turns by named barriers, measured no faster).
-
-    >>> from cute_py.emit import GemmSpec, gemm_plan
-    >>> p = gemm_plan(GemmSpec(dtype="e4m3", scale="tensor", tile=(128, 128, 128)))
-    >>> "acc[mb][0 + v] += part[mb][v];" in block_mainloop(p, lambda h: "", "", "")
-    True
-    """
-    return _promote_head(p) + _mainloop_text(p, calls, head, handoff)
-
-
-def _promote_head(p) -> str:
-    """The constants (and, with blockwise scales, the scale loads) of a promoting mainloop."""
-    pp = p.promotion
-    block = p.scale == "block"
-    what = ("scaled by scale_a[m, kb] * scale_b[kb, n / 128]" if block else
-            "as they are (the epilogue applies the scales)")
-    chunks = f"constexpr int kChunks = {pp.chunks};\n" if block else ""
-    return f"""
-// ---- promoting mainloop: each K tile is summed by wgmma in {pp.chunks} chunk(s) of {pp.n} columns ({pp.atom.name})
-//      into `part` (scale-d 0 on each chunk's first k-slice); a chunk's sums are then added
-//      into the f32 accumulators {what}:
-//      the tensor core's fp8 accumulation spans one K tile at most ----
-{chunks}constexpr int kPartPerBlock = {pp.values};       // part registers per m-block: one chunk's accumulators
-{_scale_loads(p) if block else ""}"""
-
-
-def _promote(p, h: int, ind: str) -> list:
-    """The lines adding chunk ``h``'s sums in ``part`` into the accumulators."""
-    pp = p.promotion
-    add = (f"acc[mb][{h * pp.values} + v] = fmaf(part[mb][v], ab[{h}][mb][scale_slot(v)], acc[mb][{h * pp.values} + v]);"
-           if p.scale == "block" else f"acc[mb][{h * pp.values} + v] += part[mb][v];")
-    return ["#pragma unroll", f"{ind}for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
-            f"{ind}  for (int v = 0; v < kPartPerBlock; ++v) {add}"]
-
-
-def _scale_products(ind: str) -> list:
-    """``ab``: this K tile's scale_a * scale_b per chunk and row; then the next K tile's scale loads."""
-    return [f"{ind}float ab[kChunks][kMBlocks][kScaleRows];           // this K tile's scale_a * scale_b",
-            "#pragma unroll", f"{ind}for (int c = 0; c < kChunks; ++c)", "#pragma unroll",
-            f"{ind}  for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
-            f"{ind}    for (int r = 0; r < kScaleRows; ++r) ab[c][mb][r] = sa[mb][r] * sb[c];",
-            f"{ind}// the next K tile's scales: in flight during this K tile, used by the next",
-            f"{ind}if (kb + 1 < kb1) load_scales(sc, m_row, n0, kb + 1, sa, sb);"]
-
-
-def _mainloop_text(p, calls, head: str, handoff: str) -> str:
-    """``mainloop``: for each K tile and chunk, the chunk's wgmma into ``part``, a wait for them, the promotion."""
-    pp = p.promotion
-    block = p.scale == "block"
-    handoff_param = ", bool hand_off" if p.pingpong else ""
-    args = ", const BlockScales& sc, int m_row, int n0" if block else ""
-    ind = "      "
-    body = _scale_products(ind) if block else []
-    for h in range(pp.chunks):
-        body.append(f"{ind}// ---- chunk {h}: columns [{h * pp.n}, {(h + 1) * pp.n}) ----")
-        body += [f"{ind}wgmma_fence();", calls(h), f"{ind}wgmma_commit();"]
-        body.append(f"{ind}wgmma_wait<0>();                                 // chunk {h}'s sums are in part")
-        if h == pp.chunks - 1:
-            body.append(f"{ind}release(empty_bars, s);")
-        body += _promote(p, h, ind)
-    first_scales = ("\n    float sa[kMBlocks][kScaleRows], sb[kChunks];        // the scales of the next K tile"
-                    "\n    load_scales(sc, m_row, n0, kb0, sa, sb);") if block else ""
-    body_text = "\n".join(body)
-    return f"""// k-blocks [kb0, kb1) of one tile{"; m_row: the thread's first row in D, n0: the tile's first column" if block else ""}
-__device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], int w, u32 ring, u32 full_bars,
-                                         u32 empty_bars, int& it, int kb0, int kb1{args}{handoff_param}) {{
-  float part[kMBlocks][kPartPerBlock];
-#pragma unroll
-  for (int mb = 0; mb < kMBlocks; ++mb)
-#pragma unroll
-    for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
-  if (kb0 < kb1) {{{first_scales}
-    for (int kb = kb0; kb < kb1; ++kb, ++it) {{
-{head}
-{body_text}
-    }}
-  }}{handoff}
-}}
-"""
-
-
-def _scale_loads(p) -> str:
+def scale_loads(p) -> str:
     """``BlockScales``, ``scale_slot`` and ``load_scales``: where a thread's scales of one K tile are."""
     slot, step = scale_slot(p)
     n_rows = len(p.scale_rows)

@@ -1,13 +1,13 @@
 """The epilogue snippets: the math of ``D = act(alpha * A @ B^T + beta * C + bias)``, where each accumulator
 lands (the tiled GMMA C TV layout, split into row and column parts), and the two ways out: masked stores from
 registers, or staging through swizzled shared memory (st.shared for f32, stmatrix for 16-bit D) and TMA
-stores. Also the split-K reduction that runs before it.
+stores.
 
 Every offset printed here is a field of the plan, checked against the layouts it came from when it was derived
 (:mod:`cute_py.emit.epilogue_plan`); the snippets only print.
 
 >>> from cute_py.emit import GemmSpec, gemm_plan
->>> "stmatrix_x4(base ^ kStageXor[q]" in epilogue(gemm_plan(GemmSpec()))
+>>> "stmatrix_x4(base ^ kStageXor[q]" in epilogue(gemm_plan(GemmSpec()), {"m_end": None, "l": None})
 True
 """
 
@@ -16,9 +16,9 @@ from __future__ import annotations
 from .blockscale import scale_slot
 from .cprint import commented, to_c
 from .epilogue_plan import staging_swizzle, stsm_lane_index, thread_index
-from .plan import GemmPlan, split_part
+from .tv_split import split_part
 
-__all__ = ["epilogue", "epi_init", "splitk_reduce", "tv_expr"]
+__all__ = ["epilogue", "epi_init", "tv_expr", "row_scales"]
 
 
 def _line70(code: str, comment: str) -> str:
@@ -28,7 +28,7 @@ def _line70(code: str, comment: str) -> str:
 
 def tv_expr(terms, var: str, part: int) -> str:
     """C expression of the m (part 2) or n (part 3) contribution of ``terms`` (from
-    :func:`~cute_py.emit.plan.split_tv`) for the index ``var``, printed by :func:`cute_py.emit.cprint.to_c`
+    :func:`~cute_py.emit.tv_split.split_tv`) for the index ``var``, printed by :func:`cute_py.emit.cprint.to_c`
     (the plan's ``acc_place`` are these expressions).
 
     >>> tv_expr([(4, 1, 0, 2), (8, 4, 1, 0)], "t", 2), tv_expr([(4, 1, 0, 2), (8, 4, 1, 0)], "t", 3)
@@ -39,7 +39,7 @@ def tv_expr(terms, var: str, part: int) -> str:
     return to_c(split_part(terms, indices(var), part))
 
 
-def _epilogue_math(p: GemmPlan) -> str:
+def _epilogue_math(p) -> str:
     """``apply(x, m, n)``: alpha (with per-tensor scales folded in), beta * C, bias and the activation on one
     accumulator (m, n inside D)."""
     o = p.out
@@ -71,7 +71,7 @@ __device__ __forceinline__ float apply(float x, int m, int n, const Epi& ep) {{
 """
 
 
-def epi_init(p: GemmPlan) -> str:
+def epi_init(p) -> str:
     """The kernel's initializer of its ``Epi`` (the epilogue math's operands) from its parameters: per-tensor
     scales fold into alpha.
 
@@ -83,7 +83,7 @@ def epi_init(p: GemmPlan) -> str:
     return f"{{c, bias, ld_c, {alpha}, beta, M, N}}"
 
 
-def row_scales(p: GemmPlan) -> str:
+def row_scales(p) -> str:
     """``scale_acc``: the row-wise scales applied to a finished tile's accumulators (before the epilogue, after a
     split-K reduction). A thread's row scales are loaded once per m-block (its rows: ``plan.scale_rows``), its
     column scales once per column (the compiler merges the repeated loads).
@@ -119,7 +119,7 @@ __device__ __forceinline__ void scale_acc(float (&acc)[kMBlocks][kAccPerBlock], 
 """
 
 
-def _acc_placement(p: GemmPlan) -> str:
+def _acc_placement(p) -> str:
     rows = p.tv_rows
     tm, tn, vm, vn = (to_c(x) for x in p.acc_place)
     return f"""
@@ -136,13 +136,15 @@ __device__ __forceinline__ int acc_n_value(int v) {{ return {vn}; }}
 """
 
 
-def epilogue(p: GemmPlan) -> str:
-    """The epilogue: math, then the TMA-store path (staged in swizzled smem) or masked direct stores."""
-    stores = _epilogue_tma(p) if p.epi else _epilogue_direct(p)
+def epilogue(p, coords: dict) -> str:
+    """The epilogue: math, then the TMA-store path (staged in swizzled smem) or masked direct stores; ``coords``
+    (the scheduler's, :meth:`~cute_py.emit.collectives.schedulers.tile.TileScheduler.coords`) say whether a
+    group bounds the rows (a ragged store) and which coordinate a batched D's group mode takes."""
+    stores = _epilogue_tma(p, coords) if p.epi else _epilogue_direct(p)
     return _epilogue_math(p) + _acc_placement(p) + row_scales(p) + stores
 
 
-def _epilogue_direct(p: GemmPlan) -> str:
+def _epilogue_direct(p) -> str:
     o = p.out
     d_off = "(long long)m * ld + n" if o.row_major else "m + (long long)n * ld"
     to_out = {"f32": "x", "bf16": "f32_to_bf16(x)", "f16": "f32_to_f16(x)"}[o.dtype]
@@ -166,7 +168,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[kMBlocks][kAccPerB
 """
 
 
-def _st_shared_writes(p: GemmPlan) -> tuple:
+def _st_shared_writes(p) -> tuple:
     """``(index, how, writes)`` of the f32 staging: the thread's element index line, the explanation, the loop."""
     e = p.epi
     cols, per_chunk = e.cols, e.per_chunk
@@ -188,7 +190,7 @@ def _st_shared_writes(p: GemmPlan) -> tuple:
     return index, how, writes
 
 
-def _stsm_writes(p: GemmPlan) -> tuple:
+def _stsm_writes(p) -> tuple:
     """``(index, how, writes)`` of the 16-bit staging with stmatrix.x4: the lane's row lines, the explanation, the
     loop over a chunk's instructions."""
     e = p.epi
@@ -221,7 +223,7 @@ def _stsm_writes(p: GemmPlan) -> tuple:
     return index, how, writes
 
 
-def _epilogue_tma(p: GemmPlan) -> str:
+def _epilogue_tma(p, coords: dict) -> str:
     e = p.epi
     cols, chunks, xors = e.cols, e.chunks, e.stage_xor
     _, sw_c = staging_swizzle(e)
@@ -232,13 +234,14 @@ def _epilogue_tma(p: GemmPlan) -> str:
     index, how, writes = _st_shared_writes(p) if e.stsm is None else _stsm_writes(p)
     # a batch's D has the batch mode L as the tensor map's outer dimension: its coordinate l; groups along M store
     # through a ragged map (grouping.ragged_rows): v rows of the slab lie in the group (ep.M is the group's end)
-    l_param, l_coord = (", int l", ", l") if e.tma.rank == 3 and p.grouping != "m" else ("", "")
-    hint = "_evict_first" if p.grouping else ""           # grouped and batched D: L2 evict-first (ptx.tma_3d)
-    rows = f"row0{l_coord}" if p.grouping != "m" else f"{e.rows} - live, row0 + live"
+    ragged = coords["m_end"] is not None
+    l_param, l_coord = (", int l", ", l") if e.tma.rank == 3 and not ragged else ("", "")
+    hint = "_evict_first" if coords["l"] else ""          # grouped and batched D: L2 evict-first (ptx.tma_3d)
+    rows = f"{e.rows} - live, row0 + live" if ragged else f"row0{l_coord}"
     store_call = f"tma_store_{e.tma.rank}d{hint}(tma_d, buf, n0 + j * {cols}, {rows})"
     ragged = (f"\n    const int live = min({e.rows}, ep.M - row0);             // the slab's rows inside the group"
               f"\n    if (live <= 0) continue;                             // all of them past it: nothing to store"
-              if p.grouping == "m" else "")
+              if ragged else "")
     return f"""
 // ---- TMA-store epilogue: each consumer warpgroup writes its 64-row slab in {chunks} chunks of 64 x {cols}
 // into one of kEpiBuffers {e.buf_bytes}-byte staging buffers, and one thread stores the chunk with TMA; a buffer is
@@ -273,51 +276,5 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAcc
       ++ebuf;
     }}
   }}
-}}
-"""
-
-
-def splitk_reduce(p: GemmPlan) -> str:
-    """Split-K: every split stores its partial tile in its own f32 workspace slot; the last to arrive adds the rest."""
-    if p.split_k == 1:
-        return ""
-    return f"""
-// ---- split-K reduction: slot (split, tile) of the workspace holds one partial tile as
-// [value/4][consumer thread][4] f32 (coalesced 16-byte stores). Each split stores its slot, then counts itself
-// in on the tile's counter (acq_rel, after a gpu-scope fence); the split that arrives last adds the other
-// slots to its accumulators, resets the counter to zero for the next call and runs the epilogue. ----
-constexpr int kConsumerThreads = kConsumers * kWarpGroupThreads;
-constexpr int kTileFloats = kMBlocks * kAccPerBlock * kConsumerThreads;
-__device__ __forceinline__ long long slot_index(int mb, int v, int t) {{
-  return (long long)(((mb * kAccPerBlock + v) / 4) * kConsumerThreads + t) * 4;
-}}
-__device__ __forceinline__ bool splitk_reduce(float (&acc)[kMBlocks][kAccPerBlock], int t, float* ws, int* counters,
-                                              int tile, int split, int tiles, volatile int* flag) {{
-  float* mine = ws + ((long long)split * tiles + tile) * kTileFloats;
-#pragma unroll
-  for (int mb = 0; mb < kMBlocks; ++mb)
-#pragma unroll
-    for (int v = 0; v < kAccPerBlock; v += 4)
-      st_v4(mine + slot_index(mb, v, t), acc[mb][v], acc[mb][v + 1], acc[mb][v + 2], acc[mb][v + 3]);
-  fence_gpu();
-  named_bar_sync(kBarSplitK, kConsumerThreads);
-  if (t == 0) *flag = atom_add_acq_rel(counters + tile, 1);
-  named_bar_sync(kBarSplitK, kConsumerThreads);
-  if (*flag != kSplitK - 1) return false;
-  fence_gpu();
-  for (int s = 0; s < kSplitK; ++s) {{
-    if (s == split) continue;
-    const float* other = ws + ((long long)s * tiles + tile) * kTileFloats;
-#pragma unroll
-    for (int mb = 0; mb < kMBlocks; ++mb)
-#pragma unroll
-      for (int v = 0; v < kAccPerBlock; v += 4) {{
-        float x0, x1, x2, x3;
-        ld_v4_gpu(other + slot_index(mb, v, t), x0, x1, x2, x3);
-        acc[mb][v] += x0; acc[mb][v + 1] += x1; acc[mb][v + 2] += x2; acc[mb][v + 3] += x3;
-      }}
-  }}
-  if (t == 0) st_relaxed_s32(counters + tile, 0);
-  return true;
 }}
 """

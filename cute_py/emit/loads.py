@@ -34,7 +34,7 @@ from .cprint import to_c
 from .resources import WARPGROUP_THREADS
 from .scaling import FP8_DTYPES
 
-__all__ = ["LOAD_BYTES", "load_problems", "direct_load", "load_wrappers", "lag", "direct_producer", "producer_call"]
+__all__ = ["LOAD_BYTES", "load_problems", "direct_load", "load_wrappers", "lag"]
 
 LOAD_BYTES = (0, 1, 2, 4, 8, 16)
 """Bytes per load of an operand read without TMA (``GemmSpec.load_a`` / ``load_b``); 0: TMA."""
@@ -147,77 +147,3 @@ __device__ __forceinline__ void load_tile_{x}(u32 dst0, const u8* __restrict__ g
   }}
 }}
 """
-
-
-def _signature(p) -> tuple:
-    """The producer's parameters and the kernel's arguments for them, per operand: a tensor map, or (without
-    TMA) a pointer and a leading dimension."""
-    params, args = [], []
-    for x, op in (("a", p.a), ("b", p.b)):
-        if op.load:
-            params += [f"const u8* __restrict__ {x}", f"long long ld_{x}"]
-            args += [x, f"ld_{x}"]
-        else:
-            params.append(f"const TmaDesc& tma_{x}")
-            args.append(f"tma_{x}")
-    return params, args
-
-
-def direct_producer(p, tma_lines: list) -> str:
-    """``produce`` for a kernel with operands read without TMA: every producer thread runs it; thread 0 also
-    expects and issues the TMA loads (``tma_lines``, of the other operand), every thread copies its share of
-    the direct operands' tiles and announces them on the stage's full barrier (one stage later with
-    ``cp.async``: :func:`lag`)."""
-    bm, bn, bk = p.tile
-    params, _ = _signature(p)
-    prefetch = "".join(f"  if (t == 0) tma_prefetch_desc(&tma_{x});\n" for x, op in (("a", p.a), ("b", p.b))
-                       if not op.load)
-    loads = []
-    for x, op, mn0, mn_end, tile in (("a", p.a, "w.m_tile", "M", bm), ("b", p.b, "w.n_tile", "N", bn)):
-        if op.load:
-            loads.append(f"      load_tile_{op.which}(stage + kOff{op.which}, {x}, ld_{x}, {mn0} * {tile}, kb * {bk}, "
-                         f"{mn_end}, K, t);")
-    tma = "\n".join(tma_lines)
-    tma_block = (f"      if (t == 0) {{\n        mbar_arrive_expect_tx(full, kTxBytes);\n"
-                 + "\n".join("  " + line for line in tma.splitlines()) + "\n      }\n") if tma else \
-        "      if (t == 0) mbar_arrive_expect_tx(full, 0u);\n"
-    if lag(p):
-        announce = ("      cp_async_commit();\n"
-                    "      if (it > 0) {                                   // the previous stage's copies have landed\n"
-                    "        cp_async_wait<1>();\n        fence_proxy_async();\n"
-                    "        mbar_arrive(full_bars + kMbarBytes * ((it - 1) % kStages));\n      }")
-        drain = ("  if (it > 0) {                                       // the last stage's copies\n"
-                 "    cp_async_wait<0>();\n    fence_proxy_async();\n"
-                 "    mbar_arrive(full_bars + kMbarBytes * ((it - 1) % kStages));\n  }\n")
-    else:
-        announce = "      fence_proxy_async();                          // the stores are visible to wgmma\n      mbar_arrive(full);"
-        drain = ""
-    return f"""
-// ---- producer: all {WARPGROUP_THREADS} threads of warpgroup 0; thread 0 expects the stage's TMA bytes and issues the TMA
-//      loads, every thread copies its share of the operands read without TMA, then announces it (full barrier:
-//      1 + {WARPGROUP_THREADS} arrivals) ----
-__device__ __forceinline__ void produce({", ".join(params)}, u32 ring, u32 full_bars,
-                                        u32 empty_bars, int num_m, int num_n, int k_tiles, u32 rank, int M, int N,
-                                        int K, int t) {{
-{prefetch}  const int units = work_units(num_m, num_n);
-  int it = 0;
-  for (int unit = blockIdx.x / kClusterSize; unit < units; unit += gridDim.x / kClusterSize) {{
-    const Work w = work_of(unit, num_m, num_n, k_tiles, rank);
-    for (int kb = w.kb0; kb < w.kb1; ++kb, ++it) {{
-      const int s = it % kStages;
-      const u32 stage = ring + s * kStageBytes;
-      const u32 full = full_bars + kMbarBytes * s;
-      mbar_wait(empty_bars + kMbarBytes * s, ((it / kStages) & 1) ^ 1);   // first pass: the fresh barrier counts as released
-{tma_block}{chr(10).join(loads)}
-{announce}
-    }}
-  }}
-{drain}}}
-"""
-
-
-def producer_call(p) -> str:
-    """The entry point's call of :func:`direct_producer`'s ``produce`` (every thread of warpgroup 0)."""
-    _, args = _signature(p)
-    return (f"    produce({', '.join(args)}, ring, full_bars, empty_bars, num_m, num_n, k_tiles, rank, M, N, K, "
-            f"threadIdx.x);")

@@ -7,7 +7,7 @@ tile (``select_smem_atom`` / ``tile_smem``), the wgmma descriptor
 one stage tile. :func:`gemm_plan` adds the GMMA atom, the tiled MMA and its C
 TV layout, the smem ring, the schedule, the output (:class:`OutputPlan`) and
 the TMA-store epilogue (:mod:`cute_py.emit.epilogue_plan`). The snippets of
-:mod:`cute_py.emit.gemm_sm90` print these fields and compute nothing.
+:mod:`cute_py.emit.collectives` print these fields and compute nothing.
 
 >>> p = gemm_plan(GemmSpec(tile=(128, 256, 64), consumers=2))
 >>> p.a.tma.box_dim, p.b.tma.box_dim, hex(p.a.desc.value), p.stages, p.stage_bytes
@@ -26,16 +26,16 @@ from ..layouts import Layout, int_tuple as it, right_inverse
 from ..layouts.dtypes import dtype
 from ..layouts.offsets import layout_offsets
 from .bind import Binding, bind
+from .collectives.compose import barrier_uses, kernel_params
 from .checks import require
 from .epilogue_plan import EpiloguePlan, epilogue_plan
 from .grouping import ragged_gmem
-from .params import kernel_params
 from .promote_plan import PromotePlan, promote_plan
 from .resources import WARPGROUP_THREADS, named_barriers
 from .spec import GemmSpec, require_spec
+from .tv_split import split_part, split_tv
 
-__all__ = ["OperandPlan", "OutputPlan", "GemmPlan", "operand_plan", "output_plan", "gemm_plan", "split_tv",
-           "split_part"]
+__all__ = ["OperandPlan", "OutputPlan", "GemmPlan", "operand_plan", "output_plan", "gemm_plan"]
 
 
 @dataclass(frozen=True)
@@ -120,46 +120,6 @@ def _copies(tma: TmaParams, smem, block, rank: int = 0) -> tuple:
     return tuple(out)
 
 
-def split_tv(layout: Layout, rows: int):
-    """Split a TV layout whose codomain is ``m + rows * n`` into its (m, n) parts, mode by mode.
-
-    Returns ``[(extent, divisor, m_stride, n_stride), ...]`` for the thread mode
-    and for the value mode: coordinate ``x`` contributes
-    ``((x / divisor) % extent) * m_stride`` to m and ``... * n_stride`` to n.
-    Valid only when no sum of m parts carries into n; :func:`gemm_plan`
-    checks that against the layout for every (thread, value).
-    """
-    def flat(shape, stride):
-        if isinstance(shape, tuple):
-            out = []
-            for s, d in zip(shape, stride):
-                out += flat(s, d)
-            return out
-        return [(shape, stride)]
-
-    parts = []
-    for mode in (0, 1):
-        terms, div = [], 1
-        for s, d in flat(layout.shape[mode], layout.stride[mode]):
-            if s > 1 and d != 0:
-                if d % rows and d >= rows:
-                    raise ValueError(f"split_tv: stride {d} mixes m and n for rows={rows}")
-                terms.append((s, div, d % rows, d // rows))
-            div *= s
-        parts.append(terms)
-    return parts
-
-
-def split_part(terms, x, part: int):
-    """The m (part 2) or n (part 3) contribution of ``terms`` (from :func:`split_tv`) for the index ``x``: an int,
-    a numpy array (the checks) or a sympy symbol (the printed expression).
-
-    >>> split_part([(4, 1, 0, 2), (8, 4, 1, 0)], 13, 2), split_part([(4, 1, 0, 2), (8, 4, 1, 0)], 13, 3)
-    (3, 2)
-    """
-    return sum(((x // dv) % e) * (dm, dn)[part - 2] for e, dv, dm, dn in terms)
-
-
 @dataclass(frozen=True)
 class OutputPlan:
     """D = act(alpha * A @ B^T + beta * C + bias): D's (and C's) gmem layout and type, and the epilogue's steps."""
@@ -238,7 +198,7 @@ class GemmPlan:
     tx_bytes: int              # bytes TMA delivers per stage into each CTA (A + B tiles, all multicast slices;
                                # an operand the producer threads load themselves is not counted)
     epi: EpiloguePlan | None   # the TMA-store epilogue, None for the direct one
-    params: tuple              # the kernel's parameter table (cute_py.emit.params.kernel_params)
+    params: tuple              # the kernel's parameter table (cute_py.emit.collectives.compose.kernel_params)
     barriers: tuple            # the named barriers in use (cute_py.emit.resources.NAMED_BARRIERS), checked
     mcast_mask: int            # the cluster ranks a multicast TMA box lands in (0 without a multicast)
     scale: str | None          # the fp8 scale mode ("block": applied per K tile in the mainloop)
@@ -303,9 +263,6 @@ def _gemm_plan(spec: GemmSpec) -> GemmPlan:
     sb = a.bytes + b.bytes
     epi = epilogue_plan(spec, c_tv, rows) if spec.epilogue == "tma" else None
     cm, cn = spec.cluster
-    uses = {"kBarEpilogue": spec.consumers} if epi else {}
-    uses.update({"kBarSplitK": 1} if spec.split_k > 1 else {})
-    uses.update({"kBarPingPong": 2} if spec.schedule == "pingpong" else {})
     return GemmPlan(
         spec, spec.name, spec.dtype, spec.acc_dtype, a, b, output_plan(spec), (bm, bn, bk), bk // atom.shape_mnk[2],
         spec.consumers, c, spec.schedule == "pingpong", spec.schedule, (cm, cn), cm * cn, spec.group, spec.raster,
@@ -313,7 +270,7 @@ def _gemm_plan(spec: GemmSpec) -> GemmPlan:
         bm // rows, atom.regs["c"], 4 * c, stages, sb, stages * sb + spec.epilogue_smem_bytes(),
         WARPGROUP_THREADS * (1 + spec.consumers), sum(op.tile_bytes for op in (a, b) if not op.load), epi,
         kernel_params(spec),
-        named_barriers(uses), _mcast_mask(a, b, cm * cn), spec.scale,
+        named_barriers(barrier_uses(spec)), _mcast_mask(a, b, cm * cn), spec.scale,
         promote_plan(spec, atom, b) if spec.promotes else None,
         tuple(int(split_part(value_terms, v, 2)) for v in range(atom.regs["c"])), spec.grouping)
 

@@ -28,7 +28,7 @@ from ..arch.sm90 import GmmaDescriptor, make_gmma_desc
 from ..atoms import MMAAtom, gmma
 from ..layouts.offsets import layout_offsets
 from .checks import require
-from .spec import SCALE_BLOCK
+from .scaling import SCALE_BLOCK
 
 __all__ = ["PromotePlan", "promote_plan"]
 

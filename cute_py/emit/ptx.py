@@ -11,7 +11,7 @@ True
 from __future__ import annotations
 
 __all__ = ["types", "mbarrier", "tma", "tma_store", "cluster", "wgmma_sync", "wgmma_mma", "setmaxnreg",
-           "conversions", "splitk", "all_wrappers"]
+           "conversions", "splitk", "all_wrappers", "WRAPPERS"]
 
 
 def types() -> str:
@@ -164,8 +164,9 @@ __device__ __forceinline__ void mbar_arrive_cluster(u32 bar, u32 rank) {
 
 
 def splitk() -> str:
-    """Vector stores, gpu-scope loads, the fence and the counter atomic of the split-K reduction."""
-    return r"""// ---- split-K: partial tiles meet in an f32 workspace; the last CTA of a tile adds them up ----
+    """Vector stores, gpu-scope loads, the fence and the counter atomic of a reduction of partial tiles (split-K
+    and stream-K)."""
+    return r"""// ---- partial tiles meet in an f32 workspace; the last CTA of a tile adds them up ----
 __device__ __forceinline__ void st_v4(float* p, float a, float b, float c, float d) {
   asm volatile("st.global.v4.f32 [%0], {%1, %2, %3, %4};" :: "l"(p), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
 }
@@ -247,16 +248,35 @@ __device__ __forceinline__ float f16_to_f32(u16 x) { float r; asm("cvt.f32.f16 %
 """
 
 
-def all_wrappers(atom, a_major: str, b_major: str, *, store=True, clusters=True, split=True, chunk=None,
-                 grouped=False) -> str:
-    """Every wrapper a kernel uses; ``chunk``: a second wgmma atom (a promoting mainloop's column chunk);
-    ``grouped``: the 3-D TMA copies of a grouped or batched kernel."""
+WRAPPERS = ("tma_store", "tma_3d", "tma_3d_store", "cluster", "splitk")
+"""The optional wrapper snippets, by the name a collective asks for them (:meth:`Collective.wrappers
+<cute_py.emit.collectives.base.Collective.wrappers>`); the types, mbarriers, 2-D TMA loads, wgmma, setmaxnreg and
+conversions are in every kernel."""
+
+
+def all_wrappers(needs, atoms, a_major: str, b_major: str) -> str:
+    """Every wrapper a kernel uses: the fixed ones, those named in ``needs`` (a subset of :data:`WRAPPERS`, in
+    that order) and one ``wgmma`` per GMMA atom of ``atoms`` (the tile's, and a promoting mainloop's column chunk).
+
+    >>> from cute_py.atoms import gmma
+    >>> text = all_wrappers({"cluster"}, [gmma(128, "f32", "bf16", "bf16")], "K", "K")
+    >>> "mapa.shared::cluster" in text, "tma_store_2d" in text
+    (True, False)
+    """
+    needs = set(needs)
+    unknown = needs - set(WRAPPERS)
+    if unknown:
+        raise ValueError(f"all_wrappers: unknown wrappers {sorted(unknown)}; known: {WRAPPERS}")
     parts = [types(), mbarrier(), tma()]
-    parts += [tma_store()] if store else []
-    parts += [tma_3d(store)] if grouped else []
-    parts += [cluster()] if clusters else []
-    parts += [splitk()] if split else []
-    parts += [wgmma_sync(), wgmma_mma(atom, a_major, b_major)]
-    parts += [wgmma_mma(chunk, a_major, b_major)] if chunk is not None and chunk.name != atom.name else []
+    parts += [tma_store()] if "tma_store" in needs else []
+    parts += [tma_3d("tma_3d_store" in needs)] if needs & {"tma_3d", "tma_3d_store"} else []
+    parts += [cluster()] if "cluster" in needs else []
+    parts += [splitk()] if "splitk" in needs else []
+    parts += [wgmma_sync()]
+    names = []
+    for atom in atoms:
+        if atom.name not in names:
+            names.append(atom.name)
+            parts.append(wgmma_mma(atom, a_major, b_major))
     parts += [setmaxnreg(), conversions()]
     return "\n".join(parts)

@@ -6,9 +6,10 @@ kernel uses, like CUTLASS's ``ReservedNamedBarriers`` (``cutlass/arch/barrier.h`
 
     id  0       __syncthreads (the whole CTA)
     ids 1, 2    kBarEpilogue + w   warpgroup w's 128 threads: its staging chunk is written, or its buffer free
-    id  3       kBarSplitK         every consumer thread: the split-K arrival count is read
-    ids 4, 5    kBarPingPong + w   both consumer warpgroups: the other's mainloop is done, w may issue
-    ids 6..15   free
+    ids 3, 4    kBarFixup + g      the threads holding tile group g's accumulators: a partial tile's arrival
+                                   count is read (split-K, stream-K; g = w under ping-pong, else 0)
+    ids 5, 6    kBarPingPong + w   both consumer warpgroups: the other's mainloop is done, w may issue
+    ids 7..15   free
 
 :func:`named_barriers` returns the reservations a kernel uses, checked (when
 emitting) to lie in 1..15, to hold one id per warpgroup that uses them, and
@@ -16,7 +17,7 @@ not to overlap. The kernel names each by a ``constexpr`` and never by its
 number.
 
 >>> [(b.name, b.ids) for b in named_barriers({"kBarEpilogue": 2, "kBarPingPong": 2})]
-[('kBarEpilogue', (1, 2)), ('kBarPingPong', (4, 5))]
+[('kBarEpilogue', (1, 2)), ('kBarPingPong', (5, 6))]
 """
 
 from __future__ import annotations
@@ -70,8 +71,8 @@ class NamedBarrier:
 NAMED_BARRIERS = (
     NamedBarrier("kBarEpilogue", 1, 2, "kWarpGroupThreads",
                  "warpgroup w's staging chunk is written, or its buffer free"),
-    NamedBarrier("kBarSplitK", 3, 1, "kConsumerThreads", "the split-K arrival count is read"),
-    NamedBarrier("kBarPingPong", 4, 2, "2 * kWarpGroupThreads",
+    NamedBarrier("kBarFixup", 3, 2, "kFixupThreads", "tile group g's arrival count on a partial tile is read"),
+    NamedBarrier("kBarPingPong", 5, 2, "2 * kWarpGroupThreads",
                  "the other warpgroup's mainloop is done: w may issue"),
 )
 """Every named barrier the kernel may use (see the module docstring)."""

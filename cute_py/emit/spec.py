@@ -32,6 +32,7 @@ from ..arch.sm90 import SMEM_ALIGN, check_config, smem_budget
 from ..arch.sm90.operand import operand_problems
 from ..layouts import Layout, parse
 from ..layouts.errors import LayoutError
+from .collectives.schedulers import SCHEDULERS, scheduler_class
 from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS
 from .grouping import GROUP_MODE, grouping, group_problems
 from .loads import load_problems
@@ -225,7 +226,9 @@ class GemmSpec:
       ``raster`` (the raster order: "m", bands of M-tiles walked down M first;
       "n", bands of N-tiles walked along N first);
       ``split_k`` (K split over that many CTAs per tile, partial sums reduced in
-      f32, for shapes with fewer tiles than SMs).
+      f32, for shapes with fewer tiles than SMs); ``scheduler`` (None: the one the
+      other fields imply; a name of :data:`~cute_py.emit.collectives.schedulers.SCHEDULERS`,
+      such as "stream_k": whole tiles, then the last waves' tiles shared out by k-blocks).
     - ``epilogue``: "tma" (accumulators staged through swizzled shared memory
       and written by TMA stores that overlap the next tile; D row-major) or
       "direct" (masked stores from registers; any D layout); None picks
@@ -255,6 +258,7 @@ class GemmSpec:
     group: int = 8
     raster: str = "m"
     split_k: int = 1
+    scheduler: str | None = None
     epilogue: str | None = None
     alpha: bool = True
     beta: bool = False
@@ -397,6 +401,8 @@ class GemmSpec:
             parts.append(f"r{self.raster}")
         if self.split_k != 1:
             parts.append(f"sk{self.split_k}")
+        if self.scheduler is not None:
+            parts.append(str(self.scheduler).replace("_", ""))
         if self.epilogue != "tma":
             parts.append(str(self.epilogue))
         if self.schedule != "cooperative":
@@ -450,9 +456,6 @@ class GemmSpec:
         elif self.schedule == "pingpong":
             if self.consumers != 2:
                 out.append(f"schedule = 'pingpong' needs consumers = 2 (two warpgroups taking turns), got {self.consumers}")
-            if self.split_k != 1:
-                out.append(f"schedule = 'pingpong' with split_k = {self.split_k}: split-K is emitted for the "
-                           f"cooperative schedule only")
             if not self.persistent:
                 out.append("schedule = 'pingpong' needs persistent = True (the warpgroups take turns over a CTA's "
                            "tiles; one tile per CTA would leave one idle)")
@@ -469,8 +472,10 @@ class GemmSpec:
             out.append(f"raster = {self.raster!r} not in {RASTERS}")
         if not isinstance(self.split_k, int) or not 1 <= self.split_k <= MAX_SPLIT_K:
             out.append(f"split_k = {self.split_k!r} not an int in [1, {MAX_SPLIT_K}]")
-        elif self.split_k > 1 and not self.persistent:
-            out.append(f"split_k = {self.split_k} needs persistent = True")
+        if self.scheduler is not None and self.scheduler not in SCHEDULERS:
+            out.append(f"scheduler = {self.scheduler!r} not in {tuple(SCHEDULERS)}")
+        elif scheduler_class(self) is not None:
+            out += scheduler_class(self).problems(self)
         if self.swizzle not in SWIZZLES:
             out.append(f"swizzle = {self.swizzle!r} not in {SWIZZLES}")
         if not 1 <= self.epi_buffers <= MAX_EPI_BUFFERS:

@@ -12,7 +12,7 @@ algebra, only the element-type table at the package's base,
 
 - :func:`compile` -> :class:`Program` (cubin, PTX, log, per-kernel registers /
   spills / smem, warnings); :meth:`Program.kernel` -> :class:`Kernel`;
-  :func:`instruction_census` counts the PTX instructions that matter.
+  :func:`~cute_py.runtime.census.instruction_census` counts the PTX instructions that matter.
 - :func:`launch` (``cuLaunchKernelEx`` with cluster dims), :func:`pack_args`.
 - :func:`tensor_map` (``cuTensorMapEncodeTiled`` from concrete
   :func:`cute_py.arch.sm90.make_tma_params` parameters), :func:`encode_args`.

@@ -4,7 +4,7 @@ The emitted CUDA can be restructured freely as long as the kernel keeps doing
 the same work: the same wgmma shapes as often, the same bulk tensor copies,
 the same mbarrier traffic, the same register hand-over. This module counts
 those instructions in the PTX NVRTC generated on the way to the cubin
-(:attr:`cute_py.runtime.Program.ptx`), after inlining and unrolling, so the
+(``Program.ptx`` of :func:`cute_py.runtime.compile`), after inlining and unrolling, so the
 count is of static instructions of the kernel, not of the source's lines.
 The tests pin the census per shipped spec (``tests/test_emit_pins.py``) beside
 registers, spills and shared memory: a pin on behaviour, not on text.

@@ -1,7 +1,8 @@
 """The tile walk of a grouped GEMM: which work unit (and so which CTA, and when) computes each tile.
 
-:func:`tile_walk` runs the group scheduler of a kernel with groups along M (``cute_py.emit.group_scheduler``:
-``group_of`` and the dense ``work_of`` inside a group) in Python, for group sizes given on the host;
+:func:`tile_walk` runs the group scheduler of a kernel with groups along M
+(``cute_py.emit.collectives.schedulers.groups``: ``group_of`` and the tile scheduler's ``place`` inside a
+group) in Python, for group sizes given on the host;
 :func:`tile_walk_svg` draws it: one row per M tile of every group (groups separated by thick lines, their
 partial last tile hatched by its empty rows), one column per N tile, each cell labelled with its unit and
 colored by the wave of persistent CTAs that computes it.

@@ -94,7 +94,7 @@ def test_bias_and_out(mode):
 
 
 def test_explicit_specs_every_schedule():
-    """Other tiles, ping-pong, a 2-CTA cluster and split-K give the same exact D."""
+    """Other tiles, ping-pong, a 2-CTA cluster, split-K and stream-K give the same exact D."""
     from cute_py.emit import GemmSpec
     M, N, K = 520, 640, 2048
     rng = np.random.default_rng(11)
@@ -109,7 +109,10 @@ def test_explicit_specs_every_schedule():
                         ("block", dict(tile=(128, 128, 128), cluster=(1, 2))),
                         ("block", dict(tile=(128, 192, 128))),             # 3 promotion chunks of 64 columns
                         ("row", dict(tile=(128, 192, 128), split_k=2)),
-                        ("tensor", dict(tile=(64, 256, 128), consumers=1))]:  # 2 chunks of 128
+                        ("tensor", dict(tile=(64, 256, 128), consumers=1)),  # 2 chunks of 128
+                        ("block", dict(tile=(128, 128, 128), scheduler="stream_k")),
+                        ("row", dict(tile=(128, 128, 128), scheduler="stream_k", schedule="pingpong",
+                                     fast_accum=True))]:
         ea, eb, sa, sb = scales(mode, M, N, K, rng)
         spec = GemmSpec(dtype="e4m3", scale=mode, **extra)
         d = cute_py.scaled_gemm(a8, b8, sa, sb, spec=spec, use_fast_accum=spec.fast_accum)

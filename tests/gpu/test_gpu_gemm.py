@@ -248,6 +248,11 @@ SCHEDULES = [
     dict(tile=(64, 128, 64), consumers=1),
     dict(tile=(128, 128, 64), raster="n", group=4),             # raster order along N
     dict(tile=(128, 256, 64), raster="n", cluster=(1, 2), group=2),
+    dict(tile=(128, 128, 64), scheduler="stream_k"),            # stream-K: whole tiles, then shared k-blocks
+    dict(tile=(128, 256, 64), scheduler="stream_k", cluster=(2, 1)),
+    dict(tile=(128, 128, 64), scheduler="stream_k", schedule="pingpong"),
+    dict(tile=(64, 64, 64), consumers=1, scheduler="stream_k", epilogue="direct", raster="n"),
+    dict(tile=(128, 64, 64), split_k=2, schedule="pingpong"),   # split-K with ping-pong consumers
 ]
 
 
@@ -255,8 +260,9 @@ SCHEDULES = [
 @pytest.mark.parametrize("layout", ("tn", "nt"))
 def test_exact_schedules(kw, layout):
     """Clusters with multicast (odd tile counts leave a cluster half outside D), split-K (uneven splits, twice in a
-    row: the workspace and counters must return to zero), several tiles per persistent CTA, raster groups, the
-    ping-pong schedule (warpgroups taking turns over a CTA's tiles) and one-warpgroup 64-row tiles."""
+    row: the workspace and counters must return to zero), stream-K (all tiles shared, and whole waves then shared
+    ones), several tiles per persistent CTA, raster groups, the ping-pong schedule (warpgroups taking turns over a
+    CTA's tiles) and one-warpgroup 64-row tiles."""
     rng = np.random.default_rng(zlib.crc32(repr(kw).encode() + layout.encode()))
     spec_kw = dict(a="(M,K):(K,1)" if layout[0] == "t" else "(M,K):(1,M)",
                    b="(N,K):(K,1)" if layout[1] == "n" else "(N,K):(1,N)", **kw)

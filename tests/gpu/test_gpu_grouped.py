@@ -98,7 +98,7 @@ def test_moe_every_group_empty_and_zero_rows():
     dict(tile=(128, 256, 64)), dict(tile=(64, 64, 64), consumers=1), dict(tile=(128, 128, 64), cluster=(2, 1)),
     dict(tile=(128, 128, 64), cluster=(1, 2)), dict(tile=(128, 128, 64), schedule="pingpong"),
     dict(tile=(64, 256, 64), schedule="pingpong"), dict(tile=(128, 128, 64), raster="n", group=2),
-    dict(tile=(128, 128, 64), persistent=False), dict(tile=(128, 256, 64), epilogue="direct"),
+    dict(tile=(128, 128, 64), persistent=False), dict(tile=(128, 192, 64), epilogue="direct"),
     dict(tile=(128, 128, 64), out_dtype="f32")])
 def test_moe_explicit_specs(spec):
     """Every schedule, cluster and raster over uneven groups; the TMA-store epilogue stores every tile through

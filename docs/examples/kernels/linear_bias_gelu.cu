@@ -3,6 +3,7 @@
 //   A (M,K):(K,1) (K-major), B (N,K):(K,1) (K-major), C/D (M,N):(N,1)
 //   bf16 inputs, f32 accumulators, f32 output; CTA tile 128x128x64;
 //   6-stage smem ring; 1 producer + 2 consumer warpgroup(s) (384 threads), cooperative schedule.
+//   collectives: pipeline ring, scheduler tile, mainloop tma_ws, epilogue tma_store.
 
 typedef unsigned char u8;
 typedef unsigned short u16;
@@ -123,18 +124,23 @@ __device__ __forceinline__ float bf16_to_f32(u16 x) { float r; asm("mov.b32 %0, 
 __device__ __forceinline__ float f16_to_f32(u16 x) { float r; asm("cvt.f32.f16 %0, %1;" : "=f"(r) : "h"(x)); return r; }
 
 
-// ---- roles: warpgroup 0 produces (TMA loads into the ring), warpgroups 1..2 consume (wgmma, epilogue) ----
+// ---- roles: warpgroup 0 produces (loads into the ring), warpgroups 1..2 consume (wgmma, epilogue) ----
 constexpr int kWarpGroupThreads = 128;                  // 4 warps: the unit of wgmma and setmaxnreg
 constexpr int kConsumers = 2;                           // consumer warpgroups
 constexpr int kThreads = (1 + kConsumers) * kWarpGroupThreads; // 384: the producer and the consumers
-constexpr int kProducerRegs = 40;                       // setmaxnreg.dec: the producer only issues TMA copies
+constexpr int kProducerRegs = 40;                       // setmaxnreg.dec: the producer only issues copies
 constexpr int kConsumerRegs = 232;                      // setmaxnreg.inc: the consumers hold the accumulators
+// ---- the CTA tile (BM, BN, BK) and the cluster: CTA rank r takes M sub-tile r % kClusterM, N sub-tile r / kClusterM ----
+constexpr int kBM = 128, kBN = 128, kBK = 64;
+constexpr int kClusterM = 1, kClusterN = 1, kClusterSize = 1;
+constexpr int kMBlocks = 1;                     // 64-row wgmma blocks per consumer and tile: BM / (64 x 2)
+constexpr int kAccPerBlock = 64;                // f32 accumulators per thread per block: BN / 2
 // named barriers (bar.sync ids 1..15; 0 is __syncthreads), reserved in cute_py.emit.resources.NAMED_BARRIERS:
 // ids 1, 2 = kBarEpilogue + w, kWarpGroupThreads threads: warpgroup w's staging chunk is written, or its buffer free
 constexpr u32 kBarEpilogue = 1u;
 
 
-// ---- shared-memory ring: 6 stages of [A tile | B tile], each buffer 1024-byte aligned ----
+// ---- pipeline: a 6-stage shared-memory ring of [A tile | B tile], each buffer 1024-byte aligned ----
 // A stage tile Sw<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))  (16384 bytes, stage_bytes)
 // B stage tile Sw<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))  (16384 bytes, stage_bytes)
 constexpr int kStages = 6;
@@ -145,65 +151,89 @@ constexpr u32 kOffB = 16384u;
 constexpr u32 kTxBytes = 32768u;
 constexpr u32 kSmemAlign = 1024u;                       // SMEM_ALIGN: the ring starts on it (descriptor base_offset 0)
 constexpr u32 kMbarBytes = 8u;                          // one mbarrier (64-bit) per stage, full and empty
+constexpr u32 kFullArrivals = 1;                        // the producer's arrive_expect_tx (TMA delivers the bytes)
+constexpr u32 kReaderWarps = 8;                         // consumer warps reading a stage: their arrivals release it
+// the stages a role has passed (it runs on across work units): the stage, and the parity of its phase
+struct PipelineState {
+  int count;
+  __device__ __forceinline__ int stage() const { return count % kStages; }
+  __device__ __forceinline__ u32 phase() const { return (count / kStages) & 1; }
+  __device__ __forceinline__ int stage_before() const { return (count - 1) % kStages; }   // the last stage passed
+};
+struct Ring {
+  u32 base, full, empty;        // shared-window addresses: stage 0, the full barriers, the empty barriers
+  __device__ __forceinline__ u32 stage(int s) const { return base + s * kStageBytes; }
+  __device__ __forceinline__ u32 full_bar(int s) const { return full + kMbarBytes * s; }
+  __device__ __forceinline__ u32 empty_bar(int s) const { return empty + kMbarBytes * s; }
+  // producer: until stage ps.stage() is released (on the first pass the fresh barrier counts as released)
+  __device__ __forceinline__ void acquire(const PipelineState& ps) const { mbar_wait(empty_bar(ps.stage()), ps.phase() ^ 1); }
+  // consumer: until stage ps.stage() is full
+  __device__ __forceinline__ void wait(const PipelineState& ps) const { mbar_wait(full_bar(ps.stage()), ps.phase()); }
+  // consumer: one arrival per consumer warp on stage s's empty barrier in every CTA that writes into this CTA's
+  // stage s
+  __device__ __forceinline__ void release(int s) const {
+    if ((threadIdx.x & 31) == 0) {
+      const u32 bar = empty_bar(s);
+      mbar_arrive(bar);
+    }
+  }
+};
 
 
-// ---- tile scheduler: cluster 1x1 (CTA rank r takes M sub-tile r % 1, N sub-tile r / 1),
-//      1 K split(s) per tile, raster m: bands of 8 cluster rows, consecutive units walk down M
-//      inside a band, so the CTAs running together share A row blocks and B column blocks in L2 ----
-constexpr int kClusterM = 1, kClusterN = 1, kClusterSize = 1;
-constexpr int kGroup = 8;
-constexpr int kSplitK = 1;
-struct Work { int m_tile, n_tile, kb0, kb1, tile, split; };
-__device__ __forceinline__ Work work_of(int unit, int num_m, int num_n, int k_tiles, u32 rank) {
-  const int split = unit % kSplitK;
-  unit /= kSplitK;
+// ---- scheduler (tile): persistent CTAs (clusters 1x1; CTA rank r takes M sub-tile r % kClusterM, N sub-tile r / kClusterM)
+//      walk the cluster tiles c, c + G, ... (G = gridDim.x / kClusterSize clusters); raster m: bands of 8 cluster rows,
+//      consecutive units walk down M inside a band, so the CTAs running together share A row blocks and B column blocks in L2 ----
+constexpr int kGroup = 8;               // the L2 band width, in clusters
+struct Work { int m_tile, n_tile, kb0, kb1; };
+// cluster tile `unit` of the problem, in L2 bands of kGroup: this CTA's M and N tiles
+__device__ __forceinline__ void place(int unit, int num_m, int num_n, u32 rank, Work& w) {
   const int units_m = (num_m + kClusterM - 1) / kClusterM, units_n = (num_n + kClusterN - 1) / kClusterN;
   const int per_group = kGroup * units_n;
   const int first = (unit / per_group) * kGroup;
   const int width = min(units_m - first, kGroup);
   const int r = unit % per_group;
   const int um = first + r % width, un = r / width;
-  Work w;
   w.m_tile = um * kClusterM + (int)(rank % kClusterM);
   w.n_tile = un * kClusterN + (int)(rank / kClusterM);
-  w.split = split;
-  w.kb0 = split * k_tiles / kSplitK;
-  w.kb1 = (split + 1) * k_tiles / kSplitK;
-  w.tile = w.m_tile * (units_n * kClusterN) + w.n_tile;      // index into the split-K workspace
-  return w;
 }
-__device__ __forceinline__ int padded_tiles(int num_m, int num_n) {      // tiles of the split-K workspace
-  return ((num_m + kClusterM - 1) / kClusterM) * kClusterM * ((num_n + kClusterN - 1) / kClusterN) * kClusterN;
-}
-__device__ __forceinline__ int work_units(int num_m, int num_n) {
-  return ((num_m + kClusterM - 1) / kClusterM) * ((num_n + kClusterN - 1) / kClusterN) * kSplitK;
+struct Scheduler {
+  int unit; u32 rank; int units; int num_m; int num_n; int k_tiles;
+  // this CTA's next work unit into w; false when it has none left
+  __device__ __forceinline__ bool next(Work& w) {
+    if (unit >= units) return false;
+    place(unit, num_m, num_n, rank, w);
+    w.kb0 = 0;
+    w.kb1 = k_tiles;
+    unit += gridDim.x / kClusterSize;
+    return true;
+  }
+};
+__device__ __forceinline__ Scheduler make_scheduler(int M, int N, int K, u32 rank) {
+  const int num_m = (M + kBM - 1) / kBM, num_n = (N + kBN - 1) / kBN;
+  const int k_tiles = (K + kBK - 1) / kBK;
+  return {(int)(blockIdx.x / kClusterSize), rank, ((num_m + kClusterM - 1) / kClusterM) * ((num_n + kClusterN - 1) / kClusterN), num_m, num_n, k_tiles};
 }
 
 
-// ---- producer: TMA coordinates from TmaParams.box_coords (tile origin per MN tile and k-block, plus each
-//      issue's offset right_inverse(smem tile)(issue * box)); the ring position `it` runs on across tiles ----
-__device__ __forceinline__ void produce(const TmaDesc& tma_a, const TmaDesc& tma_b, u32 ring, u32 full_bars,
-                                        u32 empty_bars, int num_m, int num_n, int k_tiles, u32 rank) {
+// ---- producer: one elected thread walks this CTA's work units and fills the ring,
+//      one stage per k-block; the stage position ps runs on across units ----
+__device__ __forceinline__ void produce(const TmaDesc& tma_a, const TmaDesc& tma_b, const Ring& ring, Scheduler sched) {
   tma_prefetch_desc(&tma_a);
   tma_prefetch_desc(&tma_b);
-  const int units = work_units(num_m, num_n);
-  int it = 0;
-  for (int unit = blockIdx.x / kClusterSize; unit < units; unit += gridDim.x / kClusterSize) {
-    const Work w = work_of(unit, num_m, num_n, k_tiles, rank);
-    for (int kb = w.kb0; kb < w.kb1; ++kb, ++it) {
-      const int s = it % kStages;
-      const u32 stage = ring + s * kStageBytes;
-      const u32 full = full_bars + kMbarBytes * s;
-      mbar_wait(empty_bars + kMbarBytes * s, ((it / kStages) & 1) ^ 1);   // first pass: the fresh barrier counts as released
+  PipelineState ps = {0};
+  for (Work w; sched.next(w);) {
+    for (int kb = w.kb0; kb < w.kb1; ++kb, ++ps.count) {
+      const int s = ps.stage();
+      const u32 stage = ring.stage(s), full = ring.full_bar(s);
+      ring.acquire(ps);
       mbar_arrive_expect_tx(full, kTxBytes);
       // A: TmaParams box (64, 128) over gmem modes (1, 0) (K innermost), swizzle 128B; box layout (64,128):(1@1,1@0)
-      tma_load_2d(stage + kOffA + 0u, &tma_a, full, kb * 64, w.m_tile * 128);
+      tma_load_2d(stage + kOffA + 0u, &tma_a, full, kb * kBK, w.m_tile * kBM);
       // B: TmaParams box (64, 128) over gmem modes (1, 0) (K innermost), swizzle 128B; box layout (64,128):(1@1,1@0)
-      tma_load_2d(stage + kOffB + 0u, &tma_b, full, kb * 64, w.n_tile * 128);
+      tma_load_2d(stage + kOffB + 0u, &tma_b, full, kb * kBK, w.n_tile * kBN);
     }
   }
 }
-
 
 // ---- consumer warpgroups: wgmma from smem descriptors ----
 // A descriptor 0x4000004000010000ull: GmmaDescriptor(0x4000004000010000: start=0, lbo=1, sbo=64, base=0, B128)
@@ -215,26 +245,14 @@ constexpr u64 kDescA = 0x4000004000010000ull;
 constexpr u64 kDescB = 0x4000004000010000ull;
 // the start-address field of a descriptor: bits [4, 18) of the smem byte address, in 16-byte units (14 bits)
 __device__ __forceinline__ u64 desc_start(u32 addr) { return (u64)((addr & 0x3FFFFu) >> 4); }
-constexpr int kMBlocks = 1;          // 64-row wgmma blocks per consumer and tile: BM / (64 x 2)
-constexpr int kAccPerBlock = 64;     // f32 accumulators per thread per block: N / 2
-constexpr int kReaderWarps = 8;                         // consumer warps reading a stage: their arrivals release it
-
-// one arrival per consumer warp (of the warpgroup(s) that read stage s) on stage s's empty barrier in every CTA
-// that writes into this CTA's stage s
-__device__ __forceinline__ void release(u32 empty_bars, int s) {
-  if ((threadIdx.x & 31) == 0) {
-    const u32 bar = empty_bars + kMbarBytes * s;
-    mbar_arrive(bar);
-  }
-}
 
 // k-blocks [kb0, kb1) of one tile; the first k-slice overwrites the accumulators (scale-d 0)
-__device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], int w, u32 ring, u32 full_bars,
-                                         u32 empty_bars, int& it, int kb0, int kb1) {
-  for (int kb = kb0; kb < kb1; ++kb, ++it) {
-    const int s = it % kStages;
-    const u32 stage = ring + s * kStageBytes;
-    mbar_wait(full_bars + kMbarBytes * s, (it / kStages) & 1);
+__device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], int w, const Ring& ring,
+                                         PipelineState& ps, int kb0, int kb1) {
+  for (int kb = kb0; kb < kb1; ++kb, ++ps.count) {
+    const int s = ps.stage();
+    const u32 stage = ring.stage(s);
+    ring.wait(ps);
     const u64 da = kDescA + desc_start(stage + kOffA);
     const u64 db = kDescB + desc_start(stage + kOffB);
     wgmma_fence();
@@ -244,10 +262,10 @@ __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], i
       wgmma_m64n128k16(acc[0], da + (w == 0 ? 6ull : 518ull), db + 6ull, 1);   // k-slice 3, m-block 0: A +(6 518), B +6
     wgmma_commit();
     wgmma_wait<1>();                                    // the wgmma of the previous k-block has retired
-    if (kb > kb0) release(empty_bars, (it - 1) % kStages);
+    if (kb > kb0) ring.release(ps.stage_before());
   }
   wgmma_wait<0>();
-  if (kb1 > kb0) release(empty_bars, (it - 1) % kStages);
+  if (kb1 > kb0) ring.release(ps.stage_before());
 }
 
 
@@ -319,8 +337,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAcc
 }
 
 
-
-// ---- entry point: persistent grid of CTAs (clusters of 1) over the work units, 384 threads,
+// ---- entry point: persistent grid of CTAs (clusters of kClusterSize) over the work units, 384 threads,
 //      230400 bytes of dynamic smem ----
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
 cute_gemm_sm90_bf16_tn_128x128x64_s6_c2_of32_dr_g8_biascol_gelu(const __grid_constant__ TmaDesc tma_a,
@@ -329,59 +346,54 @@ cute_gemm_sm90_bf16_tn_128x128x64_s6_c2_of32_dr_g8_biascol_gelu(const __grid_con
     float* __restrict__ d,
     const float* __restrict__ c,
     const float* __restrict__ bias,
-    int M,
-    int N,
-    int K,
     long long ld_d,
     long long ld_c,
     float alpha,
-    float beta)
+    float beta,
+    int M,
+    int N,
+    int K)
 {
-  // ---- setup (every thread): the ring, its barriers, the problem's tiles ----
+  // ---- setup (every thread): the ring and its barriers, this CTA's scheduler ----
   extern __shared__ __align__(kSmemAlign) u8 smem_raw[];
-  __shared__ __align__(8) u64 full_bar[kStages];       // TMA bytes landed in stage s
+  __shared__ __align__(8) u64 full_bar[kStages];       // the stage's bytes have landed
   __shared__ __align__(8) u64 empty_bar[kStages];      // the consumers (of every CTA the stage feeds) are done
-  const u32 raw = smem_u32(smem_raw);
-  const u32 ring = (raw + kSmemAlign - 1) & ~(kSmemAlign - 1);
-  const u32 full_bars = smem_u32(full_bar), empty_bars = smem_u32(empty_bar);
-  const int wg = threadIdx.x / kWarpGroupThreads;
-  const int k_tiles = (K + 63) / 64;
-  const int num_m = (M + 127) / 128, num_n = (N + 127) / 128;
-  const u32 rank = 0u;
+  const Ring ring = {(smem_u32(smem_raw) + kSmemAlign - 1) & ~(kSmemAlign - 1), smem_u32(full_bar),
+                     smem_u32(empty_bar)};
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      mbar_init(full_bars + kMbarBytes * s, 1);         // the producer's arrive_expect_tx
-      mbar_init(empty_bars + kMbarBytes * s, kReaderWarps * kClusterSize);   // one arrival per warp reading it, per CTA
+      mbar_init(ring.full_bar(s), kFullArrivals);
+      mbar_init(ring.empty_bar(s), kReaderWarps * kClusterSize);   // one arrival per warp reading it, per CTA
     }
     fence_barrier_init();
   }
+  const u32 rank = 0u;
+  Scheduler sched = make_scheduler(M, N, K, rank);
+  const int wg = threadIdx.x / kWarpGroupThreads;
   __syncthreads();
   if (wg == 0) {
     // ---- producer::setup: give registers back ----
     setmaxnreg_dec<kProducerRegs>();
     // ---- producer::load: one elected thread issues every copy ----
     if (threadIdx.x == 0)
-      produce(tma_a, tma_b, ring, full_bars, empty_bars, num_m, num_n, k_tiles, rank);
+      produce(tma_a, tma_b, ring, sched);
   } else {
     // ---- consumer::setup: take registers, find this thread's place ----
     setmaxnreg_inc<kConsumerRegs>();
     const int w = wg - 1, t = threadIdx.x - kWarpGroupThreads;
     const int mt = t;                                  // thread within the tile: the consumers split its rows
     const Epi ep = {c, bias, ld_c, alpha, beta, M, N};
-    const u32 bufs = ring + kStages * kStageBytes + (u32)w * kEpiBuffers * kEpiBufBytes;   // this warpgroup's staging buffers
+    const u32 bufs = ring.base + kStages * kStageBytes + (u32)w * kEpiBuffers * kEpiBufBytes;   // this warpgroup's staging buffers
     int ebuf = 0;
     float acc[kMBlocks][kAccPerBlock];
-    int it = 0, i = 0;
-    const int units = work_units(num_m, num_n);
-    for (int unit = blockIdx.x / kClusterSize; unit < units; unit += gridDim.x / kClusterSize, ++i) {
-      const Work wk = work_of(unit, num_m, num_n, k_tiles, rank);
-      // ---- consumer::compute: the tile's k-blocks ----
-      mainloop(acc, w, ring, full_bars, empty_bars, it, wk.kb0, wk.kb1);
-      // ---- consumer::finish: the epilogue ----
-      store_tile_tma(acc, mt, w, wk.m_tile * 128, wk.n_tile * 128, &tma_d, bufs, ebuf, ep);
+    PipelineState ps = {0};
+    for (Work wk; sched.next(wk);) {
+      // ---- consumer::compute: the unit's k-blocks ----
+      mainloop(acc, w, ring, ps, wk.kb0, wk.kb1);
+      // ---- consumer::finish: the scheduler's fixup, then the epilogue ----
+      store_tile_tma(acc, mt, w, wk.m_tile * kBM, wk.n_tile * kBN, &tma_d, bufs, ebuf, ep);
     }
-    // ---- consumer: every TMA store has completed before the CTA exits ----
+    // ---- consumer::finish: every TMA store has completed before the CTA exits ----
     if (t == kWarpGroupThreads * w) bulk_wait<0>();
   }
-  
 }

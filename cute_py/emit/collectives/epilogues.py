@@ -1,0 +1,138 @@
+"""The epilogues: the ops on a finished tile's accumulators (alpha with the per-tensor scales folded in,
+row-wise scales, beta * C, a bias per row or column, an activation, the conversion to D's type) and a store
+policy: TMA stores through swizzled staging buffers, or masked stores from registers. The device code is
+printed by :mod:`cute_py.emit.epilogue` from the plan's checked facts (:mod:`cute_py.emit.epilogue_plan`).
+
+Where a unit's tile goes is the scheduler's to say (:meth:`TileScheduler.coords
+<cute_py.emit.collectives.schedulers.tile.TileScheduler.coords>`): its first row, the group's end row (groups
+along M store through a ragged tensor map, so a group's last tile writes no row of the next group) and the
+batch coordinate of a D with a group mode.
+
+>>> from cute_py.emit import GemmSpec, gemm_plan
+>>> from cute_py.emit.collectives.schedulers import TileScheduler
+>>> p = gemm_plan(GemmSpec())
+>>> TmaStore(p, TileScheduler(p)).store().strip()
+'store_tile_tma(acc, mt, w, wk.m_tile * kBM, wk.n_tile * kBN, &tma_d, bufs, ebuf, ep);'
+"""
+
+from __future__ import annotations
+
+from ..epilogue import epi_init, epilogue
+from ..params import KernelParam
+from .base import Collective
+
+__all__ = ["TmaStore", "Direct", "EPILOGUES", "epilogue_class"]
+
+
+def _rank(layout) -> int:
+    return len(layout.shape) if isinstance(layout.shape, tuple) else 1
+
+
+class Epilogue(Collective):
+    """What both store policies share: the ops, the output's parameters, the per-unit lines."""
+
+    kind = "epilogue"
+
+    def __init__(self, plan, scheduler):
+        super().__init__(plan)
+        self.coords = scheduler.coords("wk")
+
+    @classmethod
+    def params(cls, spec) -> tuple:
+        store_t = "float" if spec.out_dtype == "f32" else "u16"
+        rows = [KernelParam("d", "pointer", store_t), KernelParam("c", "pointer", f"const {store_t}"),
+                KernelParam("bias", "pointer", f"const {store_t}"), KernelParam("ld_d", "s64"),
+                KernelParam("ld_c", "s64")]
+        rows += [KernelParam("ld_dl", "s64")] if _rank(spec.c) == 3 else []      # D's group mode stride
+        return tuple(rows + [KernelParam("alpha", "f32"), KernelParam("beta", "f32")])
+
+    def wrappers(self) -> tuple:
+        return ()
+
+    def device(self) -> str:
+        return epilogue(self.p, self.coords)
+
+    def setup(self) -> str:
+        """The consumer role's setup: the epilogue's operands."""
+        return f"    const Epi ep = {epi_init(self.p)};\n"
+
+    def origin(self) -> tuple:
+        """The C expressions of the unit's first row and column in D."""
+        c = self.coords
+        m0 = f"{c['m_origin']} + wk.m_tile * kBM" if c["m_origin"] else "wk.m_tile * kBM"
+        return m0, "wk.n_tile * kBN"
+
+    def scale(self) -> str:
+        """Row-wise scales of a finished tile (fp8 ``scale='row'``), before the ops."""
+        if self.p.scale != "row":
+            return ""
+        m0, n0 = self.origin()
+        sb = f"scale_b + {self.coords['l']} * sb_l" if self.coords["l"] else "scale_b"
+        return f"      scale_acc(acc, mt, {m0}, {n0}, scale_a, {sb}, sa_m, sb_n, M, N);\n"
+
+    def bounded(self, call: str) -> str:
+        """``call`` with the group's end row bounding the stores (groups along M)."""
+        if self.coords["m_end"] is None:
+            return call
+        return (f"Epi gep = ep;\n      gep.M = {self.coords['m_end']};{' ' * 36}// the group's last row bounds the "
+                f"stores\n      {call.replace(', ep', ', gep')}")
+
+    def per_unit(self) -> str:
+        """The consumer's lines per finished unit: the scales, then the store."""
+        return f"{self.scale()}      {self.store()}\n"
+
+    def finish(self) -> str:
+        """The consumer role's last lines, after its units."""
+        return ""
+
+
+class TmaStore(Epilogue):
+    """Each consumer warpgroup stages 64-row chunks of D in swizzled smem; one thread stores each with TMA."""
+
+    name = "tma_store"
+
+    @classmethod
+    def params(cls, spec) -> tuple:
+        return (KernelParam("tma_d", "tensormap"),) + super().params(spec)
+
+    @classmethod
+    def barriers(cls, spec) -> dict:
+        return {"kBarEpilogue": spec.consumers}
+
+    def wrappers(self) -> tuple:
+        return ("tma_store",) + (("tma_3d_store",) if self.p.epi.tma.rank == 3 else ())
+
+    def setup(self) -> str:
+        return super().setup() + ("    const u32 bufs = ring.base + kStages * kStageBytes + (u32)w * kEpiBuffers * "
+                                  "kEpiBufBytes;   // this warpgroup's staging buffers\n    int ebuf = 0;\n")
+
+    def store(self) -> str:
+        m0, n0 = self.origin()
+        l = f", {self.coords['l']}" if self.p.epi.tma.rank == 3 and self.coords["m_end"] is None else ""
+        return self.bounded(f"store_tile_tma(acc, mt, w, {m0}, {n0}, &tma_d, bufs, ebuf, ep{l});")
+
+    def finish(self) -> str:
+        return ("    // ---- consumer::finish: every TMA store has completed before the CTA exits ----\n"
+                "    if (t == kWarpGroupThreads * w) bulk_wait<0>();\n")
+
+
+class Direct(Epilogue):
+    """Masked stores from registers: any D layout."""
+
+    name = "direct"
+
+    def store(self) -> str:
+        m0, n0 = self.origin()
+        d = f"d + (long long){self.coords['l']} * ld_dl" if _rank(self.p.spec.c) == 3 else "d"
+        return self.bounded(f"store_tile(acc, mt, {m0}, {n0}, {d}, ld_d, ep);")
+
+
+EPILOGUES = {cls.name: cls for cls in (
+    TmaStore,
+    Direct,
+)}
+
+
+def epilogue_class(spec):
+    """The epilogue class of ``spec`` (its ``epilogue`` field: "tma" stores through TMA)."""
+    return EPILOGUES["tma_store" if spec.epilogue == "tma" else "direct"]

@@ -1,0 +1,116 @@
+"""The promoting mainloop of fp8 GEMMs: each K tile's wgmma sum into a second accumulator set, which is then
+added into the f32 accumulators (scaled per block with ``scale='block'``, as DeepSeek-V3's recipe; as they are for
+per-tensor and row-wise scales without fast accumulation, whose scales the epilogue applies).
+
+The tensor core's fp8 accumulation keeps about 14 bits and spans one K tile at most here, so long K keeps full
+f32 accuracy. A K tile is issued in column chunks (:mod:`cute_py.emit.promote_plan`) when the whole tile's
+partial sums would not fit beside the accumulators; chunk ``h``'s wgmma run into ``part``, the warpgroup waits for
+them and adds the sums. Two consumer warpgroups overlap one's promotion with the other's wgmma as far as the
+hardware interleaves them (benchmarks/NOTES.md, version 6: a second buffer of 64-column chunks, or the
+warpgroups taking turns by named barriers, measured no faster). The blockwise scales
+(:mod:`cute_py.emit.blockscale`) of the next K tile are loaded while this one runs.
+
+>>> from cute_py.emit import GemmSpec, gemm_plan
+>>> from cute_py.emit.collectives.schedulers import TileScheduler
+>>> p = gemm_plan(GemmSpec(dtype="e4m3", scale="tensor", tile=(128, 128, 128)))
+>>> "acc[mb][0 + v] += part[mb][v];" in Promoting(p, TileScheduler(p)).loop()
+True
+"""
+
+from __future__ import annotations
+
+from ...blockscale import block_scales_init, scale_loads
+from .warpspecialized import WarpSpecialized, stage_head, wgmma_calls
+
+__all__ = ["Promoting"]
+
+
+class Promoting(WarpSpecialized):
+    """The warp-specialized mainloop with a second accumulator set per K tile, promoted into f32."""
+
+    name = "promoting"
+
+    def atoms(self) -> list:
+        return [self.p.atom, self.p.promotion.atom]
+
+    def consumer_setup(self) -> str:
+        return super().consumer_setup() + block_scales_init(self.p)
+
+    def extra_args(self) -> list:
+        """The blockwise scales (a group's scale_b at its offset), the thread's first row in D and the tile's first
+        column; then the ping-pong hand-off."""
+        if self.p.scale != "block":
+            return super().extra_args()
+        c = self.scheduler.coords("wk")
+        sc = f"{{sc.a, sc.b + {c['l']} * sb_l, sc.a_m, sc.a_k, sc.b_k, sc.b_n, sc.M, sc.N}}" if c["l"] else "sc"
+        row0 = f"{c['m_origin']} + " if c["m_origin"] else ""
+        return [("const BlockScales& sc", sc), ("int m_row", f"{row0}wk.m_tile * kBM + acc_m_thread(mt)"),
+                ("int n0", "wk.n_tile * kBN")] + super().extra_args()
+
+    def head(self) -> str:
+        """The constants (and, with blockwise scales, the scale loads) of a promoting mainloop."""
+        p, pp = self.p, self.p.promotion
+        block = p.scale == "block"
+        what = ("scaled by scale_a[m, kb] * scale_b[kb, n / 128]" if block else
+                "as they are (the epilogue applies the scales)")
+        chunks = f"constexpr int kChunks = {pp.chunks};\n" if block else ""
+        return f"""
+// ---- promoting mainloop: each K tile is summed by wgmma in {pp.chunks} chunk(s) of {pp.n} columns ({pp.atom.name})
+//      into `part` (scale-d 0 on each chunk's first k-slice); a chunk's sums are then added
+//      into the f32 accumulators {what}:
+//      the tensor core's fp8 accumulation spans one K tile at most ----
+{chunks}constexpr int kPartPerBlock = {pp.values};       // part registers per m-block: one chunk's accumulators
+{scale_loads(p) if block else ""}"""
+
+    def _promote(self, h: int, ind: str) -> list:
+        """The lines adding chunk ``h``'s sums in ``part`` into the accumulators."""
+        pp = self.p.promotion
+        col = f"{h * pp.values} + v"
+        add = (f"acc[mb][{col}] = fmaf(part[mb][v], ab[{h}][mb][scale_slot(v)], acc[mb][{col}]);"
+               if self.p.scale == "block" else f"acc[mb][{col}] += part[mb][v];")
+        return ["#pragma unroll", f"{ind}for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
+                f"{ind}  for (int v = 0; v < kPartPerBlock; ++v) {add}"]
+
+    @staticmethod
+    def _scale_products(ind: str) -> list:
+        """``ab``: this K tile's scale_a * scale_b per chunk and row; then the next K tile's scale loads."""
+        return [f"{ind}float ab[kChunks][kMBlocks][kScaleRows];           // this K tile's scale_a * scale_b",
+                "#pragma unroll", f"{ind}for (int c = 0; c < kChunks; ++c)", "#pragma unroll",
+                f"{ind}  for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
+                f"{ind}    for (int r = 0; r < kScaleRows; ++r) ab[c][mb][r] = sa[mb][r] * sb[c];",
+                f"{ind}// the next K tile's scales: in flight during this K tile, used by the next",
+                f"{ind}if (kb + 1 < kb1) load_scales(sc, m_row, n0, kb + 1, sa, sb);"]
+
+    def loop(self) -> str:
+        """``mainloop``: for each K tile and chunk, the chunk's wgmma into ``part``, a wait for them, the
+        promotion; the accumulators start at zero (a unit with no k-block contributes zeros)."""
+        p, pp = self.p, self.p.promotion
+        block = p.scale == "block"
+        ind = "      "
+        body = self._scale_products(ind) if block else []
+        for h in range(pp.chunks):
+            body.append(f"{ind}// ---- chunk {h}: columns [{h * pp.n}, {(h + 1) * pp.n}) ----")
+            body += [f"{ind}wgmma_fence();", wgmma_calls(p, "part", "0", h), f"{ind}wgmma_commit();"]
+            body.append(f"{ind}wgmma_wait<0>();                                 // chunk {h}'s sums are in part")
+            if h == pp.chunks - 1:
+                body.append(f"{ind}ring.release(s);")
+            body += self._promote(h, ind)
+        first_scales = ("\n    float sa[kMBlocks][kScaleRows], sb[kChunks];        // the scales of the next K tile"
+                        "\n    load_scales(sc, m_row, n0, kb0, sa, sb);") if block else ""
+        body_text = "\n".join(body)
+        where = "; m_row: the thread's first row in D, n0: the tile's first column" if block else ""
+        return self.head() + f"""// k-blocks [kb0, kb1) of one tile{where}
+{self.signature()} {{
+  float part[kMBlocks][kPartPerBlock];
+#pragma unroll
+  for (int mb = 0; mb < kMBlocks; ++mb)
+#pragma unroll
+    for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
+  if (kb0 < kb1) {{{first_scales}
+    for (int kb = kb0; kb < kb1; ++kb, ++ps.count) {{
+{stage_head("      ")}
+{body_text}
+    }}
+  }}{self.handoff()}
+}}
+"""

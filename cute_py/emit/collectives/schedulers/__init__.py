@@ -1,0 +1,38 @@
+"""The schedulers: which work units (tiles, and their k-blocks) each persistent CTA runs, and the fixup of
+tiles whose K was shared out. One module each; :data:`SCHEDULERS` registers them by name.
+
+A spec names its scheduler (``GemmSpec(scheduler="stream_k")``) or lets its other fields imply one: groups and
+batches take their group scheduler, ``split_k > 1`` split-K, everything else the persistent tile scheduler.
+
+>>> from cute_py.emit import GemmSpec
+>>> [scheduler_class(s).name for s in (GemmSpec(), GemmSpec(split_k=2), GemmSpec(scheduler="stream_k"))]
+['tile', 'split_k', 'stream_k']
+"""
+
+from __future__ import annotations
+
+from .groups import Batches, GroupsAlongK, GroupsAlongM
+from .split_k import SplitKScheduler
+from .stream_k import StreamKScheduler
+from .tile import TileScheduler
+
+__all__ = ["SCHEDULERS", "scheduler_class", "TileScheduler", "SplitKScheduler", "StreamKScheduler", "Batches",
+           "GroupsAlongM", "GroupsAlongK"]
+
+SCHEDULERS = {cls.name: cls for cls in (
+    TileScheduler,
+    SplitKScheduler,
+    Batches,
+    GroupsAlongM,
+    GroupsAlongK,
+    StreamKScheduler,
+)}
+"""Every scheduler by name; the first whose ``implied_by(spec)`` holds serves a spec that names none."""
+
+
+def scheduler_class(spec):
+    """The scheduler class of ``spec``: the one it names, else the one its fields imply (None if none does:
+    :meth:`GemmSpec.problems <cute_py.emit.GemmSpec.problems>` says why)."""
+    if spec.scheduler is not None:
+        return SCHEDULERS.get(spec.scheduler)
+    return next((cls for cls in SCHEDULERS.values() if cls.implied_by(spec)), None)

@@ -1,0 +1,216 @@
+"""The schedulers of grouped and batched kernels: the persistent walk over (group, M tile, N tile).
+
+Work units are numbered group by group: group ``l`` owns ``units(l) = ceil(rows(l) / (kClusterM BM)) *
+ceil(num_n / kClusterN)`` consecutive units, and inside a group the tile scheduler's ``place`` puts a unit (its
+L2 raster bands included). A batch has ``rows(l) = M`` for every ``l``, so the group of a unit is one
+division. Groups along M read their rows from ``offs`` on the device: a CTA keeps a cursor (``Group``) that
+only moves forward, since its units only grow, so each offset is read once per CTA and the launch needs no host
+synchronisation (it can be captured in a CUDA graph). Offsets are clamped into ``[previous offset, M]``, so
+offsets out of order or past M make empty groups instead of reads or writes out of bounds.
+
+A unit's ``Work`` carries its group: ``l`` (the coordinate of the group mode L in the tensor maps), and the rows
+``[row0, row1)`` of groups along M (A's tile origin, and the row past which the epilogue stores nothing) or the
+K range ``[k0, k1)`` of groups along K (the ragged K coordinates of the loads, :func:`cute_py.emit.grouping.ragged_gmem`).
+
+>>> from cute_py.emit import GemmSpec, gemm_plan
+>>> "__ldg(offs + g.l)" in GroupsAlongM(gemm_plan(GemmSpec(b="(N,K,L):(K,1,ldb_l)"))).device()
+True
+"""
+
+from __future__ import annotations
+
+from ...grouping import BATCH, GROUPS_K, GROUPS_M
+from ...params import KernelParam
+from ....layouts.int_tuple import ceil_div
+from .tile import TileScheduler
+
+__all__ = ["GroupsAlongM", "GroupsAlongK", "Batches"]
+
+_OFFS = KernelParam("offs", "pointer", "const int")
+_L = KernelParam("L", "s32")
+
+
+class _Groups(TileScheduler):
+    grouping = ""
+
+    @classmethod
+    def implied_by(cls, spec) -> bool:
+        return spec.grouping == cls.grouping
+
+    def state(self) -> list:
+        return ([("int", a, a) for a in ("num_m", "num_n", "k_tiles")] + [("int", "L", "L")]
+                + [("Group", "g", "kNoGroup")])
+
+    def header(self) -> str:
+        return super().header() + self.walk()
+
+    @classmethod
+    def units(cls, plan, M: int, N: int, L: int) -> int:
+        return super().units(plan, M, N, L) * L
+
+
+class Batches(_Groups):
+    """A batch of L equal GEMMs, one after another: unit u is unit u % per of batch u / per."""
+
+    name = "batches"
+    grouping = BATCH
+    args = ("M", "N", "K", "L")
+
+    @classmethod
+    def params(cls, spec) -> tuple:
+        return (_L,)
+
+    def state(self) -> list:
+        return super().state() + [("int", "M", "M")]
+
+    def walk(self) -> str:
+        return """// ---- batches: the L GEMMs of one shape one after another; unit u is unit u % per of batch u / per ----
+struct Group { int l, row0, row1, first; };      // batch l: rows [row0, row1) = [0, M), its units from `first`
+constexpr Group kNoGroup = {-1, 0, 0, 0};
+__device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_n, int L, int M) {
+  const int per = ((num_m + kClusterM - 1) / kClusterM) * ((num_n + kClusterN - 1) / kClusterN);
+  g.l = unit / per;
+  g.first = g.l * per;
+  g.row1 = M;
+  return g.l < L;
+}
+__device__ __forceinline__ int m_tiles(const Group& g) { return (g.row1 - g.row0 + kBM - 1) / kBM; }
+"""
+
+    def work_fields(self) -> str:
+        return "int m_tile, n_tile, kb0, kb1, l;"
+
+    def next_body(self) -> str:
+        return """    if (!group_of(unit, g, num_m, num_n, L, M)) return false;
+    place(unit - g.first, m_tiles(g), num_n, rank, w);
+    w.kb0 = 0;
+    w.kb1 = k_tiles;
+    w.l = g.l;"""
+
+    def coords(self, w: str = "w") -> dict:
+        return dict(super().coords(w), l=f"{w}.l")
+
+
+class GroupsAlongM(_Groups):
+    """Groups stacked along M (a mixture of experts' tokens): group l is rows [offs[l-1], offs[l]) times B[l]."""
+
+    name = "groups_m"
+    grouping = GROUPS_M
+    args = ("M", "N", "K", "offs", "L")
+
+    @classmethod
+    def params(cls, spec) -> tuple:
+        return (_OFFS, _L)
+
+    @classmethod
+    def problems(cls, spec) -> list:
+        """Groups along M with masked direct stores and 128 or more accumulators per consumer thread (128x256,
+        256x128, 64x256 with one consumer) store wrong values on the H200 (tests/gpu/test_gpu_grouped.py
+        ``test_moe_explicit_specs``; 128x128 and 128x192 tiles, the TMA-store epilogue, batches and groups along
+        K with the same tiles are exact). The cause is not found yet: the pair is refused, not run wrong."""
+        if spec.epilogue != "direct" or spec.consumers not in (1, 2):
+            return []
+        bm, bn, _ = spec.tile
+        acc = bm * bn // (128 * spec.tile_warpgroups)
+        if acc < 128:
+            return []
+        return [f"groups along M with epilogue = 'direct' and {acc} accumulators per consumer thread "
+                f"(tile {bm}x{bn}) store wrong values (a known defect, under investigation): use a row-major D "
+                f"with 16-byte aligned rows (the TMA-store epilogue) or a tile of at most 96 accumulators per "
+                f"thread, such as 128x128 or 128x192"]
+
+    def state(self) -> list:
+        return super().state()[1:] + [("const int*", "offs", "offs"), ("int", "M", "M")]
+
+    def walk(self) -> str:
+        return """// ---- groups along M: group l is rows [offs[l-1], offs[l]) of A and D (offs[-1] = 0) times B[l];
+//      the cursor g moves forward only (a CTA's units grow), each offset is read once per CTA ----
+struct Group { int l, row0, row1, first, end; };  // group l: rows [row0, row1), units [first, end)
+constexpr Group kNoGroup = {-1, 0, 0, 0, 0};
+__device__ __forceinline__ bool group_of(int unit, Group& g, int num_n, const int* __restrict__ offs, int L, int M) {
+  const int units_n = (num_n + kClusterN - 1) / kClusterN;
+  while (unit >= g.end) {
+    if (++g.l >= L) return false;
+    g.row0 = g.row1;
+    g.row1 = min(max(__ldg(offs + g.l), g.row0), M);   // clamped: bad offsets give empty groups, never stray rows
+    g.first = g.end;
+    g.end += (g.row1 - g.row0 + kClusterM * kBM - 1) / (kClusterM * kBM) * units_n;
+  }
+  return true;
+}
+__device__ __forceinline__ int m_tiles(const Group& g) { return (g.row1 - g.row0 + kBM - 1) / kBM; }
+"""
+
+    def work_fields(self) -> str:
+        return "int m_tile, n_tile, kb0, kb1, l, row0, row1;"
+
+    def next_body(self) -> str:
+        return """    if (!group_of(unit, g, num_n, offs, L, M)) return false;
+    place(unit - g.first, m_tiles(g), num_n, rank, w);
+    w.kb0 = 0;
+    w.kb1 = k_tiles;
+    w.l = g.l;
+    w.row0 = g.row0;
+    w.row1 = g.row1;"""
+
+    def coords(self, w: str = "w") -> dict:
+        return dict(super().coords(w), l=f"{w}.l", m_origin=f"{w}.row0", m_end=f"{w}.row1")
+
+    @classmethod
+    def units(cls, plan, M: int, N: int, L: int) -> int:
+        """At most one partial cluster tile more per group than the rows of all groups need."""
+        bm, bn, _ = plan.tile
+        cm, cn = plan.cluster
+        return (ceil_div(M, bm * cm) + L) * ceil_div(N, bn * cn)
+
+
+class GroupsAlongK(_Groups):
+    """Groups stacked along K (a mixture of experts' weight gradient): D[l] is columns [offs[l-1], offs[l]) of A
+    times rows of B."""
+
+    name = "groups_k"
+    grouping = GROUPS_K
+    args = ("M", "N", "K", "offs", "L")
+    may_be_empty = True                   # an empty group contributes zeros
+
+    @classmethod
+    def params(cls, spec) -> tuple:
+        return (_OFFS, _L)
+
+    def state(self) -> list:
+        return super().state() + [("const int*", "offs", "offs"), ("int", "K", "K")]
+
+    def walk(self) -> str:
+        return """// ---- groups along K: group l is columns [offs[l-1], offs[l]) of A and rows of B (offs[-1] = 0), its
+//      D the l-th (M, N) matrix; every group has the same M x N tiles, so unit u is unit u % per of group u / per ----
+struct Group { int l, k0, k1, first; };          // group l: K range [k0, k1), its units from `first`
+constexpr Group kNoGroup = {-1, 0, 0, 0};
+__device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_n, const int* __restrict__ offs,
+                                         int L, int K) {
+  const int per = ((num_m + kClusterM - 1) / kClusterM) * ((num_n + kClusterN - 1) / kClusterN);
+  g.l = unit / per;
+  g.first = g.l * per;
+  if (g.l >= L) return false;
+  g.k0 = g.l ? min(max(__ldg(offs + g.l - 1), 0), K) : 0;   // clamped: bad offsets give empty groups
+  g.k1 = min(max(__ldg(offs + g.l), g.k0), K);
+  return true;
+}
+"""
+
+    def work_fields(self) -> str:
+        return "int m_tile, n_tile, kb0, kb1, l, k0, k1;"
+
+    def next_body(self) -> str:
+        return """    if (!group_of(unit, g, num_m, num_n, offs, L, K)) return false;
+    place(unit - g.first, num_m, num_n, rank, w);
+    w.kb0 = 0;
+    w.kb1 = (g.k1 - g.k0 + kBK - 1) / kBK;
+    w.l = g.l;
+    w.k0 = g.k0;
+    w.k1 = g.k1;"""
+
+    def coords(self, w: str = "w") -> dict:
+        prologue = ("      // K tile at ks with v = min(kBK, k1 - ks) valid rows: box row i < v reads row ks + i, the "
+                    "rest fall past\n      // the ragged middle dimension (extent kBK) and arrive as zeros\n"
+                    f"      const int ks = {w}.k0 + kb * kBK, kc1 = kBK - min(kBK, {w}.k1 - ks), kc2 = ks - kc1 + kBK;\n")
+        return dict(super().coords(w), l=f"{w}.l", k_prologue=prologue, k_coords=("kc1", "kc2"))
