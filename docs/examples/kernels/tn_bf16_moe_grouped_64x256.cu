@@ -242,7 +242,7 @@ __device__ __forceinline__ void place(int unit, int num_m, int num_n, u32 rank, 
   const int units_m = (num_m + kClusterM - 1) / kClusterM, units_n = (num_n + kClusterN - 1) / kClusterN;
   const int per_group = kGroup * units_n;
   const int first = (unit / per_group) * kGroup;
-  const int width = min(units_m - first, kGroup);
+  const int width = max(min(units_m - first, kGroup), 1);     // >= 1 also for a unit past the end
   const int r = unit % per_group;
   const int um = first + r % width, un = r / width;
   w.m_tile = um * kClusterM + (int)(rank % kClusterM);
@@ -252,7 +252,8 @@ struct Scheduler {
   int unit; u32 rank; int num_n; int k_tiles; int L; Group g; const int* offs; int M;
   // this CTA's next work unit into w; false when it has none left
   __device__ __forceinline__ bool next(Work& w) {
-    if (!group_of(unit, g, num_n, offs, L, M)) return false;
+    const bool ok = group_of(unit, g, num_n, offs, L, M);
+    if (!ok) return false;
     place(unit - g.first, m_tiles(g), num_n, rank, w);
     w.kb0 = 0;
     w.kb1 = k_tiles;
@@ -261,6 +262,19 @@ struct Scheduler {
     w.row1 = g.row1;
     unit += gridDim.x / kClusterSize;
     return true;
+  }
+  // the same walk without a branch (w holds no unit once ok is false): the producer's, so that its loop stays
+  // uniform and the TMA coordinates stay in uniform registers
+  __device__ __forceinline__ bool fetch(Work& w) {
+    const bool ok = group_of(unit, g, num_n, offs, L, M);
+    place(unit - g.first, m_tiles(g), num_n, rank, w);
+    w.kb0 = 0;
+    w.kb1 = k_tiles;
+    w.l = g.l;
+    w.row0 = g.row0;
+    w.row1 = g.row1;
+    unit += gridDim.x / kClusterSize;
+    return ok;
   }
   // whether this CTA has a next unit (asked of a copy: the state does not move)
   __device__ __forceinline__ bool more() const { Scheduler s = *this; Work w; return s.next(w); }
@@ -278,7 +292,7 @@ __device__ __forceinline__ void produce(const TmaDesc& tma_a, const TmaDesc& tma
   tma_prefetch_desc(&tma_a);
   tma_prefetch_desc(&tma_b);
   PipelineState ps = {0};
-  for (Work w; sched.next(w);) {
+  for (Work w; sched.fetch(w);) {
     for (int kb = w.kb0; kb < w.kb1; ++kb, ++ps.count) {
       const int s = ps.stage();
       const u32 stage = ring.stage(s), full = ring.full_bar(s);

@@ -190,7 +190,7 @@ __device__ __forceinline__ void place(int unit, int num_m, int num_n, u32 rank, 
   const int units_m = (num_m + kClusterM - 1) / kClusterM, units_n = (num_n + kClusterN - 1) / kClusterN;
   const int per_group = kGroup * units_n;
   const int first = (unit / per_group) * kGroup;
-  const int width = min(units_m - first, kGroup);
+  const int width = max(min(units_m - first, kGroup), 1);     // >= 1 also for a unit past the end
   const int r = unit % per_group;
   const int um = first + r % width, un = r / width;
   w.m_tile = um * kClusterM + (int)(rank % kClusterM);
@@ -200,12 +200,23 @@ struct Scheduler {
   int unit; u32 rank; int units; int num_m; int num_n; int k_tiles;
   // this CTA's next work unit into w; false when it has none left
   __device__ __forceinline__ bool next(Work& w) {
-    if (unit >= units) return false;
+    const bool ok = unit < units;
+    if (!ok) return false;
     place(unit, num_m, num_n, rank, w);
     w.kb0 = 0;
     w.kb1 = k_tiles;
     unit += gridDim.x / kClusterSize;
     return true;
+  }
+  // the same walk without a branch (w holds no unit once ok is false): the producer's, so that its loop stays
+  // uniform and the TMA coordinates stay in uniform registers
+  __device__ __forceinline__ bool fetch(Work& w) {
+    const bool ok = unit < units;
+    place(unit, num_m, num_n, rank, w);
+    w.kb0 = 0;
+    w.kb1 = k_tiles;
+    unit += gridDim.x / kClusterSize;
+    return ok;
   }
 };
 __device__ __forceinline__ Scheduler make_scheduler(int M, int N, int K, u32 rank) {
@@ -221,7 +232,7 @@ __device__ __forceinline__ void produce(const TmaDesc& tma_a, const TmaDesc& tma
   tma_prefetch_desc(&tma_a);
   tma_prefetch_desc(&tma_b);
   PipelineState ps = {0};
-  for (Work w; sched.next(w);) {
+  for (Work w; sched.fetch(w);) {
     for (int kb = w.kb0; kb < w.kb1; ++kb, ++ps.count) {
       const int s = ps.stage();
       const u32 stage = ring.stage(s), full = ring.full_bar(s);

@@ -155,7 +155,7 @@ class Producer:
 //      one stage per k-block; the stage position ps runs on across units ----
 {mcast}__device__ __forceinline__ void produce({", ".join(params)}) {{
 {prefetch}{rank}  PipelineState ps = {{0}};
-  for (Work w; sched.next(w);) {{
+  for (Work w; sched.fetch(w);) {{
     for (int kb = w.kb0; kb < w.kb1; ++kb, ++ps.count) {{
       const int s = ps.stage();
       const u32 stage = ring.stage(s), full = ring.full_bar(s);

@@ -81,8 +81,7 @@ __device__ __forceinline__ int m_tiles(const Group& g) { return (g.row1 - g.row0
         return "int m_tile, n_tile, kb0, kb1, l;"
 
     def next_body(self) -> str:
-        return """    if (!group_of(unit, g, num_m, num_n, L, M)) return false;
-    place(unit - g.first, m_tiles(g), num_n, rank, w);
+        return "    const bool ok = group_of(unit, g, num_m, num_n, L, M);", """    place(unit - g.first, m_tiles(g), num_n, rank, w);
     w.kb0 = 0;
     w.kb1 = k_tiles;
     w.l = g.l;"""
@@ -145,8 +144,7 @@ __device__ __forceinline__ int m_tiles(const Group& g) { return (g.row1 - g.row0
         return "int m_tile, n_tile, kb0, kb1, l, row0, row1;"
 
     def next_body(self) -> str:
-        return """    if (!group_of(unit, g, num_n, offs, L, M)) return false;
-    place(unit - g.first, m_tiles(g), num_n, rank, w);
+        return "    const bool ok = group_of(unit, g, num_n, offs, L, M);", """    place(unit - g.first, m_tiles(g), num_n, rank, w);
     w.kb0 = 0;
     w.kb1 = k_tiles;
     w.l = g.l;
@@ -201,8 +199,7 @@ __device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_
         return "int m_tile, n_tile, kb0, kb1, l, k0, k1;"
 
     def next_body(self) -> str:
-        return """    if (!group_of(unit, g, num_m, num_n, offs, L, K)) return false;
-    place(unit - g.first, num_m, num_n, rank, w);
+        return "    const bool ok = group_of(unit, g, num_m, num_n, offs, L, K);", """    place(unit - g.first, num_m, num_n, rank, w);
     w.kb0 = 0;
     w.kb1 = (g.k1 - g.k0 + kBK - 1) / kBK;
     w.l = g.l;

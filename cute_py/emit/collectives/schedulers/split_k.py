@@ -126,8 +126,7 @@ class SplitKScheduler(TileScheduler):
         return super().state() + [("float*", "ws", "ws"), ("int*", "counters", "counters")]
 
     def next_body(self) -> str:
-        return """    if (unit >= units * kSplitK) return false;
-    const int split = unit % kSplitK;
+        return "    const bool ok = unit < units * kSplitK;", """    const int split = unit % kSplitK;
     place(unit / kSplitK, num_m, num_n, rank, w);
     w.split = split;
     w.kb0 = split * k_tiles / kSplitK;

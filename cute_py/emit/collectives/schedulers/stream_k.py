@@ -127,26 +127,18 @@ class StreamKScheduler(TileScheduler):
         return partials_fixup(self.p)
 
     def next_body(self) -> str:
-        return """    if (unit < dp_tiles) {                          // a data-parallel tile: all of its k-blocks
-      place(unit, num_m, num_n, rank, w);
-      w.kb0 = 0;
-      w.kb1 = k_tiles;
-      w.parts = 1;
-      unit += gridDim.x / kClusterSize;
-      return true;
-    }
-    if (it >= end) return false;
-    const int s = (int)(it / k_tiles);                 // the stream-K tile iteration `it` lies in
-    place(dp_tiles + s, num_m, num_n, rank, w);
-    w.kb0 = (int)(it % k_tiles);
-    w.kb1 = (int)min((long long)k_tiles, w.kb0 + (end - it));
+        return ("    const bool dp = unit < dp_tiles;                  // a data-parallel tile: all of its k-blocks\n"
+                "    const bool ok = dp || it < end;"), """    const int s = dp ? 0 : (int)(it / max(k_tiles, 1));  // the stream-K tile iteration `it` lies in
+    place(dp ? unit : (ok ? dp_tiles + s : 0), num_m, num_n, rank, w);
+    w.kb0 = dp ? 0 : (int)(it % max(k_tiles, 1));
+    w.kb1 = dp ? k_tiles : (int)min((long long)k_tiles, w.kb0 + (end - it));
     w.t0 = (long long)s * k_tiles;                      // the tile's first iteration
-    w.c0 = owner(w.t0);
-    w.parts = owner(w.t0 + k_tiles - 1) - w.c0 + 1;
+    w.c0 = dp || !ok ? 0 : owner(w.t0);
+    w.parts = dp || !ok ? 1 : owner(w.t0 + k_tiles - 1) - w.c0 + 1;
     w.part = me - w.c0;
     w.counter = s * kClusterSize + (int)rank;
-    it += w.kb1 - w.kb0;
-    return true;"""
+    unit += dp ? (int)(gridDim.x / kClusterSize) : 0;
+    it += dp ? 0 : w.kb1 - w.kb0;"""
 
     def advance(self) -> str:
         return ""

@@ -5,7 +5,8 @@ Its C interface, shared by every scheduler (the skeleton and the other collectiv
 
 - ``struct Work``: one work unit: ``m_tile``, ``n_tile`` (this CTA's tile) and the k-blocks ``[kb0, kb1)``
   (a scheduler adds the fields its own work needs: a group's rows, a batch index, a split);
-- ``struct Scheduler`` with ``bool next(Work& w)`` (the next unit of this CTA; false when it has none left)
+- ``struct Scheduler`` with ``bool next(Work& w)`` (the next unit of this CTA; false when it has none left),
+  ``bool fetch(Work& w)`` (the same walk without a branch, for the producer: see :meth:`TileScheduler.next_body`)
   and, for the ping-pong consumers, ``bool more() const`` (whether a next unit exists);
 - ``Scheduler make_scheduler(...)``: its arguments are kernel parameters (:attr:`TileScheduler.args`) and the
   CTA's cluster ``rank``; the definition and the skeleton's call are printed from the same list.
@@ -58,12 +59,16 @@ class TileScheduler(Collective):
         return [("int", "units", "((num_m + kClusterM - 1) / kClusterM) * ((num_n + kClusterN - 1) / kClusterN)"),
                 ("int", "num_m", "num_m"), ("int", "num_n", "num_n"), ("int", "k_tiles", "k_tiles")]
 
-    def next_body(self) -> str:
-        """The body of ``next``: fill ``w`` from ``unit`` (advanced by the caller) or return false."""
-        return """    if (unit >= units) return false;
-    place(unit, num_m, num_n, rank, w);
-    w.kb0 = 0;
-    w.kb1 = k_tiles;"""
+    def next_body(self) -> tuple:
+        """The two parts of ``next`` and ``fetch``: the lines defining ``ok`` (whether this CTA has a unit left),
+        and those filling ``w`` from ``unit``, right whether or not ``ok`` (``place`` takes any unit). ``next``
+        returns between the two when not ``ok``, which
+        the consumers' loop needs (without it the compiler stopped unrolling an epilogue and gave it a 256-byte
+        stack frame); ``fetch`` has no branch, which the producer's loop needs (with one, or with a select on
+        ``ok``, the compiler treats it as divergent and converts the TMA coordinates to uniform registers inside
+        every copy's elect loop: 5% slower on MN-major 128x128 tiles; benchmarks/NOTES.md, version 9)."""
+        return ("    const bool ok = unit < units;",
+                "    place(unit, num_m, num_n, rank, w);\n    w.kb0 = 0;\n    w.kb1 = k_tiles;")
 
     def members(self) -> str:
         """Member functions of ``Scheduler`` besides ``next`` and ``more`` ("" for none)."""
@@ -71,7 +76,7 @@ class TileScheduler(Collective):
 
     def advance(self) -> str:
         """The end of ``next`` after ``next_body``: step to this CTA's next unit."""
-        return "\n    unit += gridDim.x / kClusterSize;\n    return true;"
+        return "\n    unit += gridDim.x / kClusterSize;"
 
     def setup(self) -> str:
         """Lines of ``make_scheduler`` before its return: the problem's tiles."""
@@ -97,7 +102,7 @@ __device__ __forceinline__ void place(int unit, int num_m, int num_n, u32 rank, 
   const int units_m = (num_m + kClusterM - 1) / kClusterM, units_n = (num_n + kClusterN - 1) / kClusterN;
   const int per_group = kGroup * units_{across};
   const int first = (unit / per_group) * kGroup;
-  const int width = min(units_{along} - first, kGroup);
+  const int width = max(min(units_{along} - first, kGroup), 1);     // >= 1 also for a unit past the end
   const int r = unit % per_group;
   const int u{along} = first + r % width, u{across} = r / width;
   w.m_tile = um * kClusterM + (int)(rank % kClusterM);
@@ -125,7 +130,16 @@ struct Work {{ {self.work_fields()} }};
   int unit; u32 rank; {fields};
   // this CTA's next work unit into w; false when it has none left
   __device__ __forceinline__ bool next(Work& w) {{
-{self.next_body()}{self.advance()}
+{self.next_body()[0]}
+    if (!ok) return false;
+{self.next_body()[1]}{self.advance()}
+    return true;
+  }}
+  // the same walk without a branch (w holds no unit once ok is false): the producer's, so that its loop stays
+  // uniform and the TMA coordinates stay in uniform registers
+  __device__ __forceinline__ bool fetch(Work& w) {{
+{chr(10).join(self.next_body())}{self.advance()}
+    return ok;
   }}{self.members()}{more}
 }};
 __device__ __forceinline__ Scheduler make_scheduler({sig}) {{
