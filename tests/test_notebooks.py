@@ -82,7 +82,7 @@ EXPECTED = {
             "A: consumer 1's slice  + 512  = sA(64, 0) * 2 B / 16 = 512",
             "dim 1: gmem mode 0, globalDim M, stride 2*K bytes, box 128",
             "consumer thread 0 holds (m, n): [(0, 0), (0, 1), (8, 0), (8, 1), (0, 8), (0, 9), (8, 8), (8, 9)]",
-            "tma_load_2d(stage + kOffA + 0u, &tma_a, full, kb * 64, w.m_tile * 128);",
+            "tma_load_2d(stage + kOffA + 0u, &tma_a, full, kb * kBK, w.m_tile * kBM);",
             "constexpr u64 kDescA = 0x4000004000010000ull;",
             "emitted (m, n) formulas == partition_C of the tiled MMA: True",
             "registers per thread, 0 spill bytes",

@@ -1,0 +1,136 @@
+"""Every pair of features that composes (cute_py.emit.collectives.features) runs exactly on the GPU.
+
+Each composing pair's spec runs once through the entry point its problem needs (gemm, scaled_gemm, grouped_gemm
+or bmm) on small integers (scales of one), so D must equal the float64 reference rounded once to bf16; GELU is
+compared within bf16 rounding. Shapes are ragged (M, N, K not tile multiples) and give several tiles per CTA
+where the schedule has them.
+
+Each pair runs in a process of its own: run one after another in one process, a launch after the grouped ones
+(first seen at groups along K after groups along M) hits an illegal address on the H200, while every pair passes
+alone and the whole sequence of grouped pairs passes under compute-sanitizer memcheck with no error. That
+interaction is an open defect (benchmarks/NOTES.md, version 9); isolating the pairs keeps this test about the
+pairs.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import cute_py
+from cute_py.emit.collectives.features import feature_pairs, spec_of
+
+pytestmark = pytest.mark.gpu
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():  # pragma: no cover
+    pytest.skip("GPU test skipped: torch has no CUDA device", allow_module_level=True)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+COMPOSING = [pair for pair, out in feature_pairs().items() if out == "composes"]
+M, N, K = 1160, 1304, 640
+MS, NS = 296, 328                                  # the extents of a batch's and of groups along K's D
+SIZES = [0, 1, 127, 128, 129, 0, 389, 51]
+
+
+def ints(rng, *shape):
+    return rng.integers(-3, 4, size=shape).astype(np.float64)
+
+
+def k_major(x64, dtype):
+    """A device copy of (..., K, N) float64 with K contiguous (a transposed row-major (..., N, K))."""
+    return torch.from_numpy(np.swapaxes(x64, -1, -2).copy()).to(dtype).cuda().transpose(-2, -1)
+
+
+def run(spec, rng):
+    """``(D, float64 reference, exact)`` of ``spec`` on small-integer operands."""
+    fp8 = spec.dtype == "e4m3"
+    t = torch.float8_e4m3fn if fp8 else torch.bfloat16
+    if spec.grouping == "m":
+        Mt, G = sum(SIZES), len(SIZES)
+        a, b = ints(rng, Mt, K), ints(rng, G, K, N)
+        offs = torch.tensor(np.cumsum(SIZES), dtype=torch.int32, device="cuda")
+        kw = {}
+        if fp8:
+            kw = dict(scale_a=torch.ones(Mt, device="cuda"), scale_b=torch.ones(G, N, device="cuda"),
+                      use_fast_accum=spec.fast_accum)
+            if spec.scale == "tensor":
+                kw.update(scale_a=torch.ones((), device="cuda"), scale_b=torch.ones((), device="cuda"))
+            if spec.scale == "block":
+                kw.update(scale_a=torch.ones(Mt, -(-K // 128), device="cuda"),
+                          scale_b=torch.ones(G, -(-K // 128), -(-N // 128), device="cuda"))
+        d = cute_py.grouped_gemm(torch.from_numpy(a).to(t).cuda(), k_major(b, t), offs, spec=spec, **kw)
+        ref, row = np.zeros((Mt, N)), 0
+        for g, n in enumerate(SIZES):
+            ref[row:row + n] = a[row:row + n] @ b[g]
+            row += n
+        return d, ref, True
+    if spec.grouping == "k":
+        Kt = sum(SIZES)
+        x, dy = ints(rng, Kt, MS), ints(rng, Kt, NS)
+        offs = torch.tensor(np.cumsum(SIZES), dtype=torch.int32, device="cuda")
+        d = cute_py.grouped_gemm(torch.from_numpy(x).to(t).cuda().t(), torch.from_numpy(dy).to(t).cuda(), offs,
+                                 spec=spec)
+        ends = np.cumsum(SIZES)
+        return d, np.stack([x[e - s:e].T @ dy[e - s:e] for s, e in zip(SIZES, ends)]), True
+    if spec.grouping == "batch":
+        a, b = ints(rng, 3, MS, K), ints(rng, 3, K, NS)
+        return cute_py.bmm(torch.from_numpy(a).to(t).cuda(), k_major(b, t), spec=spec), a @ b, True
+    a, b = ints(rng, M, K), ints(rng, K, N)
+    if spec.load_a:                                        # rows that allow 8-byte loads at most: a padded view
+        pad = 8 // (1 if fp8 else 2)
+        a_dev = torch.zeros(M, K + pad, dtype=t, device="cuda")[:, pad:]
+        a_dev.copy_(torch.from_numpy(a).to(t))
+    else:
+        a_dev = torch.from_numpy(a).to(t).cuda()
+    if fp8:
+        ones = {"tensor": (torch.ones((), device="cuda"), torch.ones((), device="cuda")),
+                "row": (torch.ones(M, 1, device="cuda"), torch.ones(1, N, device="cuda")),
+                "block": (torch.ones(-(-K // 128), M, device="cuda").t(),
+                          torch.ones(-(-K // 128), -(-N // 128), device="cuda"))}[spec.scale]
+        d = cute_py.scaled_gemm(a_dev, k_major(b, t), *ones, spec=spec, use_fast_accum=spec.fast_accum)
+        return d, a @ b, True
+    ref = a @ b
+    kw = {}
+    if spec.beta:
+        c, bias = ints(rng, M, N), ints(rng, N)
+        kw = dict(c=torch.from_numpy(c).bfloat16().cuda(), bias=torch.from_numpy(bias).bfloat16().cuda(), beta=1.0,
+                  activation=spec.activation)
+        x = ref + c + bias
+        ref = 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+    return cute_py.gemm(a_dev, k_major(b, t), spec=spec, **kw), ref, not spec.activation
+
+
+UNREACHABLE = {p: "scaled_gemm takes no C, beta or activation: the kernel compiles (tests/test_feature_pairs.py) but "
+                  "no entry point runs it" for p in COMPOSING if "beta, bias, gelu" in p and p[0].startswith("fp8")}
+
+
+def check_pair(pair):
+    """Run ``pair`` here and compare D with its reference (an AssertionError says what is wrong)."""
+    spec = spec_of(*pair)
+    rng = np.random.default_rng(len(pair[0]) * 31 + len(pair[1]))
+    d, ref, exact = run(spec, rng)
+    torch.cuda.synchronize()
+    want = torch.from_numpy(ref).bfloat16().float()
+    got = d.float().cpu()
+    assert got.shape == want.shape, (spec.name, got.shape, want.shape)
+    if exact:
+        bad = (got != want).sum().item()
+        assert bad == 0, f"{spec.name}: {bad} of {want.numel()} elements wrong"
+    else:
+        assert torch.allclose(got, want, rtol=1e-2, atol=1e-2), spec.name
+
+
+@pytest.mark.parametrize("pair", COMPOSING, ids=lambda p: f"{p[0]} + {p[1]}")
+def test_composing_pair_is_exact(pair):
+    if pair in UNREACHABLE:
+        pytest.skip(UNREACHABLE[pair])
+    code = (f"import sys; sys.path[:0] = [{ROOT!r}, {HERE!r}]\n"
+            f"import test_gpu_feature_pairs as t\nt.check_pair({pair!r})\n")
+    run_ = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run_.returncode == 0, run_.stderr.strip().splitlines()[-1] if run_.stderr.strip() else run_.returncode
