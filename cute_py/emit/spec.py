@@ -226,9 +226,8 @@ class GemmSpec:
       ``raster`` (the raster order: "m", bands of M-tiles walked down M first;
       "n", bands of N-tiles walked along N first);
       ``split_k`` (K split over that many CTAs per tile, partial sums reduced in
-      f32, for shapes with fewer tiles than SMs); ``scheduler`` (None: the one the
-      other fields imply; a name of :data:`~cute_py.emit.collectives.schedulers.SCHEDULERS`,
-      such as "stream_k": whole tiles, then the last waves' tiles shared out by k-blocks).
+      f32, for shapes with fewer tiles than SMs); ``scheduler`` (None: the one the other fields imply; or
+      one of :data:`~cute_py.emit.collectives.schedulers.SCHEDULERS`, e.g. "stream_k").
     - ``epilogue``: "tma" (accumulators staged through swizzled shared memory
       and written by TMA stores that overlap the next tile; D row-major) or
       "direct" (masked stores from registers; any D layout); None picks
@@ -501,13 +500,7 @@ class GemmSpec:
                 if not p.startswith("consumers") and not p.startswith("cluster")]
         if not out:
             out += self._layout_problems()
-        # stable, without duplicates
-        seen, uniq = set(), []
-        for p in out:
-            if p not in seen:
-                seen.add(p)
-                uniq.append(p)
-        return uniq
+        return list(dict.fromkeys(out))          # stable, without duplicates
 
     def _layout_problems(self) -> list:
         """Smem atoms, wgmma descriptors and TMA boxes must exist for A's and B's tiles (asked of
