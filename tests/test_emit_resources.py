@@ -63,7 +63,8 @@ def test_role_constants_are_named_not_spelled(spec):
     src = emit_gemm(spec)
     body = src[src.index("// ---- pipeline"):]
     for raw in (r"setmaxnreg_(dec|inc)<\d", r"\b8u \* s\b", r"1023u", r"threadIdx\.x / 128", r"\(u16\)0x",
-                r"named_bar_sync\(\d", r"\b(kb|m_tile|n_tile|kb \+ 1) \* \d", r"\+ \d+\) / \d+", r"kSplitK = 1\b"):
+                r"named_bar_sync\(\d", r"\b(kb|m_tile|n_tile|kb \+ 1|mb|j) \* \d", r"\+ \d+\) / \d+", r"kSplitK = 1\b",
+                r"j < \d", r"min\(\d+, ep"):
         assert not re.search(raw, body), raw
     p = gemm_plan(spec)
     assert f"constexpr int kWarpGroupThreads = {resources.WARPGROUP_THREADS};" in src

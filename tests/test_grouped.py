@@ -96,12 +96,12 @@ def test_emitted_group_walks():
     assert "g.row1 = min(max(__ldg(offs + g.l), g.row0), M);" in moe
     assert "tma_load_3d(stage + kOffB + 0u, &tma_b, full, kb * kBK, w.n_tile * kBN, w.l);" in moe
     assert "tma_load_2d(stage + kOffA + 0u, &tma_a, full, kb * kBK, w.row0 + w.m_tile * kBM);" in moe
-    assert "tma_store_3d_evict_first(tma_d, buf, n0 + j * 64, 64 - live, row0 + live);" in moe   # ragged D
-    assert "const int live = min(64, ep.M - row0);" in moe and "gep.M = wk.row1;" in moe
+    assert "tma_store_3d_evict_first(tma_d, buf, n0 + j * kEpiCols, kSlabRows - live, row0 + live);" in moe
+    assert "const int live = min(kSlabRows, ep.M - row0);" in moe and "gep.M = wk.row1;" in moe
     assert "store_tile(" not in moe                      # every tile through TMA
     assert gemm_plan(GemmSpec(**MOE)).epi.tma.gmem_modes == (1, 0, 2)
     bat = emit_gemm(GemmSpec(**BATCH))
-    assert "g.l = unit / per;" in bat and "tma_store_3d_evict_first(tma_d, buf, n0 + j * 64, row0, l)" in bat
+    assert "g.l = unit / per;" in bat and "tma_store_3d_evict_first(tma_d, buf, n0 + j * kEpiCols, row0, l)" in bat
     direct = emit_gemm(GemmSpec(**BATCH, epilogue="direct"))
     assert "d + (long long)wk.l * ld_dl" in direct
     pp = emit_gemm(GemmSpec(**MOE, schedule="pingpong"))

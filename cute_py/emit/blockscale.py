@@ -90,6 +90,6 @@ __device__ __forceinline__ void load_scales(const BlockScales& sc, int m_row, in
   for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll
     for (int r = 0; r < kScaleRows; ++r)
-      sa[mb][r] = sc.a[min(m_row + mb * {p.tv_rows} + r * {step}, sc.M - 1) * sc.a_m + kb * sc.a_k];
+      sa[mb][r] = sc.a[min(m_row + mb * kTvRows + r * {step}, sc.M - 1) * sc.a_m + kb * sc.a_k];
 }}
 """

@@ -109,7 +109,7 @@ __device__ __forceinline__ void scale_acc(float (&acc)[kMBlocks][kAccPerBlock], 
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll
-    for (int r = 0; r < kScaleRows; ++r) ra[mb][r] = sa[min(mt + mb * {p.tv_rows} + r * {step}, M - 1) * sa_m];
+    for (int r = 0; r < kScaleRows; ++r) ra[mb][r] = sa[min(mt + mb * kTvRows + r * {step}, M - 1) * sa_m];
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll
@@ -128,7 +128,7 @@ def _acc_placement(p) -> str:
 // maps (tile thread t, value v) to m + {rows} * n; split mode by mode into row and column parts
 // (each stride d gives d % {rows} to m and d / {rows} to n; checked against the layout for every t, v;
 // printed by cute_py.emit.cprint.to_c).
-// m-block mb of a consumer adds mb * {rows} rows.
+// m-block mb of a consumer adds mb * kTvRows rows.
 __device__ __forceinline__ int acc_m_thread(int t) {{ return {tm}; }}
 __device__ __forceinline__ int acc_n_thread(int t) {{ return {tn}; }}
 __device__ __forceinline__ int acc_m_value(int v) {{ return {vm}; }}
@@ -157,7 +157,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[kMBlocks][kAccPerB
   for (int mb = 0; mb < kMBlocks; ++mb) {{
 #pragma unroll
     for (int v = 0; v < kAccPerBlock; ++v) {{
-      const int m = mt + mb * {p.tv_rows} + acc_m_value(v), n = nt + acc_n_value(v);
+      const int m = mt + mb * kTvRows + acc_m_value(v), n = nt + acc_n_value(v);
       if (m < ep.M && n < ep.N) {{                          // ragged M/N edges
         const float x = apply(acc[mb][v], m, n, ep);
         d[{d_off}] = {to_out};
@@ -182,10 +182,10 @@ def _st_shared_writes(p) -> tuple:
            f"and value\n// parts occupy disjoint bits, and the swizzle is linear over XOR (checked for every t and "
            f"v when emitting).")
     writes = f"""#pragma unroll
-      for (int v = j * {per_chunk}; v < (j + 1) * {per_chunk}; v += 2) {{
+      for (int v = j * kEpiValues; v < (j + 1) * kEpiValues; v += 2) {{
         const int m = row0 + rt + acc_m_value(v), n = n0 + ct + acc_n_value(v);
         const float x0 = apply(acc[mb][v], m, n, ep), x1 = apply(acc[mb][v + 1], m, n + 1, ep);
-        st_shared_v2_f32(base ^ kStageXor[(v - j * {per_chunk}) / 2], x0, x1);
+        st_shared_v2_f32(base ^ kStageXor[(v - j * kEpiValues) / 2], x0, x1);
       }}"""
     return index, how, writes
 
@@ -198,7 +198,7 @@ def _stsm_writes(p) -> tuple:
     _, row, col = stsm_lane_index(cols)
     index = "\n".join([_line70(f"  const u32 row = {row};", "lane 8 m + r of warp w: row 16 w + r + 8 (m % 2),"),
                        _line70(f"  const u32 col = {col};", "column 8 (m / 2) in stmatrix instruction 0"),
-                       _line70(f"  const u32 x = row * {cols}u + col;", "the lane's row, row-major in the chunk")]) + "\n"
+                       _line70("  const u32 x = row * (u32)kEpiCols + col;", "the lane's row, row-major in the chunk")]) + "\n"
     rep = e.stsm_conflicts
     cvt = {"bf16": "f32_to_bf16", "f16": "f32_to_f16"}[p.out.dtype]
     how = (f"// the writes are stmatrix.x4, {cols // 16} per chunk: lane 8m + r addresses row r of 8x8 matrix m, "
@@ -210,11 +210,11 @@ def _stsm_writes(p) -> tuple:
            f"// The lane's row address for instruction q is its address for q = 0 XOR kStageXor[q] (the swizzle is "
            f"linear over XOR).")
     writes = f"""#pragma unroll
-      for (int q = 0; q < {cols // 16}; ++q) {{
+      for (int q = 0; q < kEpiCols / 16; ++q) {{          // stmatrix.x4 stores 16 columns
         u32 r[4];
 #pragma unroll
         for (int i = 0; i < 4; ++i) {{
-          const int v = j * {per_chunk} + 8 * q + 2 * i;
+          const int v = j * kEpiValues + 8 * q + 2 * i;
           const int m = row0 + rt + acc_m_value(v), n = n0 + ct + acc_n_value(v);
           r[i] = (u32){cvt}(apply(acc[mb][v], m, n, ep)) | ((u32){cvt}(apply(acc[mb][v + 1], m, n + 1, ep)) << 16);
         }}
@@ -228,7 +228,7 @@ def _epilogue_tma(p, coords: dict) -> str:
     cols, chunks, xors = e.cols, e.chunks, e.stage_xor
     _, sw_c = staging_swizzle(e)
     # t is the thread's index in the tile's C TV layout: cooperative warpgroup w holds rows [64 w, 64 w + 64)
-    tw, slab = ("t - kWarpGroupThreads * w", "64 * w") if p.tile_warpgroups > 1 else ("t", "0")
+    tw, slab = ("t - kWarpGroupThreads * w", "kSlabRows * w") if p.tile_warpgroups > 1 else ("t", "0")
     bits, base, shift = e.swizzle
     swizzled = _line70(f"  const u32 thread_off = {sw_c('x')};", f"Sw<{bits},{base},{shift}> of x, in bytes: the staging layout")
     index, how, writes = _st_shared_writes(p) if e.stsm is None else _stsm_writes(p)
@@ -237,9 +237,11 @@ def _epilogue_tma(p, coords: dict) -> str:
     ragged = coords["m_end"] is not None
     l_param, l_coord = (", int l", ", l") if e.tma.rank == 3 and not ragged else ("", "")
     hint = "_evict_first" if coords["l"] else ""          # grouped and batched D: L2 evict-first (ptx.tma_3d)
-    rows = f"{e.rows} - live, row0 + live" if ragged else f"row0{l_coord}"
-    store_call = f"tma_store_{e.tma.rank}d{hint}(tma_d, buf, n0 + j * {cols}, {rows})"
-    ragged = (f"\n    const int live = min({e.rows}, ep.M - row0);             // the slab's rows inside the group"
+    rows = "kSlabRows - live, row0 + live" if ragged else f"row0{l_coord}"
+    slab_rows = (f"constexpr int kSlabRows = {e.rows};                  // a consumer warpgroup's rows of the tile\n"
+                 if ragged or p.tile_warpgroups > 1 else "")
+    store_call = f"tma_store_{e.tma.rank}d{hint}(tma_d, buf, n0 + j * kEpiCols, {rows})"
+    ragged = ("\n    const int live = min(kSlabRows, ep.M - row0);        // the slab's rows inside the group"
               f"\n    if (live <= 0) continue;                             // all of them past it: nothing to store"
               if ragged else "")
     return f"""
@@ -250,6 +252,8 @@ def _epilogue_tma(p, coords: dict) -> str:
 // staging layout {e.smem} (elements): 128-byte rows under the 128 B swizzle;
 {how}
 // TMA store of D: box {e.tma.box_dim} over gmem modes {e.tma.gmem_modes}, swizzle {e.tma.swizzle}.
+{slab_rows}constexpr int kEpiCols = {cols}, kEpiChunks = {chunks};     // a slab: kEpiChunks chunks of {e.rows} x kEpiCols
+constexpr int kEpiValues = {e.per_chunk};           // a thread's accumulators of one chunk, per m-block
 constexpr u32 kEpiBufBytes = {e.buf_bytes}u;
 {commented(f"constexpr int kEpiBuffers = {e.buffers};", "staging buffers per consumer warpgroup", 40)}
 constexpr u32 kStageXor[{len(xors)}] = {{{", ".join(map(str, xors))}}};
@@ -260,9 +264,9 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAcc
 {index}{swizzled}
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb) {{
-    const int row0 = m0 + mb * {p.tv_rows} + slab;         // first D row of this warpgroup's slab{ragged}
+    const int row0 = m0 + mb * kTvRows + slab;             // first D row of this warpgroup's slab{ragged}
 #pragma unroll
-    for (int j = 0; j < {chunks}; ++j) {{
+    for (int j = 0; j < kEpiChunks; ++j) {{
       const u32 buf = bufs + ((u32)ebuf % kEpiBuffers) * kEpiBufBytes, base = buf + thread_off;
       if (tw == 0) bulk_wait_read<kEpiBuffers - 1>();     // the store that last used `buf` has read it
       named_bar_sync(kBarEpilogue + w, kWarpGroupThreads);

@@ -64,7 +64,9 @@ def roles(p: GemmPlan) -> str:
              commented(f"constexpr int kMBlocks = {p.m_blocks};", f"64-row wgmma blocks per consumer and tile: BM / (64 x "
                        f"{p.tile_warpgroups})", 48),
              commented(f"constexpr int kAccPerBlock = {p.acc_per_block};", "f32 accumulators per thread per block: BN / 2",
-                       48)]
+                       48),
+             commented(f"constexpr int kTvRows = {p.tv_rows};", "rows of the tiled C TV layout (64 x tile warpgroups): an "
+                       "m-block's step", 48)]
     if p.barriers:
         lines.append("// named barriers (bar.sync ids 1..15; 0 is __syncthreads), reserved in "
                      "cute_py.emit.resources.NAMED_BARRIERS:")

@@ -138,7 +138,7 @@ __device__ __forceinline__ void load_tile_{x}(u32 dst0, const u8* __restrict__ g
                                          int mn_end, int k_end, int t) {{
 #pragma unroll 4
   for (int j = 0; j < {loads}; ++j) {{
-    const int i = t + j * {WARPGROUP_THREADS}, r = i / {vecs_row}, c = (i % {vecs_row}) * {per_vec};
+    const int i = t + j * kWarpGroupThreads, r = i / {vecs_row}, c = (i % {vecs_row}) * {per_vec};
     {rc[0]}
     const u32 lin = {lin};
     const int gmn = mn0 + mn, gk = k0 + k;

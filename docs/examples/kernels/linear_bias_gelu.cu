@@ -135,6 +135,7 @@ constexpr int kBM = 128, kBN = 128, kBK = 64;
 constexpr int kClusterM = 1, kClusterN = 1, kClusterSize = 1;
 constexpr int kMBlocks = 1;                     // 64-row wgmma blocks per consumer and tile: BM / (64 x 2)
 constexpr int kAccPerBlock = 64;                // f32 accumulators per thread per block: BN / 2
+constexpr int kTvRows = 128;                    // rows of the tiled C TV layout (64 x tile warpgroups): an m-block's step
 // named barriers (bar.sync ids 1..15; 0 is __syncthreads), reserved in cute_py.emit.resources.NAMED_BARRIERS:
 // ids 1, 2 = kBarEpilogue + w, kWarpGroupThreads threads: warpgroup w's staging chunk is written, or its buffer free
 constexpr u32 kBarEpilogue = 1u;
@@ -296,7 +297,7 @@ __device__ __forceinline__ float apply(float x, int m, int n, const Epi& ep) {
 // maps (tile thread t, value v) to m + 128 * n; split mode by mode into row and column parts
 // (each stride d gives d % 128 to m and d / 128 to n; checked against the layout for every t, v;
 // printed by cute_py.emit.cprint.to_c).
-// m-block mb of a consumer adds mb * 128 rows.
+// m-block mb of a consumer adds mb * kTvRows rows.
 __device__ __forceinline__ int acc_m_thread(int t) { return 16 * ((t / 32) % 8) + (t / 4) % 8; }
 __device__ __forceinline__ int acc_n_thread(int t) { return 2 * (t % 4); }
 __device__ __forceinline__ int acc_m_value(int v) { return 8 * ((v / 2) % 2); }
@@ -313,33 +314,36 @@ __device__ __forceinline__ int acc_n_value(int v) { return v % 2 + 8 * ((v / 4) 
 // The byte offset of (thread t, value v) is staging(t's row, t's column) XOR kStageXor[v]: the thread and value
 // parts occupy disjoint bits, and the swizzle is linear over XOR (checked for every t and v when emitting).
 // TMA store of D: box (32, 64) over gmem modes (1, 0), swizzle 128B.
+constexpr int kSlabRows = 64;                  // a consumer warpgroup's rows of the tile
+constexpr int kEpiCols = 32, kEpiChunks = 4;     // a slab: kEpiChunks chunks of 64 x kEpiCols
+constexpr int kEpiValues = 16;           // a thread's accumulators of one chunk, per m-block
 constexpr u32 kEpiBufBytes = 8192u;
 constexpr int kEpiBuffers = 2;          // staging buffers per consumer warpgroup
 constexpr u32 kStageXor[8] = {0, 1024, 32, 1056, 64, 1088, 96, 1120};
 __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAccPerBlock], int t, int w, int m0,
                                                int n0, const TmaDesc* tma_d, u32 bufs, int& ebuf, const Epi& ep) {
-  const int tw = t - kWarpGroupThreads * w, slab = 64 * w;   // thread within the warpgroup; the warpgroup's first row in the tile
+  const int tw = t - kWarpGroupThreads * w, slab = kSlabRows * w;   // thread within the warpgroup; the warpgroup's first row in the tile
   const int rt = acc_m_thread(t) - slab, ct = acc_n_thread(t);
   const u32 x = (u32)(rt * 32 + ct);                                  // the thread's first element, row-major in the chunk
   const u32 thread_off = (x ^ ((x >> 3) & 28u)) * 4u;                 // Sw<3,2,3> of x, in bytes: the staging layout
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb) {
-    const int row0 = m0 + mb * 128 + slab;         // first D row of this warpgroup's slab
+    const int row0 = m0 + mb * kTvRows + slab;             // first D row of this warpgroup's slab
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
+    for (int j = 0; j < kEpiChunks; ++j) {
       const u32 buf = bufs + ((u32)ebuf % kEpiBuffers) * kEpiBufBytes, base = buf + thread_off;
       if (tw == 0) bulk_wait_read<kEpiBuffers - 1>();     // the store that last used `buf` has read it
       named_bar_sync(kBarEpilogue + w, kWarpGroupThreads);
 #pragma unroll
-      for (int v = j * 16; v < (j + 1) * 16; v += 2) {
+      for (int v = j * kEpiValues; v < (j + 1) * kEpiValues; v += 2) {
         const int m = row0 + rt + acc_m_value(v), n = n0 + ct + acc_n_value(v);
         const float x0 = apply(acc[mb][v], m, n, ep), x1 = apply(acc[mb][v + 1], m, n + 1, ep);
-        st_shared_v2_f32(base ^ kStageXor[(v - j * 16) / 2], x0, x1);
+        st_shared_v2_f32(base ^ kStageXor[(v - j * kEpiValues) / 2], x0, x1);
       }
       fence_proxy_async();                                 // generic-proxy writes -> visible to the TMA engine
       named_bar_sync(kBarEpilogue + w, kWarpGroupThreads);
       if (tw == 0) {
-        tma_store_2d(tma_d, buf, n0 + j * 32, row0);
+        tma_store_2d(tma_d, buf, n0 + j * kEpiCols, row0);
         bulk_commit();
       }
       ++ebuf;

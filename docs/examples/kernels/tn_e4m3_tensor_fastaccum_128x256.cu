@@ -143,6 +143,7 @@ constexpr int kBM = 128, kBN = 256, kBK = 128;
 constexpr int kClusterM = 1, kClusterN = 1, kClusterSize = 1;
 constexpr int kMBlocks = 1;                     // 64-row wgmma blocks per consumer and tile: BM / (64 x 2)
 constexpr int kAccPerBlock = 128;               // f32 accumulators per thread per block: BN / 2
+constexpr int kTvRows = 128;                    // rows of the tiled C TV layout (64 x tile warpgroups): an m-block's step
 // named barriers (bar.sync ids 1..15; 0 is __syncthreads), reserved in cute_py.emit.resources.NAMED_BARRIERS:
 // ids 1, 2 = kBarEpilogue + w, kWarpGroupThreads threads: warpgroup w's staging chunk is written, or its buffer free
 constexpr u32 kBarEpilogue = 1u;
@@ -302,7 +303,7 @@ __device__ __forceinline__ float apply(float x, int m, int n, const Epi& ep) {
 // maps (tile thread t, value v) to m + 128 * n; split mode by mode into row and column parts
 // (each stride d gives d % 128 to m and d / 128 to n; checked against the layout for every t, v;
 // printed by cute_py.emit.cprint.to_c).
-// m-block mb of a consumer adds mb * 128 rows.
+// m-block mb of a consumer adds mb * kTvRows rows.
 __device__ __forceinline__ int acc_m_thread(int t) { return 16 * ((t / 32) % 8) + (t / 4) % 8; }
 __device__ __forceinline__ int acc_n_thread(int t) { return 2 * (t % 4); }
 __device__ __forceinline__ int acc_m_value(int v) { return 8 * ((v / 2) % 2); }
@@ -320,31 +321,34 @@ __device__ __forceinline__ int acc_n_value(int v) { return v % 2 + 8 * ((v / 4) 
 // of the 64x64 GMMA atom ((4,8,4),(2,2,8)):((128,1,16),(64,8,512)) places it (checked when emitting).
 // The lane's row address for instruction q is its address for q = 0 XOR kStageXor[q] (the swizzle is linear over XOR).
 // TMA store of D: box (64, 64) over gmem modes (1, 0), swizzle 128B.
+constexpr int kSlabRows = 64;                  // a consumer warpgroup's rows of the tile
+constexpr int kEpiCols = 64, kEpiChunks = 4;     // a slab: kEpiChunks chunks of 64 x kEpiCols
+constexpr int kEpiValues = 32;           // a thread's accumulators of one chunk, per m-block
 constexpr u32 kEpiBufBytes = 8192u;
 constexpr int kEpiBuffers = 2;          // staging buffers per consumer warpgroup
 constexpr u32 kStageXor[4] = {0, 32, 64, 96};
 __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAccPerBlock], int t, int w, int m0,
                                                int n0, const TmaDesc* tma_d, u32 bufs, int& ebuf, const Epi& ep) {
-  const int tw = t - kWarpGroupThreads * w, slab = 64 * w;   // thread within the warpgroup; the warpgroup's first row in the tile
+  const int tw = t - kWarpGroupThreads * w, slab = kSlabRows * w;   // thread within the warpgroup; the warpgroup's first row in the tile
   const int rt = acc_m_thread(t) - slab, ct = acc_n_thread(t);
   const u32 row = (u32)(16 * (tw >> 5) + (tw & 7) + 8 * ((tw >> 3) & 1)); // lane 8 m + r of warp w: row 16 w + r + 8 (m % 2),
   const u32 col = 8u * (u32)((tw >> 4) & 1);                          // column 8 (m / 2) in stmatrix instruction 0
-  const u32 x = row * 64u + col;                                      // the lane's row, row-major in the chunk
+  const u32 x = row * (u32)kEpiCols + col;                            // the lane's row, row-major in the chunk
   const u32 thread_off = (x ^ ((x >> 3) & 56u)) * 2u;                 // Sw<3,3,3> of x, in bytes: the staging layout
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb) {
-    const int row0 = m0 + mb * 128 + slab;         // first D row of this warpgroup's slab
+    const int row0 = m0 + mb * kTvRows + slab;             // first D row of this warpgroup's slab
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
+    for (int j = 0; j < kEpiChunks; ++j) {
       const u32 buf = bufs + ((u32)ebuf % kEpiBuffers) * kEpiBufBytes, base = buf + thread_off;
       if (tw == 0) bulk_wait_read<kEpiBuffers - 1>();     // the store that last used `buf` has read it
       named_bar_sync(kBarEpilogue + w, kWarpGroupThreads);
 #pragma unroll
-      for (int q = 0; q < 4; ++q) {
+      for (int q = 0; q < kEpiCols / 16; ++q) {          // stmatrix.x4 stores 16 columns
         u32 r[4];
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
-          const int v = j * 32 + 8 * q + 2 * i;
+          const int v = j * kEpiValues + 8 * q + 2 * i;
           const int m = row0 + rt + acc_m_value(v), n = n0 + ct + acc_n_value(v);
           r[i] = (u32)f32_to_bf16(apply(acc[mb][v], m, n, ep)) | ((u32)f32_to_bf16(apply(acc[mb][v + 1], m, n + 1, ep)) << 16);
         }
@@ -353,7 +357,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAcc
       fence_proxy_async();                                 // generic-proxy writes -> visible to the TMA engine
       named_bar_sync(kBarEpilogue + w, kWarpGroupThreads);
       if (tw == 0) {
-        tma_store_2d(tma_d, buf, n0 + j * 64, row0);
+        tma_store_2d(tma_d, buf, n0 + j * kEpiCols, row0);
         bulk_commit();
       }
       ++ebuf;
