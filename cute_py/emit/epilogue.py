@@ -18,7 +18,7 @@ from .cprint import commented, to_c
 from .epilogue_plan import staging_swizzle, stsm_lane_index, thread_index
 from .tv_split import split_part
 
-__all__ = ["epilogue", "epi_init", "tv_expr", "row_scales"]
+__all__ = ["epilogue", "epi_init", "tv_expr", "row_scales", "EpilogueOp", "EPILOGUE_OPS", "epilogue_ops"]
 
 
 def _line70(code: str, comment: str) -> str:
@@ -39,26 +39,103 @@ def tv_expr(terms, var: str, part: int) -> str:
     return to_c(split_part(terms, indices(var), part))
 
 
-def _epilogue_math(p) -> str:
-    """``apply(x, m, n)``: alpha (with per-tensor scales folded in), beta * C, bias and the activation on one
-    accumulator (m, n inside D)."""
-    o = p.out
-    c_off = "(long long)m * ldc + n" if o.row_major else "m + (long long)n * ldc"
-    from_out = {"f32": "{}", "bf16": "bf16_to_f32({})", "f16": "f16_to_f32({})"}[o.dtype]
-    steps = []
-    if o.alpha or o.scale == "tensor":
-        steps.append("x *= ep.alpha;" + ("   // alpha * scale_a * scale_b (Epi's initializer)" if o.scale else ""))
-    if o.beta:
-        steps.append(f"if (m < ep.M && n < ep.N) x += ep.beta * {from_out.format('ep.c[' + c_off.replace('ldc', 'ep.ldc') + ']')};")
-    if o.bias:
+class EpilogueOp:
+    """One step of the epilogue's math on an accumulator ``x`` at ``(m, n)`` of D: ``applies(out)`` says whether an
+    :class:`~cute_py.emit.plan.OutputPlan` has it, ``statement(out)`` is its C. The ops run in :data:`EPILOGUE_OPS`
+    order; a new op is a subclass and one entry there."""
+
+    @staticmethod
+    def applies(o) -> bool:
+        raise NotImplementedError
+
+    @staticmethod
+    def statement(o) -> str:
+        raise NotImplementedError
+
+
+def _from_out(o, x: str) -> str:
+    """``x`` (an element of D's type) as f32."""
+    return {"f32": "{}", "bf16": "bf16_to_f32({})", "f16": "f16_to_f32({})"}[o.dtype].format(x)
+
+
+class Alpha(EpilogueOp):
+    """``x *= alpha`` (per-tensor fp8 scales are folded into alpha by the kernel's ``Epi`` initializer)."""
+
+    @staticmethod
+    def applies(o) -> bool:
+        return bool(o.alpha or o.scale == "tensor")
+
+    @staticmethod
+    def statement(o) -> str:
+        return "x *= ep.alpha;" + ("   // alpha * scale_a * scale_b (Epi's initializer)" if o.scale else "")
+
+
+class AddC(EpilogueOp):
+    """``x += beta * C(m, n)``, C in D's layout and type (masked at D's edges)."""
+
+    @staticmethod
+    def applies(o) -> bool:
+        return bool(o.beta)
+
+    @staticmethod
+    def statement(o) -> str:
+        off = "(long long)m * ep.ldc + n" if o.row_major else "m + (long long)n * ep.ldc"
+        return f"if (m < ep.M && n < ep.N) x += ep.beta * {_from_out(o, f'ep.c[{off}]')};"
+
+
+class AddBias(EpilogueOp):
+    """``x += bias[m]`` (per row, length M) or ``bias[n]`` (per column, length N)."""
+
+    @staticmethod
+    def applies(o) -> bool:
+        return bool(o.bias)
+
+    @staticmethod
+    def statement(o) -> str:
         idx, lim = ("m", "M") if o.bias == "row" else ("n", "N")
-        steps.append(f"if ({idx} < ep.{lim}) x += {from_out.format('ep.bias[' + idx + ']')};"
-                     f"   // bias per {'row m (length M)' if o.bias == 'row' else 'column n (length N)'}")
-    if o.activation == "relu":
-        steps.append("x = fmaxf(x, 0.0f);")
-    elif o.activation == "gelu":
-        steps.append("x = 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));   // GELU, erf form")
-    body = "\n".join("  " + x for x in steps)
+        return (f"if ({idx} < ep.{lim}) x += {_from_out(o, f'ep.bias[{idx}]')};"
+                f"   // bias per {'row m (length M)' if o.bias == 'row' else 'column n (length N)'}")
+
+
+class Relu(EpilogueOp):
+    @staticmethod
+    def applies(o) -> bool:
+        return o.activation == "relu"
+
+    @staticmethod
+    def statement(o) -> str:
+        return "x = fmaxf(x, 0.0f);"
+
+
+class Gelu(EpilogueOp):
+    @staticmethod
+    def applies(o) -> bool:
+        return o.activation == "gelu"
+
+    @staticmethod
+    def statement(o) -> str:
+        return "x = 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));   // GELU, erf form"
+
+
+EPILOGUE_OPS = (Alpha, AddC, AddBias, Relu, Gelu)
+"""The epilogue's ops, in the order they run (row-wise fp8 scales run before them, on the finished tile:
+:func:`row_scales`; the conversion to D's type is the store's)."""
+
+
+def epilogue_ops(o) -> tuple:
+    """The ops an :class:`~cute_py.emit.plan.OutputPlan` applies, in order.
+
+    >>> from cute_py.emit import GemmSpec, gemm_plan
+    >>> [op.__name__ for op in epilogue_ops(gemm_plan(GemmSpec(beta=True, activation="gelu")).out)]
+    ['Alpha', 'AddC', 'Gelu']
+    """
+    return tuple(op for op in EPILOGUE_OPS if op.applies(o))
+
+
+def _epilogue_math(p) -> str:
+    """``apply(x, m, n)``: the :func:`epilogue_ops` of the output on one accumulator (m, n inside D)."""
+    o = p.out
+    body = "\n".join("  " + op.statement(o) for op in epilogue_ops(o))
     return f"""
 // ---- epilogue math: D = {o.formula} ----
 struct Epi {{
