@@ -4,7 +4,8 @@ The plan is derived once per spec from symbolic gmem layouts (extents M, N, K;
 the stride that is not 1 is the operand's leading dimension). Binding
 substitutes the problem's extents and leading dimensions: the TMA parameters of A, B (and D for the
 TMA-store epilogue) by :meth:`~cute_py.arch.sm90.TmaParams.bind` (the box and
-mode map stay those the kernel was emitted for), the scheduler's work units
+mode map stay those the kernel was emitted for; the scheduler's ``gmem_maps`` adds a group mode or makes a
+map ragged for the problems it walks), the scheduler's work units
 and workspace (the scheduler's bind step), and the scalar kernel arguments. The argument list the
 launch passes is ordered by the kernel's parameter table
 (:func:`~cute_py.emit.collectives.compose.kernel_params`), the same table the kernel's
@@ -103,32 +104,15 @@ def bind(plan, problem) -> Binding:
     """
     M, N, K = problem.M, problem.N, problem.K
     L, e_ab = problem.groups, plan.a.tma.dtype.bits // 8
-    la, lb, ld, sl = problem.batch_strides
+    _, _, ld, sl = problem.batch_strides
     k_map = max(K, 1)                            # K = 0 loads nothing, but a tensor map's extents are positive
-    a_shape, a_strides = (M, k_map), _strides(plan.a.major, problem.lda)
-    b_shape, b_strides = (N, k_map), _strides(plan.b.major, problem.ldb)
-    d_shape, d_strides = (M, N), (problem.ldd, 1)
-    if plan.grouping == "batch":
-        a_shape, a_strides = a_shape + (L,), a_strides + (_group_stride(la, a_shape, a_strides),)
-        d_shape, d_strides = d_shape + (L,), d_strides + (_group_stride(ld, d_shape, d_strides),)
-    offsets = {}
-    if plan.grouping == "k":                     # ragged K (cute_py.emit.grouping.ragged_gmem): base bk rows before
-        bk, e = plan.spec.tile[2], plan.a.tma.dtype.bits // 8
-        a_shape, a_strides = (M, bk, K + bk), (1, problem.lda, problem.lda)
-        b_shape, b_strides = (N, bk, K + bk), (1, problem.ldb, problem.ldb)
-        d_shape, d_strides = d_shape + (L,), d_strides + (_group_stride(ld, d_shape, d_strides),)
-        offsets = {"tma_a": -bk * problem.lda * e, "tma_b": -bk * problem.ldb * e}
-    elif plan.grouping:
-        b_shape, b_strides = b_shape + (L,), b_strides + (_group_stride(lb, b_shape, b_strides),)
-    if plan.grouping == "m" and plan.epi is not None:    # ragged D (grouping.ragged_rows): base `rows` rows before
-        rows = plan.epi.rows
-        d_shape, d_strides = (rows, N, M + rows), (problem.ldd, 1, problem.ldd)
-        offsets = {"tma_d": -rows * problem.ldd * (plan.epi.elem_bytes)}
-    tma = {f"tma_{x}": op.tma.bind(shape, strides) for x, op, shape, strides in
-           (("a", plan.a, a_shape, a_strides), ("b", plan.b, b_shape, b_strides)) if not op.load}
-    if plan.epi is not None:
-        tma["tma_d"] = plan.epi.tma.bind(d_shape, d_strides)
+    maps = {"a": ((M, k_map), _strides(plan.a.major, problem.lda)),
+            "b": ((N, k_map), _strides(plan.b.major, problem.ldb)), "d": ((M, N), (problem.ldd, 1))}
     scheduler = choose(plan.spec)[0]
+    maps, offsets = scheduler.gmem_maps(plan, problem, maps)      # a group mode, ragged maps: the scheduler's
+    tma = {f"tma_{x}": op.tma.bind(*maps[x]) for x, op in (("a", plan.a), ("b", plan.b)) if not op.load}
+    if plan.epi is not None:
+        tma["tma_d"] = plan.epi.tma.bind(*maps["d"])
     scalars = {"M": M, "N": N, "K": K, "ld_d": problem.ldd, "ld_c": problem.ldc, "L": L, "ld_dl": ld, "sb_l": sl,
                "ld_a": _source_ld(problem, "a", e_ab), "ld_b": _source_ld(problem, "b", e_ab),
                **dict(zip(SCALE_STRIDES, problem.scale_strides))}
@@ -141,12 +125,6 @@ def _source_ld(problem, which: str, itemsize: int) -> int:
     operand's ``lda``/``ldb`` are its staging buffer's)."""
     staged = [s.src_ld // itemsize for s in problem.staging if s.which == which]
     return staged[0] if staged else problem.lda if which == "a" else problem.ldb
-
-
-def _group_stride(stride: int, shape: tuple, strides: tuple) -> int:
-    """The group mode's element stride for the tensor map: ``stride``, or for a single group (whose stride is
-    never used, and may be 0) one matrix's span."""
-    return stride or max(s * d for s, d in zip(shape, strides))
 
 
 def _strides(major: str, ld: int) -> tuple:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from ..layouts import parse
 
 __all__ = ["GROUP_MODE", "BATCH", "GROUPS_M", "GROUPS_K", "grouping", "group_problems",
-           "grouped_layouts", "ragged_gmem", "ragged_rows"]
+           "grouped_layouts", "ragged_gmem", "ragged_rows", "with_group_mode"]
 
 GROUP_MODE = "L"
 """The name of the group (or batch) mode of a gmem layout: its third mode."""
@@ -110,3 +110,13 @@ def ragged_gmem(layout, bk: int):
     """
     mn, ld = layout.shape[0], layout.stride[1]
     return parse(f"({mn},{bk},KR):(1,{ld},{ld})")
+
+
+def with_group_mode(shape: tuple, strides: tuple, groups: int, stride: int) -> tuple:
+    """``(shape, strides)`` of a concrete tensor map with the group mode ``L`` appended: extent ``groups``,
+    stride ``stride``, or for a single group (whose stride is never used, and may be 0) one matrix's span.
+
+    >>> with_group_mode((100, 64), (64, 1), 1, 0), with_group_mode((100, 64), (64, 1), 3, 8192)
+    (((100, 64, 1), (64, 1, 6400)), ((100, 64, 3), (64, 1, 8192)))
+    """
+    return shape + (groups,), strides + (stride or max(s * d for s, d in zip(shape, strides)),)

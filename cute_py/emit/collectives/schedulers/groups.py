@@ -19,7 +19,7 @@ True
 
 from __future__ import annotations
 
-from ...grouping import BATCH, GROUPS_K, GROUPS_M
+from ...grouping import BATCH, GROUPS_K, GROUPS_M, with_group_mode
 from ...params import KernelParam
 from ....layouts.int_tuple import ceil_div
 from .tile import TileScheduler
@@ -89,6 +89,12 @@ __device__ __forceinline__ int m_tiles(const Group& g) { return (g.row1 - g.row0
     def coords(self, w: str = "w") -> dict:
         return dict(super().coords(w), l=f"{w}.l")
 
+    @classmethod
+    def gmem_maps(cls, plan, problem, maps: dict) -> tuple:
+        """Every operand and D carry the batch mode L."""
+        L, strides = problem.groups, dict(zip("abd", problem.batch_strides))
+        return {x: with_group_mode(*maps[x], L, strides[x]) for x in "abd"}, {}
+
 
 class GroupsAlongM(_Groups):
     """Groups stacked along M (a mixture of experts' tokens): group l is rows [offs[l-1], offs[l]) times B[l]."""
@@ -155,6 +161,17 @@ __device__ __forceinline__ int m_tiles(const Group& g) { return (g.row1 - g.row0
         return dict(super().coords(w), l=f"{w}.l", m_origin=f"{w}.row0", m_end=f"{w}.row1")
 
     @classmethod
+    def gmem_maps(cls, plan, problem, maps: dict) -> tuple:
+        """B carries the group mode; a TMA-stored D is ragged (:func:`cute_py.emit.grouping.ragged_rows`): its map
+        starts ``rows`` rows before D, so a group's last tile stores no row of the next group."""
+        maps = dict(maps, b=with_group_mode(*maps["b"], problem.groups, problem.batch_strides[1]))
+        if plan.epi is None:
+            return maps, {}
+        rows, (M, N) = plan.epi.rows, maps["d"][0]
+        maps["d"] = ((rows, N, M + rows), (problem.ldd, 1, problem.ldd))
+        return maps, {"tma_d": -rows * problem.ldd * plan.epi.elem_bytes}
+
+    @classmethod
     def units(cls, plan, M: int, N: int, L: int) -> int:
         """At most one partial cluster tile more per group than the rows of all groups need."""
         bm, bn, _ = plan.tile
@@ -211,3 +228,14 @@ __device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_
                     "rest fall past\n      // the ragged middle dimension (extent kBK) and arrive as zeros\n"
                     f"      const int ks = {w}.k0 + kb * kBK, kc1 = kBK - min(kBK, {w}.k1 - ks), kc2 = ks - kc1 + kBK;\n")
         return dict(super().coords(w), l=f"{w}.l", k_prologue=prologue, k_coords=("kc1", "kc2"))
+
+    @classmethod
+    def gmem_maps(cls, plan, problem, maps: dict) -> tuple:
+        """A and B are ragged along K (:func:`cute_py.emit.grouping.ragged_gmem`: their maps start ``BK`` rows
+        before them), D carries the group mode."""
+        bk, e = plan.spec.tile[2], plan.a.tma.dtype.bits // 8
+        M, N, K = problem.M, problem.N, problem.K
+        maps = {"a": ((M, bk, K + bk), (1, problem.lda, problem.lda)),
+                "b": ((N, bk, K + bk), (1, problem.ldb, problem.ldb)),
+                "d": with_group_mode(*maps["d"], problem.groups, problem.batch_strides[2])}
+        return maps, {"tma_a": -bk * problem.lda * e, "tma_b": -bk * problem.ldb * e}

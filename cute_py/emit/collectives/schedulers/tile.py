@@ -172,6 +172,13 @@ __device__ __forceinline__ Scheduler make_scheduler({sig}) {{
 
     # -- bind ----------------------------------------------------------------------------------------------------
     @classmethod
+    def gmem_maps(cls, plan, problem, maps: dict) -> tuple:
+        """``(maps, byte offsets)``: the concrete ``(shape, strides)`` of the tensor maps of ``a``, ``b`` and ``d``
+        for the problems this scheduler walks (a group mode, a ragged map), and the bytes added to an operand's
+        address for its map (a ragged map starts before it). One GEMM's maps are the plain ones."""
+        return maps, {}
+
+    @classmethod
     def units(cls, plan, M: int, N: int, L: int) -> int:
         """Work units of a problem (the grid launches at most as many CTAs, times the cluster size)."""
         bm, bn, _ = plan.tile
