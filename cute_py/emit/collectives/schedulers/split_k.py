@@ -98,7 +98,6 @@ class SplitKScheduler(TileScheduler):
     name = "split_k"
     args = ("M", "N", "K", "ws", "counters")
     may_be_empty = True                   # more splits than k-blocks: a split with none contributes zeros
-    fixup_threads = "kFixupThreads"
 
     @classmethod
     def implied_by(cls, spec) -> bool:

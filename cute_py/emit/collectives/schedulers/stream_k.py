@@ -74,7 +74,6 @@ class StreamKScheduler(TileScheduler):
     name = "stream_k"
     args = ("M", "N", "K", "ws", "counters")
     may_be_empty = True                   # K = 0: whole tiles with no k-block store zeros
-    fixup_threads = "kFixupThreads"
 
     @classmethod
     def implied_by(cls, spec) -> bool:

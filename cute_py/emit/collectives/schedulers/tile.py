@@ -42,8 +42,6 @@ class TileScheduler(Collective):
     """The kernel parameters ``make_scheduler`` takes (besides the cluster rank)."""
     may_be_empty = False
     """Whether a unit may have no k-block (the mainloop then zeroes the accumulators: a split with no K)."""
-    fixup_threads = ""
-    """The threads that take part in the fixup of partial tiles ("" without a fixup)."""
 
     @classmethod
     def implied_by(cls, spec) -> bool:
