@@ -33,6 +33,8 @@ def test_each_spec_takes_the_scheduler_it_names_or_implies():
 def test_unknown_and_conflicting_schedulers_are_refused():
     with pytest.raises(SpecError, match=r"scheduler = 'bogus' not in \('tile', 'split_k'"):
         GemmSpec(scheduler="bogus").validate()
+    with pytest.raises(SpecError, match=r"scheduler = \['stream_k'\] not in"):
+        GemmSpec(scheduler=["stream_k"]).validate()
     with pytest.raises(SpecError, match="stream-K splits K itself"):
         GemmSpec(scheduler="stream_k", split_k=2).validate()
     with pytest.raises(SpecError, match="needs persistent = True"):

@@ -34,5 +34,5 @@ def scheduler_class(spec):
     """The scheduler class of ``spec``: the one it names, else the one its fields imply (None if none does:
     :meth:`GemmSpec.problems <cute_py.emit.GemmSpec.problems>` says why)."""
     if spec.scheduler is not None:
-        return SCHEDULERS.get(spec.scheduler)
+        return SCHEDULERS.get(spec.scheduler) if isinstance(spec.scheduler, str) else None
     return next((cls for cls in SCHEDULERS.values() if cls.implied_by(spec)), None)
