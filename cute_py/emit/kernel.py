@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from . import ptx
 from .cprint import commented
-from .collectives.compose import collectives
+from .checks import require
+from .collectives.compose import collectives, smem_rows
 from .plan import GemmPlan, gemm_plan
 from .resources import CONSUMER_REGS, PRODUCER_REGS, WARPGROUP_THREADS
 from .spec import GemmSpec, require_spec
@@ -80,9 +81,12 @@ def entry_point(p: GemmPlan) -> str:
     """The kernel: the fixed skeleton, each role's sections printed by the collectives."""
     pipe, sched, main, epi = collectives(p)
     params = ",\n    ".join(x.decl for x in p.params)
+    rows = smem_rows(p)
+    require(sum(b for _, b in rows) == p.smem_bytes, "entry_point", "the collectives' smem rows add up to the "
+            "dynamic smem the launch requests", rows=tuple(rows), smem_bytes=p.smem_bytes)
     return f"""
 // ---- entry point: persistent grid of CTAs (clusters of kClusterSize) over the work units, {p.threads} threads,
-//      {p.smem_bytes} bytes of dynamic smem ----
+//      {p.smem_bytes} B of dynamic smem = {" + ".join(w for w, _ in rows)} ----
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
 {p.name}({params})
 {{

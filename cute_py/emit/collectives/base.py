@@ -8,6 +8,7 @@ kernel from the plan's layout facts. The kernel skeleton (:mod:`cute_py.emit.ker
 - its rows of the kernel parameter table (:meth:`Collective.params`),
 - its named barriers (:meth:`Collective.barriers`, ids reserved in :data:`cute_py.emit.resources.NAMED_BARRIERS`),
 - the PTX wrappers it calls (:meth:`Collective.wrappers`),
+- its rows of the dynamic shared memory (:meth:`Collective.smem`),
 - its device code (:meth:`Collective.device`) behind the fixed C interface the skeleton calls,
 
 and, for a scheduler, its bind step (work units and workspace of one problem). The constraints, parameters and
@@ -55,6 +56,10 @@ class Collective:
     def device(self) -> str:
         """Its device code: constants, types and functions, printed before the entry point."""
         return ""
+
+    def smem(self) -> list:
+        """Its rows of the dynamic shared memory budget: ``[(what, bytes), ...]``."""
+        return []
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.p.name})"

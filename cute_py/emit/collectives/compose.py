@@ -19,7 +19,7 @@ from .mainloops import mainloop_class
 from .pipeline import Pipeline
 from .schedulers import scheduler_class
 
-__all__ = ["choose", "kernel_params", "barrier_uses", "Collectives", "collectives", "EXTENTS"]
+__all__ = ["choose", "kernel_params", "barrier_uses", "Collectives", "collectives", "smem_rows", "EXTENTS"]
 
 EXTENTS = (KernelParam("M", "s32"), KernelParam("N", "s32"), KernelParam("K", "s32"))
 """The problem's extents, the last rows of every kernel's parameter table."""
@@ -71,3 +71,16 @@ def collectives(plan) -> Collectives:
     sched_cls, main_cls, epi_cls = choose(plan.spec)
     sched = sched_cls(plan)
     return Collectives(Pipeline(plan), sched, main_cls(plan, sched), epi_cls(plan, sched))
+
+
+def smem_rows(plan) -> list:
+    """The dynamic shared memory of ``plan``'s kernel, row by row from its collectives: ``[(what, bytes), ...]``.
+
+    Postcondition: the bytes add up to ``plan.smem_bytes`` (the launch's request; :func:`cute_py.emit.emit_gemm`
+    checks it).
+
+    >>> from cute_py.emit import GemmSpec, gemm_plan
+    >>> smem_rows(gemm_plan(GemmSpec(tile=(128, 256, 64))))
+    [('4 stages x 49152 B (the ring)', 196608), ('1024 B (alignment slack)', 1024), ('4 x 8192 B (epilogue staging buffers)', 32768)]
+    """
+    return [row for c in collectives(plan) for row in c.smem()]

@@ -102,6 +102,11 @@ class TmaStore(Epilogue):
     def wrappers(self) -> tuple:
         return ("tma_store",) + (("tma_3d_store",) if self.p.epi.tma.rank == 3 else ())
 
+    def smem(self) -> list:
+        e = self.p.epi
+        n = self.p.consumers * e.buffers
+        return [(f"{n} x {e.buf_bytes} B (epilogue staging buffers)", n * e.buf_bytes)]
+
     def setup(self) -> str:
         return super().setup() + ("    const u32 bufs = ring.base + kStages * kStageBytes + (u32)w * kEpiBuffers * "
                                   "kEpiBufBytes;   // this warpgroup's staging buffers\n    int ebuf = 0;\n")

@@ -91,6 +91,12 @@ struct Ring {{
 }};
 """
 
+    def smem(self) -> list:
+        """The ring, and the slack that lets it start on a 1024-byte boundary."""
+        p = self.p
+        return [(f"{p.stages} stages x {p.stage_bytes} B (the ring)", p.stages * p.stage_bytes),
+                (f"{SMEM_ALIGN} B (alignment slack)", SMEM_ALIGN)]
+
     def rank(self) -> str:
         """The CTA's rank in its cluster (the multicast ring's peers are its cluster)."""
         return "cluster_ctarank()" if self.p.cluster_size > 1 else "0u"

@@ -406,7 +406,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAcc
 
 
 // ---- entry point: persistent grid of CTAs (clusters of kClusterSize) over the work units, 384 threads,
-//      230400 bytes of dynamic smem ----
+//      230400 B of dynamic smem = 4 stages x 49152 B (the ring) + 1024 B (alignment slack) + 4 x 8192 B (epilogue staging buffers) ----
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
 cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g8_batched(const __grid_constant__ TmaDesc tma_a,
     const __grid_constant__ TmaDesc tma_b,

@@ -423,7 +423,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAcc
 
 
 // ---- entry point: persistent grid of CTAs (clusters of kClusterSize) over the work units, 384 threads,
-//      197632 bytes of dynamic smem ----
+//      197632 B of dynamic smem = 4 stages x 40960 B (the ring) + 1024 B (alignment slack) + 4 x 8192 B (epilogue staging buffers) ----
 extern "C" __global__ void __launch_bounds__(kThreads, 1)
 cute_gemm_sm90_bf16_tn_64x256x64_s4_c2_obf16_dr_g32_pingpong_grouped(const __grid_constant__ TmaDesc tma_a,
     const __grid_constant__ TmaDesc tma_b,
