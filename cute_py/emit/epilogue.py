@@ -13,6 +13,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from .blockscale import scale_slot
 from .cprint import commented, to_c
 from .epilogue_plan import staging_swizzle, stsm_lane_index, thread_index
@@ -39,85 +42,47 @@ def tv_expr(terms, var: str, part: int) -> str:
     return to_c(split_part(terms, indices(var), part))
 
 
-class EpilogueOp:
-    """One step of the epilogue's math on an accumulator ``x`` at ``(m, n)`` of D: ``applies(out)`` says whether an
-    :class:`~cute_py.emit.plan.OutputPlan` has it, ``statement(out)`` is its C. The ops run in :data:`EPILOGUE_OPS`
-    order; a new op is a subclass and one entry there."""
-
-    @staticmethod
-    def applies(o) -> bool:
-        raise NotImplementedError
-
-    @staticmethod
-    def statement(o) -> str:
-        raise NotImplementedError
-
-
 def _from_out(o, x: str) -> str:
     """``x`` (an element of D's type) as f32."""
     return {"f32": "{}", "bf16": "bf16_to_f32({})", "f16": "f16_to_f32({})"}[o.dtype].format(x)
 
 
-class Alpha(EpilogueOp):
-    """``x *= alpha`` (per-tensor fp8 scales are folded into alpha by the kernel's ``Epi`` initializer)."""
-
-    @staticmethod
-    def applies(o) -> bool:
-        return bool(o.alpha or o.scale == "tensor")
-
-    @staticmethod
-    def statement(o) -> str:
-        return "x *= ep.alpha;" + ("   // alpha * scale_a * scale_b (Epi's initializer)" if o.scale else "")
+def _add_c(o) -> str:
+    off = "(long long)m * ep.ldc + n" if o.row_major else "m + (long long)n * ep.ldc"
+    return f"if (m < ep.M && n < ep.N) x += ep.beta * {_from_out(o, f'ep.c[{off}]')};"
 
 
-class AddC(EpilogueOp):
-    """``x += beta * C(m, n)``, C in D's layout and type (masked at D's edges)."""
-
-    @staticmethod
-    def applies(o) -> bool:
-        return bool(o.beta)
-
-    @staticmethod
-    def statement(o) -> str:
-        off = "(long long)m * ep.ldc + n" if o.row_major else "m + (long long)n * ep.ldc"
-        return f"if (m < ep.M && n < ep.N) x += ep.beta * {_from_out(o, f'ep.c[{off}]')};"
+def _add_bias(o) -> str:
+    idx, lim = ("m", "M") if o.bias == "row" else ("n", "N")
+    return (f"if ({idx} < ep.{lim}) x += {_from_out(o, f'ep.bias[{idx}]')};"
+            f"   // bias per {'row m (length M)' if o.bias == 'row' else 'column n (length N)'}")
 
 
-class AddBias(EpilogueOp):
-    """``x += bias[m]`` (per row, length M) or ``bias[n]`` (per column, length N)."""
+@dataclass(frozen=True)
+class EpilogueOp:
+    """One step of the epilogue's math on an accumulator ``x`` at ``(m, n)`` of D: ``applies(out)`` says whether an
+    :class:`~cute_py.emit.plan.OutputPlan` has it, ``statement(out)`` is its C. The ops run in :data:`EPILOGUE_OPS`
+    order; a new op is one more entry there.
 
-    @staticmethod
-    def applies(o) -> bool:
-        return bool(o.bias)
+    >>> from cute_py.emit import GemmSpec, gemm_plan
+    >>> RELU.applies(gemm_plan(GemmSpec(activation="relu")).out), RELU.statement(None)
+    (True, 'x = fmaxf(x, 0.0f);')
+    """
 
-    @staticmethod
-    def statement(o) -> str:
-        idx, lim = ("m", "M") if o.bias == "row" else ("n", "N")
-        return (f"if ({idx} < ep.{lim}) x += {_from_out(o, f'ep.bias[{idx}]')};"
-                f"   // bias per {'row m (length M)' if o.bias == 'row' else 'column n (length N)'}")
-
-
-class Relu(EpilogueOp):
-    @staticmethod
-    def applies(o) -> bool:
-        return o.activation == "relu"
-
-    @staticmethod
-    def statement(o) -> str:
-        return "x = fmaxf(x, 0.0f);"
+    name: str
+    applies: Callable
+    statement: Callable
 
 
-class Gelu(EpilogueOp):
-    @staticmethod
-    def applies(o) -> bool:
-        return o.activation == "gelu"
+ALPHA = EpilogueOp("alpha", lambda o: bool(o.alpha or o.scale == "tensor"),   # per-tensor fp8 scales fold into alpha
+                   lambda o: "x *= ep.alpha;" + ("   // alpha * scale_a * scale_b (Epi's initializer)" if o.scale else ""))
+ADD_C = EpilogueOp("beta * C", lambda o: bool(o.beta), _add_c)
+ADD_BIAS = EpilogueOp("bias", lambda o: bool(o.bias), _add_bias)
+RELU = EpilogueOp("relu", lambda o: o.activation == "relu", lambda o: "x = fmaxf(x, 0.0f);")
+GELU = EpilogueOp("gelu", lambda o: o.activation == "gelu",
+                  lambda o: "x = 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));   // GELU, erf form")
 
-    @staticmethod
-    def statement(o) -> str:
-        return "x = 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));   // GELU, erf form"
-
-
-EPILOGUE_OPS = (Alpha, AddC, AddBias, Relu, Gelu)
+EPILOGUE_OPS = (ALPHA, ADD_C, ADD_BIAS, RELU, GELU)
 """The epilogue's ops, in the order they run (row-wise fp8 scales run before them, on the finished tile:
 :func:`row_scales`; the conversion to D's type is the store's)."""
 
@@ -126,8 +91,8 @@ def epilogue_ops(o) -> tuple:
     """The ops an :class:`~cute_py.emit.plan.OutputPlan` applies, in order.
 
     >>> from cute_py.emit import GemmSpec, gemm_plan
-    >>> [op.__name__ for op in epilogue_ops(gemm_plan(GemmSpec(beta=True, activation="gelu")).out)]
-    ['Alpha', 'AddC', 'Gelu']
+    >>> [op.name for op in epilogue_ops(gemm_plan(GemmSpec(beta=True, activation="gelu")).out)]
+    ['alpha', 'beta * C', 'gelu']
     """
     return tuple(op for op in EPILOGUE_OPS if op.applies(o))
 

@@ -471,10 +471,11 @@ class GemmSpec:
             out.append(f"raster = {self.raster!r} not in {RASTERS}")
         if not isinstance(self.split_k, int) or not 1 <= self.split_k <= MAX_SPLIT_K:
             out.append(f"split_k = {self.split_k!r} not an int in [1, {MAX_SPLIT_K}]")
-        if self.scheduler is not None and (not isinstance(self.scheduler, str) or self.scheduler not in SCHEDULERS):
+        scheduler = scheduler_class(self)
+        if self.scheduler is not None and scheduler is None:
             out.append(f"scheduler = {self.scheduler!r} not in {tuple(SCHEDULERS)}")
-        elif scheduler_class(self) is not None:
-            out += scheduler_class(self).problems(self)
+        elif scheduler is not None:
+            out += scheduler.problems(self)
         if self.swizzle not in SWIZZLES:
             out.append(f"swizzle = {self.swizzle!r} not in {SWIZZLES}")
         if not 1 <= self.epi_buffers <= MAX_EPI_BUFFERS:

@@ -1,7 +1,6 @@
 """Which collectives a spec's kernel is made of, and what they give together: the kernel parameter table and
 the named barriers in use.
 
->>> from cute_py.emit import GemmSpec
 >>> [c.name for c in choose(GemmSpec(split_k=2))]
 ['split_k', 'tma_ws', 'tma_store']
 >>> [p.name for p in kernel_params(GemmSpec(split_k=2))]
@@ -13,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..params import KernelParam
-from ..spec import require_spec
+from ..spec import GemmSpec, require_spec
 from .epilogues import epilogue_class
 from .mainloops import mainloop_class
 from .pipeline import Pipeline
@@ -26,7 +25,11 @@ EXTENTS = (KernelParam("M", "s32"), KernelParam("N", "s32"), KernelParam("K", "s
 
 
 def choose(spec) -> tuple:
-    """``(scheduler, mainloop, epilogue)`` classes of a valid ``spec``."""
+    """``(scheduler, mainloop, epilogue)`` classes of a valid ``spec``.
+
+    >>> [c.__name__ for c in choose(GemmSpec(epilogue="direct", dtype="e4m3", scale="row", tile=(128, 128, 128)))]
+    ['TileScheduler', 'Promoting', 'Direct']
+    """
     return scheduler_class(spec), mainloop_class(spec), epilogue_class(spec)
 
 
@@ -67,7 +70,13 @@ class Collectives:
 
 
 def collectives(plan) -> Collectives:
-    """The collectives of ``plan`` (a :class:`~cute_py.emit.plan.GemmPlan`), made from its facts."""
+    """The collectives of ``plan`` (a :class:`~cute_py.emit.plan.GemmPlan`), made from its facts; the mainloop and
+    the epilogue read where a unit's tile lies from the scheduler.
+
+    >>> from cute_py.emit import gemm_plan
+    >>> [c.kind for c in collectives(gemm_plan(GemmSpec()))]
+    ['pipeline', 'scheduler', 'mainloop', 'epilogue']
+    """
     sched_cls, main_cls, epi_cls = choose(plan.spec)
     sched = sched_cls(plan)
     return Collectives(Pipeline(plan), sched, main_cls(plan, sched), epi_cls(plan, sched))

@@ -46,9 +46,6 @@ class Epilogue(Collective):
         rows += [KernelParam("ld_dl", "s64")] if _rank(spec.c) == 3 else []      # D's group mode stride
         return tuple(rows + [KernelParam("alpha", "f32"), KernelParam("beta", "f32")])
 
-    def wrappers(self) -> tuple:
-        return ()
-
     def device(self) -> str:
         return epilogue(self.p, self.coords)
 
@@ -70,12 +67,13 @@ class Epilogue(Collective):
         sb = f"scale_b + {self.coords['l']} * sb_l" if self.coords["l"] else "scale_b"
         return f"      scale_acc(acc, mt, {m0}, {n0}, scale_a, {sb}, sa_m, sb_n, M, N);\n"
 
-    def bounded(self, call: str) -> str:
-        """``call`` with the group's end row bounding the stores (groups along M)."""
+    def store(self) -> str:
+        """The store of a finished tile (the subclass's ``store_call`` with the ``Epi`` it reads); with groups
+        along M, a copy of ``ep`` whose M is the group's end row bounds the stores."""
         if self.coords["m_end"] is None:
-            return call
+            return self.store_call("ep")
         return (f"Epi gep = ep;\n      gep.M = {self.coords['m_end']};{' ' * 36}// the group's last row bounds the "
-                f"stores\n      {call.replace(', ep', ', gep')}")
+                f"stores\n      {self.store_call('gep')}")
 
     def per_unit(self) -> str:
         """The consumer's lines per finished unit: the scales, then the store."""
@@ -111,10 +109,10 @@ class TmaStore(Epilogue):
         return super().setup() + ("    const u32 bufs = ring.base + kStages * kStageBytes + (u32)w * kEpiBuffers * "
                                   "kEpiBufBytes;   // this warpgroup's staging buffers\n    int ebuf = 0;\n")
 
-    def store(self) -> str:
+    def store_call(self, ep: str) -> str:
         m0, n0 = self.origin()
         l = f", {self.coords['l']}" if self.p.epi.tma.rank == 3 and self.coords["m_end"] is None else ""
-        return self.bounded(f"store_tile_tma(acc, mt, w, {m0}, {n0}, &tma_d, bufs, ebuf, ep{l});")
+        return f"store_tile_tma(acc, mt, w, {m0}, {n0}, &tma_d, bufs, ebuf, {ep}{l});"
 
     def finish(self) -> str:
         return ("    // ---- consumer::finish: every TMA store has completed before the CTA exits ----\n"
@@ -126,10 +124,10 @@ class Direct(Epilogue):
 
     name = "direct"
 
-    def store(self) -> str:
+    def store_call(self, ep: str) -> str:
         m0, n0 = self.origin()
         d = f"d + (long long){self.coords['l']} * ld_dl" if _rank(self.p.spec.c) == 3 else "d"
-        return self.bounded(f"store_tile(acc, mt, {m0}, {n0}, {d}, ld_d, ep);")
+        return f"store_tile(acc, mt, {m0}, {n0}, {d}, ld_d, {ep});"
 
 
 EPILOGUES = {cls.name: cls for cls in (

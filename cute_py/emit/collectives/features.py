@@ -40,7 +40,11 @@ FEATURES = {
 
 
 def spec_of(*names):
-    """The spec of features ``names`` together, or None when two of them set a field differently."""
+    """The spec of features ``names`` together, or None when two of them set a field differently.
+
+    >>> spec_of("split-K", "ping-pong").name, spec_of("fp8 tensor", "fp8 blockwise")
+    ('cute_gemm_sm90_bf16_tn_128x128x64_s6_c2_obf16_dr_g8_sk2_pingpong', None)
+    """
     fields = {}
     for name in names:
         for k, v in FEATURES[name].items():

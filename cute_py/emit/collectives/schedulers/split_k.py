@@ -19,28 +19,11 @@ from ...params import KernelParam
 from ....layouts.int_tuple import ceil_div
 from .tile import TileScheduler
 
-__all__ = ["SplitKScheduler", "partials_fixup", "fixup_barriers", "fixup_group", "fixup_shared", "FIXUP_PARAMS"]
+__all__ = ["PartialTiles", "SplitKScheduler", "partials_fixup", "FIXUP_PARAMS"]
 
 FIXUP_PARAMS = (KernelParam("ws", "pointer", "float"), KernelParam("counters", "pointer", "int"))
 """The workspace of partial tiles and the per-tile arrival counters (both zero-initialized once: the counters
 return to zero after every launch)."""
-
-
-def fixup_barriers(spec) -> dict:
-    """The fixup's named barrier: one id per group of warpgroups holding a tile (both consumers cooperating on
-    one tile, or each ping-pong consumer on its own)."""
-    return {"kBarFixup": 2 if spec.schedule == "pingpong" else 1}
-
-
-def fixup_group(p) -> str:
-    """The C expression of a consumer thread's tile group: its warpgroup ``w`` under ping-pong, else 0."""
-    return "w" if p.pingpong else "0"
-
-
-def fixup_shared(p) -> str:
-    """The CTA's shared arrival counts, one per tile group."""
-    n = 2 if p.pingpong else 1
-    return f"  __shared__ int fixup_flag[{n}];                     // the arrival count a tile group saw\n"
 
 
 def partials_fixup(p) -> str:
@@ -92,12 +75,53 @@ __device__ __forceinline__ bool reduce_partials(float (&acc)[kMBlocks][kAccPerBl
 """
 
 
-class SplitKScheduler(TileScheduler):
-    """``split_k`` units per cluster tile, each a contiguous share of the k-blocks; partial tiles fixed up."""
+class PartialTiles(TileScheduler):
+    """What the schedulers that share a tile's K among CTAs have in common: the workspace and counters, the fixup
+    barrier (one id per tile group: both cooperating consumers, or each ping-pong consumer), the shared arrival
+    counts, :func:`partials_fixup`, and the consumer's call of the subclass's fixup function ``fixup_fn``."""
+
+    args = ("M", "N", "K", "ws", "counters")
+    may_be_empty = True                   # a unit with no k-block contributes zeros
+    fixup_fn = ""
+    """The C name of the subclass's fixup function (printed by its ``fixup_device``)."""
+
+    @classmethod
+    def params(cls, spec) -> tuple:
+        return FIXUP_PARAMS
+
+    @classmethod
+    def barriers(cls, spec) -> dict:
+        return {"kBarFixup": 2 if spec.schedule == "pingpong" else 1}
+
+    def wrappers(self) -> tuple:
+        return ("splitk",)
+
+    def walk_state(self) -> list:
+        """The subclass's walk state, between the tile scheduler's and the workspace's."""
+        return []
+
+    def state(self) -> list:
+        return super().state() + self.walk_state() + [("float*", "ws", "ws"), ("int*", "counters", "counters")]
+
+    def extra(self) -> str:
+        return partials_fixup(self.p)
+
+    def shared(self) -> str:
+        n = 2 if self.p.pingpong else 1
+        return f"  __shared__ int fixup_flag[{n}];                     // the arrival count a tile group saw\n"
+
+    def fixup(self) -> str:
+        g = "w" if self.p.pingpong else "0"              # the thread's tile group
+        return (f"      if (!{self.fixup_fn}(acc, mt, {g}, sched, wk, fixup_flag + {g}))\n"
+                f"        continue;                                  // another part finishes this tile\n")
+
+
+class SplitKScheduler(PartialTiles):
+    """``split_k`` units per cluster tile, each a contiguous share of the k-blocks; partial tiles fixed up (more
+    splits than k-blocks: a split with none contributes zeros)."""
 
     name = "split_k"
-    args = ("M", "N", "K", "ws", "counters")
-    may_be_empty = True                   # more splits than k-blocks: a split with none contributes zeros
+    fixup_fn = "fixup_split"
 
     @classmethod
     def implied_by(cls, spec) -> bool:
@@ -107,22 +131,8 @@ class SplitKScheduler(TileScheduler):
     def problems(cls, spec) -> list:
         return [] if spec.persistent else [f"split_k = {spec.split_k} needs persistent = True"]
 
-    @classmethod
-    def params(cls, spec) -> tuple:
-        return FIXUP_PARAMS
-
-    @classmethod
-    def barriers(cls, spec) -> dict:
-        return fixup_barriers(spec)
-
-    def wrappers(self) -> tuple:
-        return ("splitk",)
-
     def work_fields(self) -> str:
         return "int m_tile, n_tile, kb0, kb1, tile, split;"
-
-    def state(self) -> list:
-        return super().state() + [("float*", "ws", "ws"), ("int*", "counters", "counters")]
 
     def next_body(self) -> str:
         return "    const bool ok = unit < units * kSplitK;", """    const int split = unit % kSplitK;
@@ -138,19 +148,11 @@ class SplitKScheduler(TileScheduler):
                 f"constexpr int kSplitK = {self.p.split_k};\n")
 
     def extra(self) -> str:
-        return partials_fixup(self.p) + """// tiles of the workspace (the cluster tiles, whole clusters)
+        return super().extra() + """// tiles of the workspace (the cluster tiles, whole clusters)
 __device__ __forceinline__ int padded_tiles(int num_m, int num_n) {
   return ((num_m + kClusterM - 1) / kClusterM) * kClusterM * ((num_n + kClusterN - 1) / kClusterN) * kClusterN;
 }
 """
-
-    def shared(self) -> str:
-        return fixup_shared(self.p)
-
-    def fixup(self) -> str:
-        g = fixup_group(self.p)
-        return (f"      if (!fixup_split(acc, mt, {g}, sched, wk, fixup_flag + {g}))\n"
-                f"        continue;                                  // another split finishes this tile\n")
 
     def fixup_device(self) -> str:
         return """// split s of tile `tile` owns slot s * tiles + tile; the splits of a tile are its parts

@@ -27,8 +27,7 @@ description.
 
 from __future__ import annotations
 
-from .split_k import FIXUP_PARAMS, fixup_barriers, fixup_group, fixup_shared, partials_fixup
-from .tile import TileScheduler
+from .split_k import PartialTiles
 
 __all__ = ["StreamKScheduler", "stream_k_walk"]
 
@@ -68,12 +67,12 @@ def _sk_tiles(tiles: int, k_tiles: int, ctas: int) -> int:
     return tiles if tiles < ctas else ctas + tiles % ctas
 
 
-class StreamKScheduler(TileScheduler):
-    """Data-parallel whole tiles, then the last waves' tiles shared out by k-blocks (partial tiles fixed up)."""
+class StreamKScheduler(PartialTiles):
+    """Data-parallel whole tiles, then the last waves' tiles shared out by k-blocks (partial tiles fixed up; with
+    K = 0, whole tiles with no k-block store zeros)."""
 
     name = "stream_k"
-    args = ("M", "N", "K", "ws", "counters")
-    may_be_empty = True                   # K = 0: whole tiles with no k-block store zeros
+    fixup_fn = "fixup_stream"
 
     @classmethod
     def implied_by(cls, spec) -> bool:
@@ -88,17 +87,6 @@ class StreamKScheduler(TileScheduler):
             if spec.grouping else []
         return out
 
-    @classmethod
-    def params(cls, spec) -> tuple:
-        return FIXUP_PARAMS
-
-    @classmethod
-    def barriers(cls, spec) -> dict:
-        return fixup_barriers(spec)
-
-    def wrappers(self) -> tuple:
-        return ("splitk",)
-
     def header(self) -> str:
         return super().header() + ("// ---- stream-K: the first T - S tiles whole (c, c + G, ...), then the S "
                                    "stream-K tiles' iterations (tile, k-block)\n//      cut into P = min(G, I) "
@@ -108,11 +96,10 @@ class StreamKScheduler(TileScheduler):
     def work_fields(self) -> str:
         return "int m_tile, n_tile, kb0, kb1, part, parts, c0, counter; long long t0;"
 
-    def state(self) -> list:
-        return super().state() + [("int", "share", "share"), ("int", "me", "me"), ("int", "dp_tiles", "units - sk"),
-                                  ("long long", "iters", "iters"), ("long long", "it", "me < share ? me * iters / share : 0"),
-                                  ("long long", "end", "me < share ? (me + 1) * iters / share : 0"),
-                                  ("float*", "ws", "ws"), ("int*", "counters", "counters")]
+    def walk_state(self) -> list:
+        return [("int", "share", "share"), ("int", "me", "me"), ("int", "dp_tiles", "units - sk"),
+                ("long long", "iters", "iters"), ("long long", "it", "me < share ? me * iters / share : 0"),
+                ("long long", "end", "me < share ? (me + 1) * iters / share : 0")]
 
     def setup(self) -> str:
         return super().setup() + """  const int units = ((num_m + kClusterM - 1) / kClusterM) * ((num_n + kClusterN - 1) / kClusterN);
@@ -121,9 +108,6 @@ class StreamKScheduler(TileScheduler):
   const long long iters = (long long)sk * k_tiles;       // the stream-K tiles' (tile, k-block) iterations
   const int share = (int)min((long long)ctas, iters);    // the CTAs sharing them: each range holds one at least
 """
-
-    def extra(self) -> str:
-        return partials_fixup(self.p)
 
     def next_body(self) -> str:
         return ("    const bool dp = unit < dp_tiles;                  // a data-parallel tile: all of its k-blocks\n"
@@ -159,14 +143,6 @@ __device__ __forceinline__ bool fixup_stream(float (&acc)[kMBlocks][kAccPerBlock
                          wk.parts, [&](int j) { return part_slot(s, wk.c0 + j, wk.t0); }, flag);
 }
 """
-
-    def shared(self) -> str:
-        return fixup_shared(self.p)
-
-    def fixup(self) -> str:
-        g = fixup_group(self.p)
-        return (f"      if (!fixup_stream(acc, mt, {g}, sched, wk, fixup_flag + {g}))\n"
-                f"        continue;                                  // another part finishes this tile\n")
 
     @classmethod
     def ctas(cls, units: int, wave: int) -> int:

@@ -113,6 +113,7 @@ __device__ __forceinline__ void place(int unit, int num_m, int num_n, u32 rank, 
         return ""
 
     def device(self) -> str:
+        ok, fill = self.next_body()
         state = self.state()
         fields = "; ".join(f"{t} {n}" for t, n, _ in state)
         init = ", ".join(v for _, _, v in state)
@@ -128,15 +129,16 @@ struct Work {{ {self.work_fields()} }};
   int unit; u32 rank; {fields};
   // this CTA's next work unit into w; false when it has none left
   __device__ __forceinline__ bool next(Work& w) {{
-{self.next_body()[0]}
+{ok}
     if (!ok) return false;
-{self.next_body()[1]}{self.advance()}
+{fill}{self.advance()}
     return true;
   }}
   // the same walk without a branch (w holds no unit once ok is false): the producer's, so that its loop stays
   // uniform and the TMA coordinates stay in uniform registers
   __device__ __forceinline__ bool fetch(Work& w) {{
-{chr(10).join(self.next_body())}{self.advance()}
+{ok}
+{fill}{self.advance()}
     return ok;
   }}{self.members()}{more}
 }};
