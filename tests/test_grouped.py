@@ -43,11 +43,29 @@ def test_layouts_name_the_grouping():
     assert names == ["grouped", "batched", "kgrouped"]
 
 
+@pytest.mark.parametrize("kw", [
+    dict(MOE, split_k=2), dict(BATCH, split_k=3), dict(KGROUPS, split_k=2, schedule="pingpong"),
+    dict(BATCH, beta=True, bias="col"), dict(MOE, beta=True, bias="row"), dict(KGROUPS, bias="col"),
+    dict(BATCH, dtype="e4m3", scale="row", tile=(128, 128, 128)),
+    dict(BATCH, dtype="e4m3", scale="block", tile=(128, 128, 128)),
+])
+def test_groups_compose_with_split_k_c_bias_and_fp8_scales(kw):
+    assert GemmSpec(**kw).problems() == []
+
+
+def test_the_group_strides_of_c_bias_and_scales_are_parameters():
+    """A C with the group mode has its own group stride, a grouped bias one (0: one bias for every group), a
+    batch's scale_a one beside scale_b's; each unit's Epi points at its group's C and bias."""
+    names = lambda **kw: [p.name for p in kernel_params(GemmSpec(**kw))]  # noqa: E731
+    assert {"ld_cl", "bias_l"} <= set(names(**BATCH, beta=True, bias="col"))
+    assert "ld_cl" not in names(**MOE, beta=True) and "bias_l" in names(**MOE, bias="col")
+    assert {"sa_l", "sb_l"} <= set(names(**BATCH, dtype="e4m3", scale="row", tile=(128, 128, 128)))
+    assert "sa_l" not in names(**MOE, dtype="e4m3", scale="row", tile=(128, 128, 128))
+    src = emit_gemm(GemmSpec(**BATCH, beta=True, bias="col"))
+    assert "gep.c = ep.c + (long long)wk.l * ld_cl;" in src and "gep.bias = ep.bias + (long long)wk.l * bias_l;" in src
+
+
 @pytest.mark.parametrize("kw,message", [
-    (dict(MOE, split_k=2), "split_k = 2: a grouped kernel does not split K"),
-    (dict(BATCH, beta=True), "a batched kernel reads no C and no bias"),
-    (dict(BATCH, dtype="e4m3", scale="row", tile=(128, 128, 128), b="(N,K,L):(K,1,ldb_l)"),
-     "fp8 scales are emitted for groups along M, not for a batch"),
     (dict(KGROUPS, a="(M,K):(K,1)"), "groups along K read a MN-major"),
     (dict(KGROUPS, cluster=(2, 1)), "a multicast would split"),
     (dict(epi_buffers=9), "epi_buffers = 9 not in [1, 8]"),

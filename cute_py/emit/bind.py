@@ -80,7 +80,7 @@ class Binding:
 
     def workspace(self, ctas: int) -> tuple:
         """``(f32 floats, int counters)`` of the workspace a launch of ``ctas`` clusters needs; (0, 0): none."""
-        return self.scheduler.workspace(self.plan, self.M, self.N, self.K, ctas)
+        return self.scheduler.workspace(self.plan, self.units, ctas)
 
     def index(self, name: str) -> int | None:
         """Position of parameter ``name`` in the argument list (None if the kernel has no such parameter)."""

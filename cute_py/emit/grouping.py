@@ -53,22 +53,15 @@ def grouping(spec) -> str | None:
 
 def group_problems(spec) -> list:
     """Why ``spec`` breaks the rules of grouped and batched kernels ([]: it keeps them): the group mode in a
-    combination of layouts that names a grouping; no split-K, C or bias (``torch.bmm`` and ``grouped_mm`` have
-    neither). (Groups along M with the TMA-store epilogue store through a ragged map of D, :func:`ragged_rows`, so
-    a group's last tile writes no row of the next group.)"""
+    combination of layouts that names a grouping. (Groups along M with the TMA-store epilogue store
+    through a ragged map of D, :func:`ragged_rows`, so a group's last tile writes no row of the next group.)"""
     g = grouping(spec)
     if g is None:
         return []
     if g == "invalid":
         return [f"the group mode {GROUP_MODE} is in layouts {grouped_layouts(spec)}: a batch puts it in a, b and c; "
                 f"groups along M (mixture of experts) in b alone"]
-    what = "a batched" if g == BATCH else "a grouped"
     out = []
-    if spec.split_k != 1:
-        out.append(f"split_k = {spec.split_k}: {what} kernel does not split K")
-    if g in (BATCH, GROUPS_K) and spec.scale:
-        out.append(f"scale = {spec.scale!r}: fp8 scales are emitted for groups along M, not for "
-                   f"{'a batch' if g == BATCH else 'groups along K'}")
     if g == GROUPS_K:
         out += [f"groups along K read {w} MN-major ({w} ({'M' if w == 'a' else 'N'}, K) with {'M' if w == 'a' else 'N'}"
                 f" contiguous, as x.t() and dy of a weight gradient): K must be an outer TMA dimension to mask the "
@@ -76,8 +69,6 @@ def group_problems(spec) -> list:
         if spec.cluster != (1, 1):
             out.append(f"cluster = {spec.cluster}: groups along K load whole ragged K tiles, which a multicast "
                        f"would split")
-    if spec.beta or spec.bias:
-        out.append(f"{what} kernel reads no C and no bias (beta = {spec.beta}, bias = {spec.bias!r})")
     return out
 
 

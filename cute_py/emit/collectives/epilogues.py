@@ -17,7 +17,9 @@ batch coordinate of a D with a group mode.
 
 from __future__ import annotations
 
+from ..cprint import commented
 from ..epilogue import epi_init, epilogue
+from ..grouping import BATCH
 from ..params import KernelParam
 from .base import Collective
 
@@ -44,6 +46,8 @@ class Epilogue(Collective):
                 KernelParam("bias", "pointer", f"const {store_t}"), KernelParam("ld_d", "s64"),
                 KernelParam("ld_c", "s64")]
         rows += [KernelParam("ld_dl", "s64")] if _rank(spec.c) == 3 else []      # D's group mode stride
+        rows += [KernelParam("ld_cl", "s64")] if _rank(spec.c) == 3 and spec.beta else []   # C's group mode stride
+        rows += [KernelParam("bias_l", "s64")] if spec.grouping and spec.bias else []     # the bias's group stride
         return tuple(rows + [KernelParam("alpha", "f32"), KernelParam("beta", "f32")])
 
     def device(self) -> str:
@@ -64,16 +68,32 @@ class Epilogue(Collective):
         if self.p.scale != "row":
             return ""
         m0, n0 = self.origin()
-        sb = f"scale_b + {self.coords['l']} * sb_l" if self.coords["l"] else "scale_b"
-        return f"      scale_acc(acc, mt, {m0}, {n0}, scale_a, {sb}, sa_m, sb_n, M, N);\n"
+        l = self.coords["l"]
+        sa = f"scale_a + {l} * sa_l" if self.p.spec.grouping == BATCH else "scale_a"
+        sb = f"scale_b + {l} * sb_l" if l else "scale_b"
+        return f"      scale_acc(acc, mt, {m0}, {n0}, {sa}, {sb}, sa_m, sb_n, M, N);\n"
+
+    def group_epi(self) -> list:
+        """``(C statement, why)`` of each field of the unit's ``Epi`` that its group changes: the group's end row
+        (groups along M), its C (a C with the group mode) and its bias (``bias_l`` elements apart; 0: one bias
+        for every group)."""
+        c, out = self.coords, self.p.out
+        fixes = [(f"gep.M = {c['m_end']};", "the group's last row bounds the stores")] if c["m_end"] else []
+        if c["l"] and out.beta and _rank(self.p.spec.c) == 3:
+            fixes.append((f"gep.c = ep.c + (long long){c['l']} * ld_cl;", "the group's C"))
+        if c["l"] and out.bias:
+            fixes.append((f"gep.bias = ep.bias + (long long){c['l']} * bias_l;",
+                          "the group's bias (bias_l = 0: one for all)"))
+        return fixes
 
     def store(self) -> str:
-        """The store of a finished tile (the subclass's ``store_call`` with the ``Epi`` it reads); with groups
-        along M, a copy of ``ep`` whose M is the group's end row bounds the stores."""
-        if self.coords["m_end"] is None:
+        """The store of a finished tile (the subclass's ``store_call`` with the ``Epi`` it reads); in a grouped or
+        batched kernel, a copy of ``ep`` with the fields the unit's group changes (:meth:`group_epi`)."""
+        fixes = self.group_epi()
+        if not fixes:
             return self.store_call("ep")
-        return (f"Epi gep = ep;\n      gep.M = {self.coords['m_end']};{' ' * 36}// the group's last row bounds the "
-                f"stores\n      {self.store_call('gep')}")
+        lines = "".join(f"\n      {commented(x, why, 52)}" for x, why in fixes)
+        return f"Epi gep = ep;{lines}\n      {self.store_call('gep')}"
 
     def per_unit(self) -> str:
         """The consumer's lines per finished unit: the scales, then the store."""

@@ -20,6 +20,7 @@ True
 from __future__ import annotations
 
 from ...blockscale import block_scales_init, scale_loads
+from ...grouping import BATCH
 from .warpspecialized import WarpSpecialized, stage_head, wgmma_calls
 
 __all__ = ["Promoting"]
@@ -37,12 +38,13 @@ class Promoting(WarpSpecialized):
         return super().consumer_setup() + block_scales_init(self.p)
 
     def extra_args(self) -> list:
-        """The blockwise scales (a group's scale_b at its offset), the thread's first row in D and the tile's first
+        """The blockwise scales (a group's scale_b at its offset, and a batch's scale_a), the thread's first row in D and the tile's first
         column; then the ping-pong hand-off."""
         if self.p.scale != "block":
             return super().extra_args()
         c = self.scheduler.coords("wk")
-        sc = f"{{sc.a, sc.b + {c['l']} * sb_l, sc.a_m, sc.a_k, sc.b_k, sc.b_n, sc.M, sc.N}}" if c["l"] else "sc"
+        sa = f"sc.a + {c['l']} * sa_l" if self.p.spec.grouping == BATCH else "sc.a"
+        sc = f"{{{sa}, sc.b + {c['l']} * sb_l, sc.a_m, sc.a_k, sc.b_k, sc.b_n, sc.M, sc.N}}" if c["l"] else "sc"
         row0 = f"{c['m_origin']} + " if c["m_origin"] else ""
         return [("const BlockScales& sc", sc), ("int m_row", f"{row0}wk.m_tile * kBM + acc_m_thread(mt)"),
                 ("int n0", "wk.n_tile * kBN")] + super().extra_args()

@@ -20,6 +20,7 @@ definition's parameters.
 
 from __future__ import annotations
 
+from ...grouping import BATCH
 from ...params import SCALE_STRIDES, KernelParam
 from ..base import Collective
 from .producer import Producer
@@ -78,7 +79,7 @@ class WarpSpecialized(Collective):
     @classmethod
     def params(cls, spec) -> tuple:
         """Per operand its tensor map, or (read by the producer threads) a pointer and a leading dimension; the
-        fp8 scales and their element strides (with groups, scale_b's group stride)."""
+        fp8 scales and their element strides (with groups, scale_b's group stride; in a batch, scale_a's too)."""
         rows = []
         for x, load in (("a", spec.load_a), ("b", spec.load_b)):
             rows += ([KernelParam(x, "pointer", "const u8"), KernelParam(f"ld_{x}", "s64")] if load else
@@ -86,6 +87,7 @@ class WarpSpecialized(Collective):
         if spec.scale:
             rows += [KernelParam("scale_a", "pointer", "const float"), KernelParam("scale_b", "pointer", "const float")]
             rows += [KernelParam(n, "s64") for n in SCALE_STRIDES]
+            rows += [KernelParam("sa_l", "s64")] if spec.grouping == BATCH else []   # a batch's scale_a stride
             rows += [KernelParam("sb_l", "s64")] if spec.grouping else []
         return tuple(rows)
 

@@ -2,7 +2,8 @@
 tiles whose K was shared out. One module each; :data:`SCHEDULERS` registers them by name.
 
 A spec names its scheduler (``GemmSpec(scheduler="stream_k")``) or lets its other fields imply one: groups and
-batches take their group scheduler, ``split_k > 1`` split-K, everything else the persistent tile scheduler.
+batches take their group scheduler, ``split_k > 1`` split-K over the scheduler its problem takes
+(:func:`~.split_k.split_k_of`), everything else the persistent tile scheduler.
 
 >>> from cute_py.emit import GemmSpec
 >>> [scheduler_class(s).name for s in (GemmSpec(), GemmSpec(split_k=2), GemmSpec(scheduler="stream_k"))]
@@ -12,7 +13,7 @@ batches take their group scheduler, ``split_k > 1`` split-K, everything else the
 from __future__ import annotations
 
 from .groups import Batches, GroupsAlongK, GroupsAlongM
-from .split_k import SplitKScheduler
+from .split_k import SplitKScheduler, split_k_of
 from .stream_k import StreamKScheduler
 from .tile import TileScheduler
 
@@ -26,6 +27,9 @@ SCHEDULERS = {cls.name: cls for cls in (
     GroupsAlongM,
     GroupsAlongK,
     StreamKScheduler,
+    split_k_of(Batches),
+    split_k_of(GroupsAlongM),
+    split_k_of(GroupsAlongK),
 )}
 """Every scheduler by name; the first whose ``implied_by(spec)`` holds serves a spec that names none."""
 

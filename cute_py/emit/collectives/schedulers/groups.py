@@ -34,7 +34,7 @@ class _Groups(TileScheduler):
     grouping = ""
 
     @classmethod
-    def implied_by(cls, spec) -> bool:
+    def walks(cls, spec) -> bool:
         return spec.grouping == cls.grouping
 
     def state(self) -> list:
@@ -47,6 +47,14 @@ class _Groups(TileScheduler):
     @classmethod
     def units(cls, plan, M: int, N: int, L: int) -> int:
         return super().units(plan, M, N, L) * L
+
+    def tile_slot(self, unit: str) -> str:
+        """The unit's cluster tile and the CTA's rank in it: unique over the groups' tiles."""
+        return f"{unit} * kClusterSize + (int)rank"
+
+    def slot_layout(self) -> tuple:
+        """Tile-major: a tile's splits side by side (split-major spilled 32 bytes in the split-K batch kernel)."""
+        return "const long long first = (long long)wk.tile * kSplitK;", "first + {j}"
 
 
 class Batches(_Groups):
@@ -80,8 +88,8 @@ __device__ __forceinline__ int m_tiles(const Group& g) { return (g.row1 - g.row0
     def work_fields(self) -> str:
         return "int m_tile, n_tile, kb0, kb1, l;"
 
-    def next_body(self) -> str:
-        return "    const bool ok = group_of(unit, g, num_m, num_n, L, M);", """    place(unit - g.first, m_tiles(g), num_n, rank, w);
+    def next_body(self, unit: str = "unit") -> tuple:
+        return f"    const bool ok = group_of({unit}, g, num_m, num_n, L, M);", f"""    place({unit} - g.first, m_tiles(g), num_n, rank, w);
     w.kb0 = 0;
     w.kb1 = k_tiles;
     w.l = g.l;"""
@@ -149,8 +157,8 @@ __device__ __forceinline__ int m_tiles(const Group& g) { return (g.row1 - g.row0
     def work_fields(self) -> str:
         return "int m_tile, n_tile, kb0, kb1, l, row0, row1;"
 
-    def next_body(self) -> str:
-        return "    const bool ok = group_of(unit, g, num_n, offs, L, M);", """    place(unit - g.first, m_tiles(g), num_n, rank, w);
+    def next_body(self, unit: str = "unit") -> tuple:
+        return f"    const bool ok = group_of({unit}, g, num_n, offs, L, M);", f"""    place({unit} - g.first, m_tiles(g), num_n, rank, w);
     w.kb0 = 0;
     w.kb1 = k_tiles;
     w.l = g.l;
@@ -215,8 +223,8 @@ __device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_
     def work_fields(self) -> str:
         return "int m_tile, n_tile, kb0, kb1, l, k0, k1;"
 
-    def next_body(self) -> str:
-        return "    const bool ok = group_of(unit, g, num_m, num_n, offs, L, K);", """    place(unit - g.first, num_m, num_n, rank, w);
+    def next_body(self, unit: str = "unit") -> tuple:
+        return f"    const bool ok = group_of({unit}, g, num_m, num_n, offs, L, K);", f"""    place({unit} - g.first, num_m, num_n, rank, w);
     w.kb0 = 0;
     w.kb1 = (g.k1 - g.k0 + kBK - 1) / kBK;
     w.l = g.l;

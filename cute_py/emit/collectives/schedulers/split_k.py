@@ -16,10 +16,9 @@ another, so no schedule of the CTAs can deadlock.
 from __future__ import annotations
 
 from ...params import KernelParam
-from ....layouts.int_tuple import ceil_div
 from .tile import TileScheduler
 
-__all__ = ["PartialTiles", "SplitKScheduler", "partials_fixup", "FIXUP_PARAMS"]
+__all__ = ["PartialTiles", "SplitK", "split_k_of", "SplitKScheduler", "partials_fixup", "FIXUP_PARAMS"]
 
 FIXUP_PARAMS = (KernelParam("ws", "pointer", "float"), KernelParam("counters", "pointer", "int"))
 """The workspace of partial tiles and the per-tile arrival counters (both zero-initialized once: the counters
@@ -87,7 +86,7 @@ class PartialTiles(TileScheduler):
 
     @classmethod
     def params(cls, spec) -> tuple:
-        return FIXUP_PARAMS
+        return super().params(spec) + FIXUP_PARAMS
 
     @classmethod
     def barriers(cls, spec) -> dict:
@@ -116,52 +115,55 @@ class PartialTiles(TileScheduler):
                 f"        continue;                                  // another part finishes this tile\n")
 
 
-class SplitKScheduler(PartialTiles):
-    """``split_k`` units per cluster tile, each a contiguous share of the k-blocks; partial tiles fixed up (more
-    splits than k-blocks: a split with none contributes zeros)."""
+class SplitK(PartialTiles):
+    """``split_k`` units per cluster tile of the scheduler it is mixed into (:func:`split_k_of`), each a
+    contiguous share of the tile's k-blocks; partial tiles fixed up (more splits than k-blocks: a split with none
+    contributes zeros). Unit ``u`` is split ``u % kSplitK`` of the base scheduler's unit ``u / kSplitK``, so a
+    group's tiles (and a ragged group's K) split as one GEMM's do. The base numbers its CTA tiles
+    (:meth:`~.tile.TileScheduler.tile_slot`) and lays out their splits' workspace slots
+    (:meth:`~.tile.TileScheduler.slot_layout`)."""
 
-    name = "split_k"
     fixup_fn = "fixup_split"
 
     @classmethod
     def implied_by(cls, spec) -> bool:
-        return spec.grouping is None and spec.split_k > 1
+        return cls.walks(spec) and spec.split_k > 1
 
     @classmethod
     def problems(cls, spec) -> list:
-        return [] if spec.persistent else [f"split_k = {spec.split_k} needs persistent = True"]
+        return super().problems(spec) + ([] if spec.persistent else [f"split_k = {spec.split_k} needs persistent = True"])
 
     def work_fields(self) -> str:
-        return "int m_tile, n_tile, kb0, kb1, tile, split;"
+        return f"{super().work_fields()} int tile, split;"
 
-    def next_body(self) -> str:
-        return "    const bool ok = unit < units * kSplitK;", """    const int split = unit % kSplitK;
-    place(unit / kSplitK, num_m, num_n, rank, w);
+    def next_body(self, unit: str = "unit") -> tuple:
+        ok, fill = super().next_body("tile_unit")
+        return self.head(unit, ok), fill + f"""
     w.split = split;
-    w.kb0 = split * k_tiles / kSplitK;
-    w.kb1 = (split + 1) * k_tiles / kSplitK;
-    w.tile = w.m_tile * (((num_n + kClusterN - 1) / kClusterN) * kClusterN) + w.n_tile;   // its workspace slot"""
+    w.tile = {self.tile_slot("tile_unit")};   // the tile's workspace slots and counter
+    const int kb = w.kb0, kt = w.kb1 - w.kb0;            // the unit's share of the tile's k-blocks
+    w.kb0 = kb + split * kt / kSplitK;
+    w.kb1 = kb + (split + 1) * kt / kSplitK;"""
+
+    def head(self, unit: str, ok: str) -> str:
+        """The lines defining ``ok``: the base unit ``tile_unit`` and the split of ``unit``, then the base
+        scheduler's ``ok`` on ``tile_unit``."""
+        return f"    const int tile_unit = {unit} / kSplitK, split = {unit} % kSplitK;   // split of base unit\n" + ok
 
     def header(self) -> str:
         return (super().header() + f"// ---- split-K: {self.p.split_k} units per cluster tile, split s takes "
                 f"k-blocks [s KT / kSplitK, (s + 1) KT / kSplitK) ----\n"
                 f"constexpr int kSplitK = {self.p.split_k};\n")
 
-    def extra(self) -> str:
-        return super().extra() + """// tiles of the workspace (the cluster tiles, whole clusters)
-__device__ __forceinline__ int padded_tiles(int num_m, int num_n) {
-  return ((num_m + kClusterM - 1) / kClusterM) * kClusterM * ((num_n + kClusterN - 1) / kClusterN) * kClusterN;
-}
-"""
-
     def fixup_device(self) -> str:
-        return """// split s of tile `tile` owns slot s * tiles + tile; the splits of a tile are its parts
+        line, slot = self.slot_layout()
+        return super().fixup_device() + f"""// split j of CTA tile `tile` owns slot {slot.format(j="j")}; the splits of a tile are its parts
 __device__ __forceinline__ bool fixup_split(float (&acc)[kMBlocks][kAccPerBlock], int t, int g, const Scheduler& s,
-                                            const Work& wk, volatile int* flag) {
-  const int tiles = padded_tiles(s.num_m, s.num_n);
-  return reduce_partials(acc, t, g, s.ws, s.counters + wk.tile, (long long)wk.split * tiles + wk.tile, wk.split,
-                         kSplitK, [&](int j) { return (long long)j * tiles + wk.tile; }, flag);
-}
+                                            const Work& wk, volatile int* flag) {{
+  {line}
+  return reduce_partials(acc, t, g, s.ws, s.counters + wk.tile, {slot.format(j="wk.split")}, wk.split, kSplitK,
+                         [&](int j) {{ return {slot.format(j="j")}; }}, flag);
+}}
 """
 
     @classmethod
@@ -169,8 +171,27 @@ __device__ __forceinline__ bool fixup_split(float (&acc)[kMBlocks][kAccPerBlock]
         return super().units(plan, M, N, L) * plan.split_k
 
     @classmethod
-    def workspace(cls, plan, M: int, N: int, K: int, ctas: int) -> tuple:
+    def workspace(cls, plan, units: int, ctas: int) -> tuple:
+        """``split_k`` partial tiles and a counter per CTA tile (``units / split_k`` cluster tiles)."""
         bm, bn, _ = plan.tile
-        cm, cn = plan.cluster
-        tiles = ceil_div(M, bm * cm) * cm * ceil_div(N, bn * cn) * cn
-        return tiles * bm * bn * plan.split_k, tiles
+        tiles = units // plan.split_k * plan.cluster_size
+        return tiles * plan.split_k * bm * bn, tiles
+
+
+def split_k_of(base):
+    """The split-K scheduler over ``base`` (a scheduler class whose units are whole tiles): named
+    ``"split_k"`` over the tile scheduler, ``"split_k_<base name>"`` over another."""
+    name = "split_k" if base is TileScheduler else f"split_k_{base.name}"
+    return type(f"SplitK{base.__name__}", (SplitK, base),
+                {"name": name, "args": base.args + ("ws", "counters"), "__doc__": SplitK.__doc__})
+
+
+class SplitKScheduler(split_k_of(TileScheduler)):
+    __doc__ = SplitK.__doc__
+
+    def head(self, unit: str, ok: str) -> str:
+        """The tile scheduler's ``ok`` (``tile_unit < units``) asked of ``unit`` directly: the same test, but
+        ptxas then allocates the split-K ping-pong kernel without spilling (12 bytes otherwise; the text of
+        :meth:`SplitK.head` is kept for the group schedulers, which compile without spills)."""
+        return (f"    const bool ok = {unit} < units * kSplitK;\n"
+                f"    const int tile_unit = {unit} / kSplitK, split = {unit} % kSplitK;   // split of base unit")

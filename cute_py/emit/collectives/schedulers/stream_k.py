@@ -150,7 +150,7 @@ __device__ __forceinline__ bool fixup_stream(float (&acc)[kMBlocks][kAccPerBlock
         return wave
 
     @classmethod
-    def workspace(cls, plan, M: int, N: int, K: int, ctas: int) -> tuple:
+    def workspace(cls, plan, units: int, ctas: int) -> tuple:
         """Two partial tiles per cluster CTA, and a counter per stream-K tile (fewer than ``2 ctas``) and rank."""
         bm, bn, _ = plan.tile
         cs = plan.cluster_size

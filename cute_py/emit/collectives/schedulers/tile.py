@@ -44,9 +44,14 @@ class TileScheduler(Collective):
     """Whether a unit may have no k-block (the mainloop then zeroes the accumulators: a split with no K)."""
 
     @classmethod
+    def walks(cls, spec) -> bool:
+        """Whether its walk covers ``spec``'s problem: one GEMM (a batch, groups: the group schedulers)."""
+        return spec.grouping is None
+
+    @classmethod
     def implied_by(cls, spec) -> bool:
         """Whether ``spec`` names no scheduler and this is the one its other fields imply."""
-        return spec.grouping is None and spec.split_k == 1
+        return cls.walks(spec) and spec.split_k == 1
 
     # -- the device code -----------------------------------------------------------------------------------------
     def work_fields(self) -> str:
@@ -57,16 +62,32 @@ class TileScheduler(Collective):
         return [("int", "units", "((num_m + kClusterM - 1) / kClusterM) * ((num_n + kClusterN - 1) / kClusterN)"),
                 ("int", "num_m", "num_m"), ("int", "num_n", "num_n"), ("int", "k_tiles", "k_tiles")]
 
-    def next_body(self) -> tuple:
+    def next_body(self, unit: str = "unit") -> tuple:
         """The two parts of ``next`` and ``fetch``: the lines defining ``ok`` (whether this CTA has a unit left),
-        and those filling ``w`` from ``unit``, right whether or not ``ok`` (``place`` takes any unit). ``next``
+        and those filling ``w`` from the unit ``unit`` (a C expression: split-K passes its base unit), right whether or not ``ok`` (``place`` takes any unit). ``next``
         returns between the two when not ``ok``, which
         the consumers' loop needs (without it the compiler stopped unrolling an epilogue and gave it a 256-byte
         stack frame); ``fetch`` has no branch, which the producer's loop needs (with one, or with a select on
         ``ok``, the compiler treats it as divergent and converts the TMA coordinates to uniform registers inside
         every copy's elect loop: 5% slower on MN-major 128x128 tiles; benchmarks/NOTES.md, version 9)."""
-        return ("    const bool ok = unit < units;",
-                "    place(unit, num_m, num_n, rank, w);\n    w.kb0 = 0;\n    w.kb1 = k_tiles;")
+        return (f"    const bool ok = {unit} < units;",
+                f"    place({unit}, num_m, num_n, rank, w);\n    w.kb0 = 0;\n    w.kb1 = k_tiles;")
+
+    def tile_slot(self, unit: str) -> str:
+        """A C expression numbering the CTA tile of ``w`` (base unit ``unit``) uniquely in ``[0, units x
+        kClusterSize)``: the workspace slot of a split tile. Here its index in the grid of cluster-padded tiles
+        (from ``w``'s tile, which keeps the unit's registers free: numbering by ``unit`` made ptxas spill 48 bytes
+        in the split-K fp8 and ping-pong kernels)."""
+        return "w.m_tile * (((num_n + kClusterN - 1) / kClusterN) * kClusterN) + w.n_tile"
+
+    def slot_layout(self) -> tuple:
+        """``(line, slot)``: where split ``j`` of ``wk``'s tile keeps its partial tile, as a C line run first (from
+        the ``Scheduler s``) and a format of the slot's index with ``{j}``. Here split-major over the
+        cluster-padded tiles: the text the split-K kernels were measured with (tile-major spilled 12 bytes in the
+        split-K ping-pong kernel)."""
+        return ("const int tiles = ((s.num_m + kClusterM - 1) / kClusterM) * kClusterM *\n"
+                "                    ((s.num_n + kClusterN - 1) / kClusterN) * kClusterN;   // cluster-padded",
+                "(long long){j} * tiles + wk.tile")
 
     def members(self) -> str:
         """Member functions of ``Scheduler`` besides ``next`` and ``more`` ("" for none)."""
@@ -191,6 +212,7 @@ __device__ __forceinline__ Scheduler make_scheduler({sig}) {{
         return min(units, wave)
 
     @classmethod
-    def workspace(cls, plan, M: int, N: int, K: int, ctas: int) -> tuple:
-        """``(f32 floats, int counters)`` of the workspace a launch of ``ctas`` clusters needs ((0, 0): none)."""
+    def workspace(cls, plan, units: int, ctas: int) -> tuple:
+        """``(f32 floats, int counters)`` of the workspace a launch of ``ctas`` clusters over ``units`` work units
+        needs ((0, 0): none)."""
         return 0, 0
