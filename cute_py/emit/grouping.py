@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ..layouts import parse
 
-__all__ = ["GROUP_MODE", "BATCH", "GROUPS_M", "GROUPS_K", "grouping", "group_problems",
+__all__ = ["GROUP_MODE", "BATCH", "GROUPS_M", "GROUPS_K", "carries_group_mode", "grouping", "group_problems",
            "grouped_layouts", "ragged_gmem", "ragged_rows", "with_group_mode"]
 
 GROUP_MODE = "L"
@@ -37,12 +37,22 @@ _CARRIERS = {(): None, ("a", "b", "c"): BATCH, ("b",): GROUPS_M, ("c",): GROUPS_
 
 def grouped_layouts(spec) -> tuple:
     """The names of ``spec``'s gmem layouts that carry the group mode, in ``("a", "b", "c")`` order."""
-    return tuple(n for n in ("a", "b", "c") if _rank(getattr(spec, n)) == 3)
+    return tuple(n for n in ("a", "b", "c") if carries_group_mode(spec, n))
 
 
 def _rank(layout) -> int:
     shape = getattr(layout, "shape", None)
     return len(shape) if isinstance(shape, tuple) else 0
+
+
+def carries_group_mode(spec, name: str) -> bool:
+    """Whether ``spec``'s gmem layout ``name`` ("a", "b" or "c") has the group mode L.
+
+    >>> from cute_py.emit import GemmSpec
+    >>> carries_group_mode(GemmSpec(b="(N,K,L):(K,1,ldb_l)"), "b"), carries_group_mode(GemmSpec(), "b")
+    (True, False)
+    """
+    return _rank(getattr(spec, name)) == 3
 
 
 def grouping(spec) -> str | None:

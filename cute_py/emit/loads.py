@@ -60,8 +60,6 @@ def load_problems(spec) -> list:
             out.append(f"{name} = {v}: smaller than one {spec.dtype} element ({e} B)")
         if tuple(spec.cluster) != (1, 1):
             out.append(f"{name} = {v}: an operand read without TMA is not multicast; use cluster (1, 1)")
-        if spec.grouping:
-            out.append(f"{name} = {v}: grouped and batched kernels read their operands with TMA only")
         if (mn * spec.tile[2] * e) % (v * WARPGROUP_THREADS):
             out.append(f"{name} = {v}: a {mn}x{spec.tile[2]} stage tile is not a whole number of {v}-byte loads per "
                        f"producer thread ({WARPGROUP_THREADS})")

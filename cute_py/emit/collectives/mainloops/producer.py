@@ -19,6 +19,7 @@ this CTA's work units and fills the ring, one stage per k-block; each operand ha
 
 from __future__ import annotations
 
+from ...grouping import carries_group_mode
 from ...loads import direct_load, lag, load_wrappers
 from ...resources import WARPGROUP_THREADS
 
@@ -92,8 +93,9 @@ class Producer:
         for op in (self.p.a, self.p.b):
             x = op.which.lower()
             if op.load:
-                params += [f"const u8* __restrict__ {x}", f"long long ld_{x}"]
-                args += [x, f"ld_{x}"]
+                grouped = [f"ld_{x}l"] if carries_group_mode(self.p.spec, x) else []
+                params += [f"const u8* __restrict__ {x}", f"long long ld_{x}"] + [f"long long {n}" for n in grouped]
+                args += [x, f"ld_{x}"] + grouped
             else:
                 params.append(f"const TmaDesc& tma_{x}")
                 args.append(f"tma_{x}")
@@ -121,10 +123,19 @@ class Producer:
             return "\n".join(body)
         out = ([f"{ind}if (t == 0) {{"] + ["  " + line for line in body] + [f"{ind}}}"]) if tma else \
             [f"{ind}if (t == 0) mbar_arrive_expect_tx(full, 0u);"]
+        c = self.coords
+        k0, k1 = c["k_range"] or ("", "K")
         for op in self.direct:
             x = op.which.lower()
-            mn, end = ("w.m_tile * kBM", "M") if op.which == "A" else ("w.n_tile * kBN", "N")
-            out.append(f"{ind}load_tile_{op.which}(stage + kOff{op.which}, {x}, ld_{x}, {mn}, kb * kBK, {end}, K, t);")
+            if op.which == "A":        # a group's rows: from its first, masked at its end
+                mn = f"{c['m_origin']} + w.m_tile * kBM" if c["m_origin"] else "w.m_tile * kBM"
+                end = c["m_end"] or "M"
+            else:
+                mn, end = "w.n_tile * kBN", "N"
+            src = f"{x} + (long long){c['l']} * ld_{x}l * {op.tma.dtype.bits // 8}" if \
+                carries_group_mode(self.p.spec, x) else x            # the group's matrix of an operand with mode L
+            k = f"{k0} + kb * kBK" if k0 else "kb * kBK"             # a group's K columns (groups along K)
+            out.append(f"{ind}load_tile_{op.which}(stage + kOff{op.which}, {src}, ld_{x}, {mn}, {k}, {end}, {k1}, t);")
         if lag(p):
             out += [f"{ind}cp_async_commit();",
                     f"{ind}if (ps.count > 0) {{                             // the previous stage's copies have landed",

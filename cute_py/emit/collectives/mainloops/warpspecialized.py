@@ -20,7 +20,7 @@ definition's parameters.
 
 from __future__ import annotations
 
-from ...grouping import BATCH
+from ...grouping import BATCH, carries_group_mode
 from ...params import SCALE_STRIDES, KernelParam
 from ..base import Collective
 from .producer import Producer
@@ -84,6 +84,7 @@ class WarpSpecialized(Collective):
         for x, load in (("a", spec.load_a), ("b", spec.load_b)):
             rows += ([KernelParam(x, "pointer", "const u8"), KernelParam(f"ld_{x}", "s64")] if load else
                      [KernelParam(f"tma_{x}", "tensormap")])
+            rows += [KernelParam(f"ld_{x}l", "s64")] if load and carries_group_mode(spec, x) else []  # group stride
         if spec.scale:
             rows += [KernelParam("scale_a", "pointer", "const float"), KernelParam("scale_b", "pointer", "const float")]
             rows += [KernelParam(n, "s64") for n in SCALE_STRIDES]

@@ -235,7 +235,8 @@ __device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_
         prologue = ("      // K tile at ks with v = min(kBK, k1 - ks) valid rows: box row i < v reads row ks + i, the "
                     "rest fall past\n      // the ragged middle dimension (extent kBK) and arrive as zeros\n"
                     f"      const int ks = {w}.k0 + kb * kBK, kc1 = kBK - min(kBK, {w}.k1 - ks), kc2 = ks - kc1 + kBK;\n")
-        return dict(super().coords(w), l=f"{w}.l", k_prologue=prologue, k_coords=("kc1", "kc2"))
+        return dict(super().coords(w), l=f"{w}.l", k_prologue=prologue, k_coords=("kc1", "kc2"),
+                    k_range=(f"{w}.k0", f"{w}.k1"))
 
     @classmethod
     def gmem_maps(cls, plan, problem, maps: dict) -> tuple:

@@ -183,8 +183,9 @@ __device__ __forceinline__ Scheduler make_scheduler({sig}) {{
     def coords(self, w: str = "w") -> dict:
         """Where unit ``w`` (the C name of a ``Work``)'s tile lies: ``m_origin`` (the first row of the M tiles, "" for row 0), ``l`` (the
         coordinate of a group mode, None without one), ``m_end`` (the rows past which nothing is stored, None:
-        M), ``k_prologue`` and ``k_coords`` (a ragged K load's lines and coordinates, :mod:`cute_py.emit.collectives.schedulers.groups`)."""
-        return {"m_origin": "", "l": None, "m_end": None, "k_prologue": "", "k_coords": None}
+        M), ``k_prologue`` and ``k_coords`` (a ragged K load's lines and coordinates, :mod:`cute_py.emit.collectives.schedulers.groups`),
+        ``k_range`` (the unit's K columns ``(first, end)`` as C expressions, None: ``[0, K)``)."""
+        return {"m_origin": "", "l": None, "m_end": None, "k_prologue": "", "k_coords": None, "k_range": None}
 
     def fixup(self) -> str:
         """The consumer's lines after the mainloop: combine a partial tile, or ``continue`` when another CTA
