@@ -23,7 +23,7 @@ from .emit.spec import OUT_DTYPES
 from . import tuned
 from .launch import Launches
 from .problem import GemmInputError, Problem
-from .problem_groups import bmm_problem, check_device_offsets, grouped_problem
+from .problem_groups import Epilogue, bmm_problem, check_device_offsets, grouped_problem
 from .runtime import DriverError, stream_capturing, stream_int
 from .selection import pick_spec, select
 
@@ -120,8 +120,8 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, 
                 out, spec, stream, out_dtype)
 
 
-def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=False, out_dtype=None, out=None,
-                 spec=None, stream=None, check_offs=True):
+def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=False, c=None, alpha=1.0, beta=0.0,
+                 bias=None, activation=None, out_dtype=None, out=None, spec=None, stream=None, check_offs=True):
     """PyTorch's ``grouped_mm``: groups of GEMMs in one persistent kernel; returns D.
 
     - ``a`` (total_M, K), ``b`` (G, K, N), ``offs`` (G,) int32 on the device: groups stacked along M (a
@@ -138,8 +138,12 @@ def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=
     - fp8 (e4m3 / e5m2, both K-major) with f32 ``scale_a`` and ``scale_b``, groups along M, as
       ``torch._scaled_grouped_mm``: scale_a (total_M,) and scale_b (G, N) are row-wise (scale_a[m] per token,
       scale_b[g, n] per expert and column); scale_a (total_M, ceil(K/128)) and scale_b (G, ceil(K/128),
-      ceil(N/128)) blockwise (DeepGEMM's contiguous layout); one element each per tensor. D defaults to bf16;
-      ``use_fast_accum`` as :func:`scaled_gemm`.
+      ceil(N/128)) blockwise (DeepGEMM's contiguous layout); one element each per tensor. A batch of fp8 GEMMs
+      (3-D a and b): scale_a (G, M) and scale_b (G, N) row-wise, (G, M, ceil(K/128)) and (G, ceil(K/128),
+      ceil(N/128)) blockwise. D defaults to bf16; ``use_fast_accum`` as :func:`scaled_gemm`.
+    - ``D = act(alpha * A @ B + beta * c + bias)`` as :func:`gemm`: ``c`` has D's shape; ``bias`` is one vector
+      for every group (length N, or M) or one per group, (G, N) or (G, M) (a mixture of experts' per-expert
+      bias).
     - ``check_offs``: read ``offs`` back to the host and check it (non-decreasing, the last one total_M) before
       launching: one device-to-host copy, which synchronises. Pass False in a hot loop or while capturing a CUDA
       graph (the kernel reads ``offs`` on the device and clamps it into ``[previous, total_M]``, so bad offsets
@@ -158,29 +162,36 @@ def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=
     if scale_a is None and scale_b is None:
         a, b = _k_stand_ins(a, b, grouped=True)
 
+    epi = Epilogue(c, alpha, beta, bias, activation)
+
     def read(o, t):
         return grouped_problem(a, b, offs, scale_a=scale_a, scale_b=scale_b, fast_accum=fast, out=o, out_dtype=t,
-                               check_offs=False)
-    return _run("grouped_gemm", (a, b, offs, None, out, scale_a, scale_b), (1.0, 0.0, None, out_dtype, fast), read,
-                out, spec, stream, out_dtype, verify)
+                               check_offs=False, epilogue=epi)
+    return _run("grouped_gemm", (a, b, offs, bias, out, scale_a, scale_b, c), (alpha, beta, activation, out_dtype,
+                fast), read, out, spec, stream, out_dtype, verify)
 
 
-def bmm(a, b, *, out_dtype=None, out=None, spec=None, stream=None):
-    """``torch.bmm``: ``D[l] = a[l] @ b[l]`` for ``a`` (L, M, K) and ``b`` (L, K, N) in one persistent kernel
-    (3-D tensor maps: the batch is their outer mode); returns D (L, M, N).
+def bmm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out_dtype=None, out=None, spec=None,
+        stream=None):
+    """``torch.bmm`` (and ``torch.baddbmm``): ``D[l] = act(alpha * a[l] @ b[l] + beta * c[l] + bias)`` for ``a``
+    (L, M, K) and ``b`` (L, K, N) in one persistent kernel (3-D tensor maps: the batch is their outer mode);
+    returns D (L, M, N).
 
     Any batch strides (a broadcast, stride 0, or one TMA cannot read is staged: copied matrix by matrix); each
-    matrix as :func:`gemm` takes it. ``out_dtype``, ``out``, ``spec``, ``stream``: as :func:`gemm`.
+    matrix as :func:`gemm` takes it. ``c`` (L, M, N) with ``beta``; ``bias`` one vector for every entry (length N,
+    or M) or one per entry, (L, N) or (L, M). ``out_dtype``, ``out``, ``spec``, ``stream``: as :func:`gemm`.
 
     >>> d = bmm(q, k.transpose(1, 2))                               # doctest: +SKIP
     """
     out_dtype = None if out is not None else _type_name(out_dtype)
     a, b = _k_stand_ins(a, b)
 
+    epi = Epilogue(c, alpha, beta, bias, activation)
+
     def read(o, t):
-        return bmm_problem(a, b, out=o, out_dtype=t)
-    return _run("bmm", (a, b, None, None, out, None, None), (1.0, 0.0, None, out_dtype, False), read, out, spec,
-                stream, out_dtype)
+        return bmm_problem(a, b, out=o, out_dtype=t, epilogue=epi)
+    return _run("bmm", (a, b, c, bias, out, None, None), (alpha, beta, activation, out_dtype, False), read, out,
+                spec, stream, out_dtype)
 
 
 K_STAND_IN = 8

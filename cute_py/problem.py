@@ -142,10 +142,10 @@ class Problem:
       ``scale_strides`` the scales' element strides ``(sa_m, sa_k, sb_k, sb_n)`` (0 along modes they lack);
       ``fast_accum``: the caller asks for fp8 accumulation over all of K (PyTorch's ``use_fast_accum``); a
       spec must agree (:meth:`mismatches`).
-    - ``grouping``: None (one GEMM), "batch" (``groups`` GEMMs of one shape; ``batch_strides`` the element
-      strides of a, b, D and scale_b along the batch) or "m" (``groups`` groups stacked along M: rows
-      ``[offs[g-1], offs[g])`` of a and D times b's group g; ``batch_strides[1]`` b's group stride, ``[3]``
-      scale_b's)
+    - ``grouping``: None (one GEMM), "batch" (``groups`` GEMMs of one shape), "m" (``groups`` groups stacked
+      along M: rows ``[offs[g-1], offs[g])`` of a and D times b's group g) or "k" (stacked along K);
+      ``batch_strides``: the element strides along the group mode of a, b, D, scale_b, C, the bias and scale_a
+      (0: one for every group; trailing zeros may be left out)
       (:mod:`cute_py.problem_groups` reads them).
     - ``staging``: the operands copied before the launch because TMA cannot read them (:class:`Staging`);
       ``lda`` / ``ldb`` are then the staging buffer's. ``align``: per operand, the widest load (bytes, at most
@@ -189,6 +189,7 @@ class Problem:
     operands: Operands | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
+        object.__setattr__(self, "batch_strides", tuple(self.batch_strides) + (0,) * (7 - len(self.batch_strides)))
         compact = {"lda": self.K if self.a_major == "K" else self.M,
                    "ldb": self.K if self.b_major == "K" else self.N,
                    "ldd": self.N if self.c_row_major else self.M}
@@ -274,7 +275,7 @@ class Problem:
         ...         self.__cuda_array_interface__ = {"version": 3, "data": (1 << 40, False), "shape": shape,
         ...                                          "typestr": typestr, "strides": tuple(2 * s for s in strides)}
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((64, 128), (1, 64)))
-        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False, grouping=None, groups=1, batch_strides=(0, 0, 0, 0), staging=(), align=(16, 16))
+        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False, grouping=None, groups=1, batch_strides=(0, 0, 0, 0, 0, 0, 0), staging=(), align=(16, 16))
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((32, 128), (1, 32)))
         Traceback (most recent call last):
         ...

@@ -21,13 +21,13 @@ cute_py.problem.GemmInputError: grouped_gemm: offs must be non-decreasing: offs[
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from .arraylib import host_ints
-from .emit.spec import DTYPES, FP8_DTYPES, SCALE_BLOCK
+from .emit.spec import ACTIVATIONS, DTYPES, FP8_DTYPES, OUT_DTYPES, SCALE_BLOCK
 from .problem import MAX_EXTENT, TMA_ALIGN, GemmInputError, Operands, Problem, _Reader
 
-__all__ = ["grouped_problem", "bmm_problem", "check_offsets", "check_device_offsets"]
+__all__ = ["grouped_problem", "bmm_problem", "Epilogue", "check_offsets", "check_device_offsets"]
 
 
 def check_offsets(offs, total: int, op: str, what: str = "the row count of a") -> None:
@@ -137,12 +137,14 @@ def _offsets(r: _Reader, offs, G: int | None, M: int, devices, check: bool, what
 
 
 def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: bool = False, out=None,
-                    out_dtype=None, check_offs: bool = True, op: str = "grouped_gemm") -> Problem:
+                    out_dtype=None, check_offs: bool = True, op: str = "grouped_gemm", epilogue=None) -> Problem:
     """The problem of ``grouped_gemm(a, b, offs)`` in one of the forms above; with ``scale_a`` and ``scale_b``
     (f32) a and b are fp8 (e4m3 or e5m2, K-major) grouped along M, the scales' shapes choosing the mode (as
     ``cute_py.grouped_gemm`` lists them). ``check_offs``: read ``offs`` back and check its values (:func:`check_offsets`); the
-    kernel clamps them either way, so bad offsets never read or write out of bounds. Raises
-    :class:`GemmInputError` naming ``op``."""
+    kernel clamps them either way, so bad offsets never read or write out of bounds. ``epilogue``: an
+    :class:`Epilogue` (C, alpha, beta, bias, activation; :func:`read_epilogue`). Raises :class:`GemmInputError`
+    naming ``op``."""
+    epi = epilogue or Epilogue()
     r = _Reader(op)
     A, B = r.array(a, "a"), r.array(b, "b")
     ranks = (len(A.shape), len(B.shape))
@@ -150,13 +152,11 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
     if ranks == (3, 3):
         if offs is not None:
             r.fail("offs applies to a 2-D a (groups along M); 3-D a and b are a batch")
-        if scaled:
-            r.fail("fp8 scales apply to groups along M (a 2-D, b 3-D with offs), not to a batch")
-        return _batch(r, a, A, B, out, out_dtype)
+        return _batch(r, a, A, B, out, out_dtype, epi, scale_a, scale_b, fast_accum)
     if ranks == (2, 2):
         if scaled:
             r.fail("fp8 scales apply to groups along M (a 2-D, b 3-D with offs), not to groups along K")
-        return _k_groups(r, a, A, B, offs, out, out_dtype, check_offs)
+        return _k_groups(r, a, A, B, offs, out, out_dtype, check_offs, epi)
     if ranks != (2, 3):
         r.fail(f"a {A.shape} and b {B.shape}: supported are a (total_M, K) with b (G, K, N) and offs (groups along "
                f"M), a (M, total_K) with b (total_K, N) and offs (groups along K), or a (G, M, K) with b (G, K, N) "
@@ -177,14 +177,16 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
     if scaled:
         SA, SB, mode, strides, sb_l = _scales(r, scale_a, scale_b, M, N, K, G, devices, fast_accum)
     out_t, row, ldd, D = r.output(out, M, N, "bf16" if scaled else t, out_dtype, devices)
-    ops = Operands(A, B, out=D, like=a, offs=O, scale_a=SA, scale_b=SB)
-    return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row,
-                   d_tma=D is None or D.ptr % TMA_ALIGN == 0, scale=mode, scale_strides=strides,
-                   fast_accum=bool(fast_accum and scaled), grouping="m", groups=G,
-                   batch_strides=(0, ldb_l, 0, sb_l), staging=staging, operands=ops)
+    C, ldc, _ = _group_c(r, epi, (M, N), row, ldd, out_t)
+    V, bias, bias_l = _group_bias(r, epi.bias, G, M, N, out_t)
+    ops = Operands(A, B, C, V, out=D, alpha=epi.alpha, beta=epi.beta, like=a, offs=O, scale_a=SA, scale_b=SB)
+    return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias, epi.activation, lda=lda, ldb=ldb,
+                   ldc=ldc, ldd=ldd, c_row_major=row, d_tma=D is None or D.ptr % TMA_ALIGN == 0, scale=mode,
+                   scale_strides=strides, fast_accum=bool(fast_accum and scaled), grouping="m", groups=G,
+                   batch_strides=(0, ldb_l, 0, sb_l, 0, bias_l), staging=staging, operands=ops)
 
 
-def _k_groups(r: _Reader, a, A, B, offs, out, out_dtype, check) -> Problem:
+def _k_groups(r: _Reader, a, A, B, offs, out, out_dtype, check, epi) -> Problem:
     """Groups along K: a (M, total_K) and b (total_K, N), both MN-major (K is the ragged outer TMA dimension),
     D (G, M, N)."""
     (M, K), (K2, N) = A.shape, B.shape
@@ -205,19 +207,22 @@ def _k_groups(r: _Reader, a, A, B, offs, out, out_dtype, check) -> Problem:
     O = _offsets(r, offs, None, K, devices, check and K > 0, "the column count of a (K)")
     G = O.shape[0]
     D, out_t, row, ldd, ldd_l, d_tma = _stacked_out(r, out, G, M, N, t, out_dtype, devices)
-    ops = Operands(A, B, out=D, like=a, offs=O)
-    return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row, d_tma=d_tma,
-                   grouping="k", groups=G, batch_strides=(0, 0, ldd_l, 0), staging=staging, operands=ops)
+    C, ldc, ldc_l = _group_c(r, epi, (G, M, N), row, ldd, out_t)
+    V, bias, bias_l = _group_bias(r, epi.bias, G, M, N, out_t)
+    ops = Operands(A, B, C, V, out=D, alpha=epi.alpha, beta=epi.beta, like=a, offs=O)
+    return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias, epi.activation, lda=lda, ldb=ldb,
+                   ldc=ldc, ldd=ldd, c_row_major=row, d_tma=d_tma, grouping="k", groups=G,
+                   batch_strides=(0, 0, ldd_l, 0, ldc_l, bias_l), staging=staging, operands=ops)
 
 
-def bmm_problem(a, b, *, out=None, out_dtype=None, op: str = "bmm") -> Problem:
+def bmm_problem(a, b, *, out=None, out_dtype=None, op: str = "bmm", epilogue=None) -> Problem:
     """The problem of ``bmm(a, b)``: ``a`` (L, M, K), ``b`` (L, K, N), any batch strides (multiples of 16 bytes),
-    D (L, M, N). Raises :class:`GemmInputError` naming ``op``."""
+    D (L, M, N); ``epilogue`` as :func:`grouped_problem`'s. Raises :class:`GemmInputError` naming ``op``."""
     r = _Reader(op)
     A, B = r.array(a, "a"), r.array(b, "b")
     if len(A.shape) != 3 or len(B.shape) != 3:
         r.fail(f"a and b must be 3-D (batch, rows, columns), got shapes {A.shape} and {B.shape}")
-    return _batch(r, a, A, B, out, out_dtype)
+    return _batch(r, a, A, B, out, out_dtype, epilogue or Epilogue())
 
 
 def _extents(r: _Reader, M, N, K):
@@ -225,7 +230,7 @@ def _extents(r: _Reader, M, N, K):
         r.fail(f"M, N and K must be at most {MAX_EXTENT} (the kernel's 32-bit extents), got {M}x{N}x{K}")
 
 
-def _batch(r: _Reader, a, A, B, out, out_dtype) -> Problem:
+def _batch(r: _Reader, a, A, B, out, out_dtype, epi, scale_a=None, scale_b=None, fast_accum=False) -> Problem:
     (L, M, K), (L2, K2, N) = A.shape, B.shape
     if L != L2:
         r.fail(f"batch counts differ: a is {A.shape}, b is {B.shape}")
@@ -234,13 +239,90 @@ def _batch(r: _Reader, a, A, B, out, out_dtype) -> Problem:
     _extents(r, M, N, K)
     A2, lda_l = _matrix(A)
     B2, ldb_l = _matrix(B)
-    t, devices, a_major, lda, b_major, ldb, lda_l, ldb_l, staging = _read(r, A2, B2, a_groups=(L, lda_l),
-                                                                          b_groups=(L, ldb_l))
-    D, out_t, row, ldd, ldd_l, d_tma = _stacked_out(r, out, L, M, N, t, out_dtype, devices)
-    ops = Operands(A, B, out=D, like=a)
-    return Problem(M, N, K, a_major, b_major, t, out_t, lda=lda, ldb=ldb, ldd=ldd, c_row_major=row, d_tma=d_tma,
-                   grouping="batch", groups=L, batch_strides=(lda_l, ldb_l, ldd_l, 0), staging=staging,
-                   operands=ops)
+    scaled = scale_a is not None or scale_b is not None
+    t, devices, a_major, lda, b_major, ldb, lda_l, ldb_l, staging = _read(r, A2, B2, fp8=scaled,
+                                                                          a_groups=(L, lda_l), b_groups=(L, ldb_l))
+    SA = SB = mode = None
+    strides, sa_l, sb_l = (0, 0, 0, 0), 0, 0
+    if scaled:
+        SA, SB, mode, strides, sa_l, sb_l = _batch_scales(r, scale_a, scale_b, L, M, N, K, devices, fast_accum)
+    D, out_t, row, ldd, ldd_l, d_tma = _stacked_out(r, out, L, M, N, "bf16" if scaled else t, out_dtype, devices)
+    C, ldc, ldc_l = _group_c(r, epi, (L, M, N), row, ldd, out_t)
+    V, bias, bias_l = _group_bias(r, epi.bias, L, M, N, out_t)
+    ops = Operands(A, B, C, V, out=D, alpha=epi.alpha, beta=epi.beta, like=a, scale_a=SA, scale_b=SB)
+    return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias, epi.activation, lda=lda, ldb=ldb,
+                   ldc=ldc, ldd=ldd, c_row_major=row, d_tma=d_tma, scale=mode, scale_strides=strides,
+                   fast_accum=bool(fast_accum and scaled), grouping="batch", groups=L,
+                   batch_strides=(lda_l, ldb_l, ldd_l, sb_l, ldc_l, bias_l, sa_l), staging=staging, operands=ops)
+
+
+@dataclass(frozen=True)
+class Epilogue:
+    """The epilogue arguments of a grouped or batched call: ``D = act(alpha * A @ B + beta * C + bias)``."""
+
+    c: object = None
+    alpha: float = 1.0
+    beta: float = 0.0
+    bias: object = None
+    activation: str | None = None
+
+
+def _group_c(r: _Reader, epi: Epilogue, shape: tuple, row: bool, ldd: int, out_t: str) -> tuple:
+    """``(C record, ldc, C's group stride)``: C of ``shape`` (D's: ``(M, N)`` for groups along M, ``(L, M, N)``
+    otherwise) when it is read (``beta != 0``), else ``(None, ldd, 0)``."""
+    if epi.activation not in ACTIVATIONS:
+        r.fail(f"activation {epi.activation!r} not in {ACTIVATIONS}")
+    if epi.c is None or epi.beta == 0:
+        return None, ldd, 0
+    C = r.array(epi.c, "c")
+    if C.shape != shape:
+        r.fail(f"c must have D's shape {shape}; got {C.shape}")
+    if len(shape) == 2:
+        return (*r.c(C, epi.beta, *shape, row, ldd, out_t), 0)
+    C2, ldc_l = _matrix(C)
+    return (C, *r.c(C2, epi.beta, *shape[1:], row, ldd, out_t)[1:], ldc_l)
+
+
+def _group_bias(r: _Reader, bias, G: int, M: int, N: int, out_t: str) -> tuple:
+    """``(bias record, "row" | "col", group stride)``: one vector for every group (length N per column, or M per
+    row), or one per group, ``(G, N)`` or ``(G, M)`` (a mixture of experts' per-expert bias); ``(None, None, 0)``
+    without."""
+    if bias is None:
+        return None, None, 0
+    V = r.array(bias, "bias")
+    if len(V.shape) == 1:
+        return (*r.bias(V, M, N, out_t), 0)
+    if len(V.shape) != 2 or V.shape[0] != G or V.shape[1] not in (M, N) or (V.strides[1] != 1 and V.shape[1] > 1):
+        r.fail(f"bias must be a vector of length N={N} or M={M} for every group, or one per group ({G}, {N}) or "
+               f"({G}, {M}), contiguous along its last dimension; got shape {V.shape}")
+    if r.dtype(V, "bias", OUT_DTYPES) != out_t:
+        r.fail(f"bias is {V.dtype.name}, out is {out_t}")
+    return V, ("col" if V.shape[1] == N else "row"), (V.strides[0] if G > 1 else 0)
+
+
+def _batch_scales(r: _Reader, scale_a, scale_b, L, M, N, K, devices, fast_accum) -> tuple:
+    """``(scale_a record, scale_b record, mode, (sa_m, sa_k, sb_k, sb_n), sa_l, sb_l)`` of a batch of fp8 GEMMs:
+    one element each (per tensor, every batch entry); scale_a (L, M) and scale_b (L, N) row-wise; scale_a
+    (L, M, KB) and scale_b (L, KB, NB) blockwise (KB = ceil(K / 128), NB = ceil(N / 128))."""
+    if scale_a is None or scale_b is None:
+        r.fail(f"scale_{'b' if scale_b is None else 'a'} is missing: an fp8 batch takes both scales")
+    SA, SB = r.scale_records(scale_a, scale_b, devices)
+    kb, nb = -(-K // SCALE_BLOCK), -(-N // SCALE_BLOCK)
+    (sa, ta), (sb, tb) = (SA.shape, SA.strides), (SB.shape, SB.strides)
+    l_of = (lambda t: t[0] if L > 1 else 0)                  # noqa: E731 - a batch stride (none for one entry)
+    if SA.size == 1 and SB.size == 1:
+        mode, strides, sa_l, sb_l = "tensor", (0, 0, 0, 0), 0, 0
+    elif sa == (L, M) and sb == (L, N):
+        mode, strides, sa_l, sb_l = "row", (ta[1], 0, 0, tb[1]), l_of(ta), l_of(tb)
+    elif sa == (L, M, kb) and sb == (L, kb, nb):
+        mode, strides, sa_l, sb_l = "block", ta[1:] + tb[1:], l_of(ta), l_of(tb)
+    else:
+        r.fail(f"scale shapes {SA.shape} and {SB.shape} name no scale mode for a batch of {L} GEMMs M={M}, N={N}, "
+               f"K={K}: one element each (per tensor), ({L}, {M}) and ({L}, {N}) (row-wise), or ({L}, {M}, {kb}) "
+               f"and ({L}, {kb}, {nb}) (blockwise)")
+    if fast_accum and mode == "block":
+        r.fail("use_fast_accum applies to per-tensor and row-wise scales; blockwise scales always promote")
+    return SA, SB, mode, strides, sa_l, sb_l
 
 
 def _stacked_out(r: _Reader, out, L, M, N, t, out_dtype, devices) -> tuple:

@@ -12,7 +12,7 @@ from cute_py import cli
 from cute_py.emit import GemmSpec, SpecError, emit_gemm, gemm_plan, kernel_params
 from cute_py.emit.grouping import grouping, ragged_gmem
 from cute_py.problem import GemmInputError
-from cute_py.problem_groups import bmm_problem, check_offsets, grouped_problem
+from cute_py.problem_groups import Epilogue, bmm_problem, check_offsets, grouped_problem
 from cute_py.runtime import as_device_array
 from cute_py.selection import pick_spec
 from cute_py.tuned import problem_key
@@ -147,7 +147,7 @@ def test_moe_problem_and_binding():
     a, b, offs = moe_arrays()
     p = grouped_problem(a, b, offs, check_offs=False)
     assert (p.grouping, p.groups, p.shape, p.b_major, p.batch_strides) == ("m", 8, "8:1000x256x512", "K",
-                                                                            (0, 131072, 0, 0))
+                                                                            (0, 131072, 0, 0, 0, 0, 0))
     bind = gemm_plan(GemmSpec(**MOE)).bind(p)
     assert bind.tma["tma_b"].global_dim == (512, 256, 8) and bind.tma["tma_b"].global_strides == (1024, 262144)
     assert bind.tma["tma_d"].global_dim == (256, 64, 1064) and bind.ptr_offsets == {"tma_d": -64 * 256 * 2}
@@ -193,6 +193,38 @@ def test_fp8_group_scales():
     with pytest.raises(GemmInputError, match="blockwise scales always promote"):
         grouped_problem(a, b, offs, scale_a=rec((1000, 4), (4, 1), "f32"), scale_b=rec((8, 4, 2), (8, 2, 1), "f32"),
                         fast_accum=True, check_offs=False)
+
+
+def test_grouped_and_batched_epilogues_bind_each_group_its_c_and_bias():
+    """bmm and grouped_gemm take C (D's shape) and a bias for every group or one per group; the binding gives the
+    kernel their group strides (0: one for all)."""
+    a, b = rec((4, 256, 64), (256 * 64, 64, 1)), rec((4, 64, 128), (64 * 128, 1, 64))
+    c, per = rec((4, 256, 128), (256 * 128, 128, 1)), rec((4, 128), (128, 1))
+    p = bmm_problem(a, b, epilogue=Epilogue(c, 1.0, 0.5, per, "relu"))
+    assert (p.beta, p.bias, p.activation, p.ldc) == (True, "col", "relu", 128)
+    spec = GemmSpec(**BATCH, beta=True, bias="col", activation="relu")
+    assert gemm_plan(spec).bind(p).scalars["ld_cl"] == 256 * 128 and gemm_plan(spec).bind(p).scalars["bias_l"] == 128
+    shared = bmm_problem(a, b, epilogue=Epilogue(bias=rec((256,), (1,))))
+    assert shared.bias == "row" and shared.batch_strides[5] == 0
+    ma, mb, offs = moe_arrays()
+    moe = grouped_problem(ma, mb, offs, check_offs=False, epilogue=Epilogue(rec((1000, 256), (256, 1)), 1.0, 1.0,
+                                                                            rec((8, 256), (256, 1))))
+    assert (moe.beta, moe.bias, moe.batch_strides[4:6]) == (True, "col", (0, 256))
+    for epi, message in ((Epilogue(rec((4, 256, 127), (256 * 127, 127, 1)), beta=1.0), "c must have D's shape"),
+                         (Epilogue(bias=rec((3, 128), (128, 1))), r"bias must be .* one per group \(4, 128\)"),
+                         (Epilogue(activation="tanh"), "activation 'tanh' not in")):
+        with pytest.raises(GemmInputError, match="bmm: " + message):
+            bmm_problem(a, b, epilogue=epi)
+
+
+def test_fp8_batch_scales():
+    a, b = rec((3, 64, 128), (64 * 128, 128, 1), "e4m3"), rec((3, 128, 96), (96 * 128, 1, 128), "e4m3")
+    row = grouped_problem(a, b, scale_a=rec((3, 64), (64, 1), "f32"), scale_b=rec((3, 96), (96, 1), "f32"))
+    assert (row.scale, row.scale_strides, row.batch_strides[3], row.batch_strides[6]) == ("row", (1, 0, 0, 1), 96, 64)
+    blk = grouped_problem(a, b, scale_a=rec((3, 64, 1), (64, 1, 1), "f32"), scale_b=rec((3, 1, 1), (1, 1, 1), "f32"))
+    assert (blk.scale, blk.batch_strides[3], blk.batch_strides[6]) == ("block", 1, 64)
+    with pytest.raises(GemmInputError, match=r"name no scale mode for a batch of 3 GEMMs"):
+        grouped_problem(a, b, scale_a=rec((64,), (1,), "f32"), scale_b=rec((3, 96), (96, 1), "f32"))
 
 
 def test_check_offsets_names_the_offending_index():

@@ -104,7 +104,7 @@ def bind(plan, problem) -> Binding:
     """
     M, N, K = problem.M, problem.N, problem.K
     L, e_ab = problem.groups, plan.a.tma.dtype.bits // 8
-    _, _, ld, sl = problem.batch_strides
+    _, _, ld, sl, lc, lv, sal = problem.batch_strides
     k_map = max(K, 1)                            # K = 0 loads nothing, but a tensor map's extents are positive
     maps = {"a": ((M, k_map), _strides(plan.a.major, problem.lda)),
             "b": ((N, k_map), _strides(plan.b.major, problem.ldb)), "d": ((M, N), (problem.ldd, 1))}
@@ -114,17 +114,22 @@ def bind(plan, problem) -> Binding:
     if plan.epi is not None:
         tma["tma_d"] = plan.epi.tma.bind(*maps["d"])
     scalars = {"M": M, "N": N, "K": K, "ld_d": problem.ldd, "ld_c": problem.ldc, "L": L, "ld_dl": ld, "sb_l": sl,
-               "ld_a": _source_ld(problem, "a", e_ab), "ld_b": _source_ld(problem, "b", e_ab),
+               "ld_cl": lc, "bias_l": lv, "sa_l": sal,
+               **_source_strides(problem, "a", e_ab), **_source_strides(problem, "b", e_ab),
                **dict(zip(SCALE_STRIDES, problem.scale_strides))}
     return Binding(plan, M, N, K, tma, scheduler.units(plan, M, N, L), scheduler, scalars, kernel_params(plan.spec),
                    offsets)
 
 
-def _source_ld(problem, which: str, itemsize: int) -> int:
-    """The operand's own leading dimension (elements): what a kernel reading it without TMA walks (a staged
-    operand's ``lda``/``ldb`` are its staging buffer's)."""
-    staged = [s.src_ld // itemsize for s in problem.staging if s.which == which]
-    return staged[0] if staged else problem.lda if which == "a" else problem.ldb
+def _source_strides(problem, which: str, itemsize: int) -> dict:
+    """``{ld_x: ..., ld_xl: ...}``: the operand's own leading dimension and group stride (elements), what a
+    kernel reading it without TMA walks (a staged operand's ``lda``/``ldb`` and group strides are its staging
+    buffer's)."""
+    staged = [s for s in problem.staging if s.which == which]
+    i = "ab".index(which)
+    if staged:
+        return {f"ld_{which}": staged[0].src_ld // itemsize, f"ld_{which}l": staged[0].src_group // itemsize}
+    return {f"ld_{which}": (problem.lda, problem.ldb)[i], f"ld_{which}l": problem.batch_strides[i]}
 
 
 def _strides(major: str, ld: int) -> tuple:

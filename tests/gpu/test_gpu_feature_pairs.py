@@ -47,6 +47,38 @@ def k_major(x64, dtype):
     return torch.from_numpy(np.swapaxes(x64, -1, -2).copy()).to(dtype).cuda().transpose(-2, -1)
 
 
+def gelu(x):
+    return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+
+
+def epilogue_of(spec, rng, c_shape, bias_shape) -> tuple:
+    """``(keyword arguments, C, bias)`` of ``spec``'s epilogue: with ``spec.beta``, small-integer C of
+    ``c_shape`` and bias of ``bias_shape`` (float64, None without), beta = 1 and the spec's activation."""
+    if not spec.beta:
+        return {}, None, None
+    c, bias = ints(rng, *c_shape), ints(rng, *bias_shape)
+    return (dict(c=torch.from_numpy(c).bfloat16().cuda(), bias=torch.from_numpy(bias).bfloat16().cuda(), beta=1.0,
+                 activation=spec.activation), c, bias)
+
+
+def finish(spec, d, x, c, bias_rows):
+    """``(D, reference, exact)``: ``x`` (A @ B) plus C and the bias broadcast to its rows, through GELU."""
+    if c is None:
+        return d, x, True
+    return d, gelu(x + c + bias_rows), False
+
+
+def a_operand(a, t, spec):
+    """The device copy of a (..., M, K) row-major float64 ``a``; read without TMA, a padded view whose rows allow
+    8-byte loads at most."""
+    if not spec.load_a:
+        return torch.from_numpy(a).to(t).cuda()
+    pad = 8 // (1 if t == torch.float8_e4m3fn else 2)
+    dev = torch.zeros(*a.shape[:-1], a.shape[-1] + pad, dtype=t, device="cuda")[..., pad:]
+    dev.copy_(torch.from_numpy(a).to(t))
+    return dev
+
+
 def run(spec, rng):
     """``(D, float64 reference, exact)`` of ``spec`` on small-integer operands."""
     fp8 = spec.dtype == "e4m3"
@@ -64,30 +96,37 @@ def run(spec, rng):
             if spec.scale == "block":
                 kw.update(scale_a=torch.ones(Mt, -(-K // 128), device="cuda"),
                           scale_b=torch.ones(G, -(-K // 128), -(-N // 128), device="cuda"))
-        d = cute_py.grouped_gemm(torch.from_numpy(a).to(t).cuda(), k_major(b, t), offs, spec=spec, **kw)
-        ref, row = np.zeros((Mt, N)), 0
-        for g, n in enumerate(SIZES):
-            ref[row:row + n] = a[row:row + n] @ b[g]
-            row += n
-        return d, ref, True
+        ekw, c, bias = epilogue_of(spec, rng, (Mt, N), (G, N))          # a bias per group (expert)
+        group = np.repeat(np.arange(G), SIZES)
+        x = np.einsum("mk,mkn->mn", a, b[group])
+        d = cute_py.grouped_gemm(a_operand(a, t, spec), k_major(b, t), offs, spec=spec, **kw, **ekw)
+        return finish(spec, d, x, c, None if bias is None else bias[group])
     if spec.grouping == "k":
-        Kt = sum(SIZES)
+        Kt, G = sum(SIZES), len(SIZES)
         x, dy = ints(rng, Kt, MS), ints(rng, Kt, NS)
         offs = torch.tensor(np.cumsum(SIZES), dtype=torch.int32, device="cuda")
-        d = cute_py.grouped_gemm(torch.from_numpy(x).to(t).cuda().t(), torch.from_numpy(dy).to(t).cuda(), offs,
-                                 spec=spec)
+        ekw, c, bias = epilogue_of(spec, rng, (G, MS, NS), (NS,))     # one bias for every group
         ends = np.cumsum(SIZES)
-        return d, np.stack([x[e - s:e].T @ dy[e - s:e] for s, e in zip(SIZES, ends)]), True
+        ref = np.stack([x[e - s:e].T @ dy[e - s:e] for s, e in zip(SIZES, ends)])
+        d = cute_py.grouped_gemm(torch.from_numpy(x).to(t).cuda().t(), torch.from_numpy(dy).to(t).cuda(), offs,
+                                 spec=spec, **ekw)
+        return finish(spec, d, ref, c, bias)
     if spec.grouping == "batch":
-        a, b = ints(rng, 3, MS, K), ints(rng, 3, K, NS)
-        return cute_py.bmm(torch.from_numpy(a).to(t).cuda(), k_major(b, t), spec=spec), a @ b, True
+        L = 3
+        a, b = ints(rng, L, MS, K), ints(rng, L, K, NS)
+        if fp8:                                            # a batch of fp8 GEMMs: grouped_gemm of 3-D operands
+            sk = {"tensor": (torch.ones((), device="cuda"), torch.ones((), device="cuda")),
+                  "row": (torch.ones(L, MS, device="cuda"), torch.ones(L, NS, device="cuda")),
+                  "block": (torch.ones(L, MS, -(-K // 128), device="cuda"),
+                            torch.ones(L, -(-K // 128), -(-NS // 128), device="cuda"))}[spec.scale]
+            d = cute_py.grouped_gemm(a_operand(a, t, spec), k_major(b, t), scale_a=sk[0], scale_b=sk[1], spec=spec,
+                                     use_fast_accum=spec.fast_accum)
+            return d, a @ b, True
+        ekw, c, bias = epilogue_of(spec, rng, (L, MS, NS), (L, NS))    # a bias per batch entry
+        d = cute_py.bmm(a_operand(a, t, spec), k_major(b, t), spec=spec, **ekw)
+        return finish(spec, d, a @ b, c, None if bias is None else bias[:, None, :])
     a, b = ints(rng, M, K), ints(rng, K, N)
-    if spec.load_a:                                        # rows that allow 8-byte loads at most: a padded view
-        pad = 8 // (1 if fp8 else 2)
-        a_dev = torch.zeros(M, K + pad, dtype=t, device="cuda")[:, pad:]
-        a_dev.copy_(torch.from_numpy(a).to(t))
-    else:
-        a_dev = torch.from_numpy(a).to(t).cuda()
+    a_dev = a_operand(a, t, spec)
     if fp8:
         ones = {"tensor": (torch.ones((), device="cuda"), torch.ones((), device="cuda")),
                 "row": (torch.ones(M, 1, device="cuda"), torch.ones(1, N, device="cuda")),
@@ -95,15 +134,8 @@ def run(spec, rng):
                           torch.ones(-(-K // 128), -(-N // 128), device="cuda"))}[spec.scale]
         d = cute_py.scaled_gemm(a_dev, k_major(b, t), *ones, spec=spec, use_fast_accum=spec.fast_accum)
         return d, a @ b, True
-    ref = a @ b
-    kw = {}
-    if spec.beta:
-        c, bias = ints(rng, M, N), ints(rng, N)
-        kw = dict(c=torch.from_numpy(c).bfloat16().cuda(), bias=torch.from_numpy(bias).bfloat16().cuda(), beta=1.0,
-                  activation=spec.activation)
-        x = ref + c + bias
-        ref = 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
-    return cute_py.gemm(a_dev, k_major(b, t), spec=spec, **kw), ref, not spec.activation
+    ekw, c, bias = epilogue_of(spec, rng, (M, N), (N,))
+    return finish(spec, cute_py.gemm(a_dev, k_major(b, t), spec=spec, **ekw), a @ b, c, bias)
 
 
 UNREACHABLE = {p: "scaled_gemm takes no C, beta or activation: the kernel compiles (tests/test_feature_pairs.py) but "
