@@ -44,7 +44,7 @@ def test_layouts_name_the_grouping():
 
 
 @pytest.mark.parametrize("kw", [
-    dict(MOE, split_k=2), dict(BATCH, split_k=3), dict(KGROUPS, split_k=2, schedule="pingpong"),
+    dict(MOE, split_k=2), dict(BATCH, split_k=3), dict(MOE, split_k=2, schedule="pingpong"),
     dict(BATCH, beta=True, bias="col"), dict(MOE, beta=True, bias="row"), dict(KGROUPS, bias="col"),
     dict(BATCH, dtype="e4m3", scale="row", tile=(128, 128, 128)),
     dict(BATCH, dtype="e4m3", scale="block", tile=(128, 128, 128)),
