@@ -84,15 +84,18 @@ def current_stream(x) -> int:
     return s if isinstance(s, int) and not isinstance(s, bool) else 0
 
 
-def _module(x, op: str, what: str, hint: str = "pass out= (or torch/cupy arrays)"):
+_OUT_HINT = "pass out= (or torch/cupy arrays)"
+
+
+def _module(x, op: str, doing: str, hint: str = "pass torch or cupy arrays"):
+    """``(library name, module)`` of ``x``; raises :class:`ArrayLibraryError` "``op``: cannot ``doing`` a <type>"."""
     lib = library(x)
     if lib not in LIBRARIES:
-        raise ArrayLibraryError(f"{op}: cannot make {what} like a {type(x).__name__} (only torch and cupy arrays); "
-                                f"{hint}")
+        raise ArrayLibraryError(f"{op}: cannot {doing} a {type(x).__name__} (only torch and cupy arrays); {hint}")
     return lib, sys.modules[lib]
 
 
-def allocator(like, op: str = "gemm", what: str = "the output", hint: str = "pass out= (or torch/cupy arrays)"):
+def allocator(like, op: str = "gemm", what: str = "the output", hint: str = _OUT_HINT):
     """``new(shape, dtype_name)``: empty device arrays from the library (and device) of ``like``, without
     keeping ``like`` alive. Raises :class:`ArrayLibraryError` (naming ``what`` it was to make) when it is
     called for an unknown library (``hint``: what the caller can do instead).
@@ -106,7 +109,7 @@ def allocator(like, op: str = "gemm", what: str = "the output", hint: str = "pas
     lib = library(like)
     if lib not in LIBRARIES:
         def refuse(shape, dtype_name):
-            _module(like, op, what, hint)
+            _module(like, op, f"make {what} like", hint)
         return refuse
     mod, dev = sys.modules[lib], like.device
     if lib == "torch":
@@ -128,7 +131,7 @@ def zeros(like, n, dtype_name: str | None = None, op: str = "gemm"):
     ...
     cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
     """
-    lib, mod = _module(like, op, "a workspace")
+    lib, mod = _module(like, op, "make a workspace like", _OUT_HINT)
     shape = (n,) if isinstance(n, int) else tuple(n)
     t = like.dtype if dtype_name is None else library_dtype(mod, dtype_name)
     if lib == "torch":
@@ -147,17 +150,18 @@ def swap_last(x):
     return x.transpose(-2, -1) if library(x) == "torch" else x.swapaxes(-2, -1)
 
 
-def host_ints(x) -> list:
+def host_ints(x, op: str = "host_ints", hint: str = "pass torch or cupy arrays") -> list:
     """The values of a small integer device array, read back to the host (a device-to-host copy: the caller's
-    stream synchronises).
+    stream synchronises). For another library's array, raises :class:`ArrayLibraryError` naming ``op``, with
+    ``hint`` (what the caller can do instead).
 
     >>> import numpy as np
-    >>> host_ints(np.zeros(2))                                # doctest: +ELLIPSIS
+    >>> host_ints(np.zeros(2), "grouped_gemm")
     Traceback (most recent call last):
     ...
-    cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
+    cute_py.arraylib.ArrayLibraryError: grouped_gemm: cannot read the values of a ndarray (only torch and cupy arrays); pass torch or cupy arrays
     """
-    lib, _ = _module(x, "host_ints", "host values")
+    lib, _ = _module(x, op, "read the values of", hint)
     return [int(v) for v in (x.tolist() if lib == "torch" else x.get().tolist())]
 
 
@@ -170,7 +174,7 @@ def f32_copy(x):
     ...
     cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
     """
-    lib, mod = _module(x, "f32_copy", "a float32 copy")
+    lib, mod = _module(x, "f32_copy", "make a float32 copy of")
     if lib == "torch":
         return x.to(dtype=mod.float32, copy=True)
     if x.dtype == mod.uint16:
@@ -187,7 +191,7 @@ def fill(x, value: float) -> None:
     ...
     cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
     """
-    lib, mod = _module(x, "fill", "values")
+    lib, mod = _module(x, "fill", "fill")
     if lib == "torch":
         x.fill_(value)
     elif x.dtype == mod.uint16:
@@ -206,7 +210,7 @@ def rel_err(x, ref) -> float:
     cute_py.arraylib.ArrayLibraryError: ...only torch and cupy arrays...
     """
     diff = f32_copy(x) - ref
-    lib, mod = _module(x, "rel_err", "a difference")
+    lib, mod = _module(x, "rel_err", "compute the error of")
     norm = (lambda v: float(v.norm())) if lib == "torch" else (lambda v: float(mod.linalg.norm(v)))
     num, den = norm(diff), norm(ref)
     return num / den if den > 0 else num

@@ -31,6 +31,7 @@ from . import arraylib
 from ._callable import make_callable
 from .emit.spec import GemmSpec
 from .gemm import gemm, grouped_gemm, scaled_gemm
+from .options import flag
 from .problem import Problem
 from .problem_groups import grouped_problem
 from .runtime import device, synchronize
@@ -38,7 +39,8 @@ from .runtime.timer import EventTimer
 from .selection import heuristic
 from .tuned import ENV, FORMAT, cache_path, clear_cache, lookup, problem_key, record
 
-__all__ = ["autotune", "candidate_specs", "progress_line", "AutotuneResult", "AutotuneRow", "AutotuneError",
+__all__ = ["autotune", "candidate_specs", "check_options", "progress_line", "AutotuneResult", "AutotuneRow",
+           "AutotuneError",
            "TOLERANCE", "MAX_CANDIDATES", "TILES", "CLUSTERS", "GROUPS", "SPLITS",
            # the tuned table and the problem, where they live now (kept importable from here)
            "Problem", "lookup", "record", "clear_cache", "cache_path", "problem_key", "FORMAT", "ENV"]
@@ -144,6 +146,22 @@ def _schedules(m_tiles, n_tiles, k_blocks, sm_count, base_group):
         return [(base_group, s) for s in SPLITS
                 if s == 1 or (tiles * s <= 2 * sm_count and k_blocks >= 2 * s)]
     return [(base_group, 1)]
+
+
+def check_options(op: str, *, reps, warmup, batch, progress, cache, check) -> None:
+    """Raise :class:`AutotuneError` naming ``op`` unless the timing options of :func:`autotune` are right:
+    ``reps`` and ``batch`` ints >= 1, ``warmup`` an int >= 0, ``progress``, ``cache`` and ``check`` bools.
+
+    >>> check_options("autotune", reps=0, warmup=3, batch=10, progress=True, cache=True, check=True)
+    Traceback (most recent call last):
+    ...
+    cute_py.autotune.AutotuneError: autotune: reps must be an int >= 1, got 0
+    """
+    for name, v, low in (("reps", reps, 1), ("warmup", warmup, 0), ("batch", batch, 1)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < low:
+            raise AutotuneError(f"{op}: {name} must be an int >= {low}, got {v!r}")
+    for name, v in (("progress", progress), ("cache", cache), ("check", check)):
+        flag(op, name, v, AutotuneError)
 
 
 def _check_sizes(op, M, N, K):
@@ -470,9 +488,8 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
     ...
     cute_py.problem.GemmInputError: autotune: a: as_device_array: the array lives on the CPU device, ...
     """
-    for name, v, low in (("reps", reps, 1), ("warmup", warmup, 0), ("batch", batch, 1)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < low:
-            raise AutotuneError(f"autotune: {name} must be an int >= {low}, got {v!r}")
+    check_options("autotune", reps=reps, warmup=warmup, batch=batch, progress=progress, cache=cache, check=check)
+    use_fast_accum = flag("autotune", "use_fast_accum", use_fast_accum, AutotuneError)
     if offs is not None or len(getattr(a, "shape", ())) == 3:
         if c is not None or bias is not None or activation is not None:
             raise AutotuneError("autotune: grouped and batched GEMMs take no c, bias or activation")

@@ -22,6 +22,7 @@ from .emit import GemmSpec
 from .emit.spec import OUT_DTYPES
 from . import tuned
 from .launch import Launches
+from .options import flag
 from .problem import GemmInputError, Problem
 from .problem_groups import Epilogue, bmm_problem, check_device_offsets, grouped_problem
 from .runtime import DriverError, stream_capturing, stream_int
@@ -52,7 +53,9 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
       base. An operand TMA cannot read (base or leading dimension not a
       multiple of 16 bytes) is copied to a staging buffer first, on the same
       stream (:mod:`cute_py.emit.stage_copy`).
-    - ``c`` (M, N), with ``beta``: read in D's layout and type.
+    - ``c`` (M, N), with ``beta``: read in D's layout and type (not read when ``beta`` is 0; a
+      ``beta`` other than 0 needs a ``c``). ``out`` may be ``c`` itself, but shares no memory with ``a``,
+      ``b`` or ``bias``.
     - ``bias``: a vector in D's type; length N adds ``bias[n]`` to every row
       (as ``torch.nn.Linear``), length M (M != N) adds ``bias[m]`` to every column.
     - ``activation``: None, "relu" or "gelu" (erf form).
@@ -99,9 +102,10 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, 
       128 x 128 of b: each 128-wide K tile's partial sums are scaled before they join the f32 accumulators).
       Any strides (PyTorch's blockwise kernels want scale_a M-major, strides (1, M); both work here).
     - ``out_dtype``: "bf16", "f16" or "f32" (or a torch dtype), D's type when ``out`` is None; default ``spec``'s
-      when one is given, else bf16. ``bias``: a vector of length N (or M) in D's type, added after scaling;
+      when one is given, else bf16 (with ``out``, D is out's type, and an ``out_dtype`` must name it).
+      ``bias``: a vector of length N (or M) in D's type, added after scaling;
       ``spec``, ``stream``: as :func:`gemm` (a spec's ``fast_accum`` must be ``use_fast_accum``).
-    - ``use_fast_accum`` (per-tensor and row-wise scales, as in ``torch._scaled_mm``): False (default) sums
+    - ``use_fast_accum`` (a bool; per-tensor and row-wise scales, as in ``torch._scaled_mm``): False (default) sums
       each 128-wide K tile in the tensor core and adds it into f32 accumulators; True accumulates all of K in the
       tensor core's fp8 accumulator (about 14 bits kept: faster, and about 10x the error at K = 4096).
 
@@ -110,8 +114,8 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, 
 
     >>> d = scaled_gemm(a8, w8.t(), sa, sb, out_dtype="bf16")          # doctest: +SKIP
     """
-    out_dtype = None if out is not None else _type_name(out_dtype)     # with out, D's type is out's
-    fast = bool(use_fast_accum)
+    fast = flag("scaled_gemm", "use_fast_accum", use_fast_accum, GemmInputError)
+    out_dtype = _type_name(out_dtype)               # with out, D's type is out's: out_dtype may only agree
 
     def read(o, t):
         return Problem.from_arrays(a, b, bias=bias, out=o, out_dtype=t, scale_a=scale_a, scale_b=scale_b,
@@ -144,7 +148,7 @@ def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=
     - ``D = act(alpha * A @ B + beta * c + bias)`` as :func:`gemm`: ``c`` has D's shape; ``bias`` is one vector
       for every group (length N, or M) or one per group, (G, N) or (G, M) (a mixture of experts' per-expert
       bias).
-    - ``check_offs``: read ``offs`` back to the host and check it (non-decreasing, the last one total_M) before
+    - ``check_offs`` (a bool): read ``offs`` back to the host and check it (non-decreasing, the last one total_M) before
       launching: one device-to-host copy, which synchronises. Pass False in a hot loop or while capturing a CUDA
       graph (the kernel reads ``offs`` on the device and clamps it into ``[previous, total_M]``, so bad offsets
       never touch memory out of bounds; a capture skips the check by itself).
@@ -154,9 +158,10 @@ def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=
 
     >>> d = grouped_gemm(x, w.transpose(-2, -1), offs)          # doctest: +SKIP
     """
-    out_dtype = None if out is not None else _type_name(out_dtype)
+    fast = flag("grouped_gemm", "use_fast_accum", use_fast_accum, GemmInputError)
+    check_offs = flag("grouped_gemm", "check_offs", check_offs, GemmInputError)
+    out_dtype = _type_name(out_dtype)
     check = check_offs and offs is not None and not stream_capturing(current_stream(a) if stream is None else stream)
-    fast = bool(use_fast_accum)
     verify = ((lambda a=a, b=b: check_device_offsets(a, b, offs, "grouped_gemm"))   # the caller's arrays: their
               if check else None)                                                        # offsets may change
     if scale_a is None and scale_b is None:
@@ -183,7 +188,7 @@ def bmm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out_dt
 
     >>> d = bmm(q, k.transpose(1, 2))                               # doctest: +SKIP
     """
-    out_dtype = None if out is not None else _type_name(out_dtype)
+    out_dtype = _type_name(out_dtype)
     a, b = _k_stand_ins(a, b)
 
     epi = Epilogue(c, alpha, beta, bias, activation)
@@ -250,7 +255,7 @@ def _run(op, arrays, options, read, out, spec, stream, out_dtype=None, verify=No
             if verify is not None:
                 verify()
             return call.run(out)
-    if isinstance(spec, GemmSpec) and out_dtype is None:
+    if isinstance(spec, GemmSpec) and out_dtype is None and out is None:
         out_dtype = spec.out_dtype
     problem = read(out, out_dtype)
     if foreign:
@@ -258,7 +263,7 @@ def _run(op, arrays, options, read, out, spec, stream, out_dtype=None, verify=No
     if verify is not None:
         verify()
     if out is None:                          # D from a's library, read like a given out (its alignment counts)
-        out = allocator(a)(problem.out_shape, problem.out_dtype)
+        out = allocator(a, op)(problem.out_shape, problem.out_dtype)
         if not problem.empty:
             problem = problem.with_out(out, op) if problem.grouping is None else read(out, problem.out_dtype)
     if problem.empty:

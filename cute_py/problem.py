@@ -30,9 +30,10 @@ from typing import NoReturn
 from .emit.spec import ACTIVATIONS, DTYPES, FP8_DTYPES, OUT_DTYPES, SCALE_BLOCK
 from .dtypes import dtype as _dtype
 from .layouts.int_tuple import round_up
+from .options import flag
 from .runtime.arrays import as_device_array
 
-__all__ = ["Problem", "Operands", "Staging", "GemmInputError", "TMA_ALIGN", "MAX_EXTENT"]
+__all__ = ["Problem", "Operands", "Staging", "GemmInputError", "overlaps", "TMA_ALIGN", "MAX_EXTENT"]
 
 TMA_ALIGN = 16
 """In bytes. TMA needs 16-byte aligned global addresses and leading dimensions (A and B, and D for TMA stores)."""
@@ -281,6 +282,7 @@ class Problem:
         ...
         cute_py.problem.GemmInputError: gemm: inner dimensions differ: a is (256, 64), b is (32, 128) (K 64 vs 32)
         """
+        fast_accum = flag(op, "use_fast_accum", fast_accum, GemmInputError)
         problem = _Reader(op).problem(a, b, c, alpha, beta, bias, activation, out, out_dtype, scale_a, scale_b)
         if fast_accum:
             if problem.scale not in ("tensor", "row"):
@@ -301,6 +303,33 @@ def widest_load(cap: int, *nbytes: int) -> int:
     for x in nbytes:
         common |= x
     return common & -common                  # the lowest set bit
+
+
+def _span(x) -> tuple:
+    """``(lowest, one past the highest)`` byte address of the non-empty array record ``x``."""
+    lo = x.ptr + sum((n - 1) * s for n, s in zip(x.shape, x.byte_strides) if s < 0)
+    return lo, lo + x.nbytes
+
+
+def overlaps(x, y) -> bool:
+    """Whether the array records ``x`` and ``y`` certainly share memory: both non-empty, their spans intersect,
+    and they start at one address or each is dense (every byte of its span is one of its elements). Other
+    intersecting spans may interleave without sharing an element (the columns of a matrix split in two) and
+    are not refused, as torch does not.
+
+    >>> from cute_py.runtime import as_device_array
+    >>> x = as_device_array(1 << 40, shape=(64, 64), dtype="bf16")
+    >>> left = as_device_array(1 << 40, shape=(64, 32), strides=(64, 1), dtype="bf16")
+    >>> right = as_device_array((1 << 40) + 64, shape=(64, 32), strides=(64, 1), dtype="bf16")
+    >>> overlaps(x, x), overlaps(x, left), overlaps(left, right)
+    (True, True, False)
+    """
+    if x.size == 0 or y.size == 0:
+        return False
+    (x0, x1), (y0, y1) = _span(x), _span(y)
+    if x1 <= y0 or y1 <= x0:
+        return False
+    return x.ptr == y.ptr or (x.nbytes == x.size * x.itemsize and y.nbytes == y.size * y.itemsize)
 
 
 def _rows_cols(x, cols_contiguous: bool) -> tuple:
@@ -356,21 +385,26 @@ class _Reader:
             self.fail(f"{what} has element type {x.dtype.name}; supported: {', '.join(allowed)}")
         return name
 
-    def major(self, x, what, inner_name, outer_name) -> tuple:
+    def major(self, x, what, inner_name, outer_name, prefer: str | None = None) -> tuple:
         """``(major, ld)`` of a 2-D matrix operand: which dimension is contiguous and the other's stride (for a
-        single row, column or element, whose other stride is never used, the extent rounded up to 16 bytes)."""
+        single row, column or element, whose other stride is never used, the extent rounded up to 16 bytes).
+
+        A dimension of extent 1 has no stride that matters (as in torch): (1, n) with strides (1, 5) is read
+        as n elements 5 apart (``outer_name``-major, ld 5), (n, 1) with strides (2, 1) as n elements 2 apart
+        (``inner_name``-major, ld 2). Of two possible readings, a dimension of extent > 1 with stride 1 wins,
+        unless ``prefer`` names the other (fp8 operands must be K-major)."""
         (r, c), (sr, sc) = x.shape, x.strides
         unit = max(1, TMA_ALIGN // x.itemsize)  # elements per 16 bytes
         if r == 0 or c == 0:                    # empty: no element is read, any layout will do
             return inner_name, round_up(max(c, 1), unit)
-        if c > 1 and sc == 1:
-            return inner_name, (sr if r > 1 else round_up(c, unit))
-        if r > 1 and sr == 1:
-            return outer_name, (sc if c > 1 else round_up(r, unit))
-        if r <= 1 and c <= 1:
-            return inner_name, unit
-        self.fail(f"{what} with shape {x.shape} and element strides {x.strides} is not contiguous along either "
-                  f"dimension (one stride must be 1); make it contiguous first")
+        inner = inner_name, (sr if r > 1 else round_up(c, unit))      # the columns contiguous, rows ld apart
+        outer = outer_name, (sc if c > 1 else round_up(r, unit))      # the rows contiguous, columns ld apart
+        ways = [w for w, ok in ((inner, c > 1 and sc == 1), (outer, r > 1 and sr == 1), (inner, c == 1),
+                                (outer, r == 1)) if ok]
+        if not ways:
+            self.fail(f"{what} with shape {x.shape} and element strides {x.strides} is not contiguous along either "
+                      f"dimension (one stride must be 1); make it contiguous first")
+        return next((w for w in ways if w[0] == prefer), ways[0])
 
     def out_layout(self, x, what) -> tuple:
         """``(row_major, ld)`` of a 2-D output or C (any leading dimension)."""
@@ -405,8 +439,9 @@ class _Reader:
         devices = {d for d in (A.device, B.device) if d is not None}
         if len(devices) > 1:
             self.fail(f"a and b are on different devices {sorted(devices)}")
-        a_major, lda = self.major(A, "a", "K", "MN")          # a (M, K): K contiguous -> K-major
-        b_major, ldb = self.major(B, "b", "MN", "K")          # b (K, N): N contiguous -> N-major (B = b^T is (N, K))
+        prefer = "K" if scaled else None                       # fp8 reads K-major operands only
+        a_major, lda = self.major(A, "a", "K", "MN", prefer)  # a (M, K): K contiguous -> K-major
+        b_major, ldb = self.major(B, "b", "MN", "K", prefer)  # b (K, N): N contiguous -> N-major (B = b^T is (N, K))
         if scaled:
             self.k_major(A, a_major, B, b_major)
         staging = tuple(x for x in (self.staging("a", A, a_major == "K", lda),
@@ -420,6 +455,7 @@ class _Reader:
         V, bias_mode = self.bias(bias, M, N, out_t)
         SA, SB, mode, strides = self.scales(scale_a, scale_b, M, N, K, devices) if scaled else (None, None, None,
                                                                                                   (0, 0, 0, 0))
+        self.no_alias(D, {"a": A, "b": B, "bias": V, "scale_a": SA, "scale_b": SB}, C)
         operands = Operands(A, B, C, V, D, alpha, beta, like=a, scale_a=SA, scale_b=SB)
         return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias_mode, activation, row, d_tma,
                        lda, ldb, ldc, ldd, mode, strides, staging=staging, align=align, operands=operands)
@@ -492,11 +528,30 @@ class _Reader:
         if D.device is not None and devices and D.device not in devices:
             self.fail(f"out is on device {D.device}, the inputs on {sorted(devices)}")
         out_t = self.dtype(D, "out", OUT_DTYPES, raw16=out_dtype)
+        if out_dtype is not None and out_dtype != out_t:
+            self.fail(f"out is {out_t} but out_dtype is {out_dtype!r}: with out given, D has out's type; pass "
+                      f"out_dtype={out_t!r} or leave it out")
         row, ldd = self.out_layout(D, "out")
         return out_t, row, ldd, D
 
+    def no_alias(self, D, inputs: dict, C=None) -> None:
+        """Refuse an ``out`` (record ``D``) that shares memory with an input the kernel reads while it writes D
+        (``inputs``: name -> record or None), or with ``C`` unless C is D itself (each element of C is then
+        read by the thread that writes it). Only sharing that is certain is refused (see :func:`overlaps`)."""
+        if D is None:
+            return
+        shared = [name for name, x in inputs.items() if x is not None and overlaps(D, x)]
+        if C is not None and overlaps(D, C) and (C.ptr, C.byte_strides) != (D.ptr, D.byte_strides):
+            shared.append("c (which may be out itself, but not overlap it otherwise)")
+        if shared:
+            names = ", ".join(shared[:-1]) + " and " * (len(shared) > 1) + shared[-1]
+            self.fail(f"out shares memory with {names}: the kernel would overwrite what it still "
+                      f"reads; pass a separate out")
+
     def c(self, c, beta, M, N, row, ldd, out_t) -> tuple:
         """``(C, ldc)``: C's record when it is read (``beta != 0``), else None and D's leading dimension."""
+        if c is None and beta != 0:
+            self.fail(f"beta={beta!r} scales c, but no c was given; pass c (M, N) = {(M, N)}, or leave beta at 0")
         if c is None or beta == 0:
             return None, ldd
         C = self.array(c, "c")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 from .arraylib import host_ints
 from .emit.spec import ACTIVATIONS, DTYPES, FP8_DTYPES, OUT_DTYPES, SCALE_BLOCK
+from .options import flag
 from .problem import MAX_EXTENT, TMA_ALIGN, GemmInputError, Operands, Problem, _Reader
 
 __all__ = ["grouped_problem", "bmm_problem", "Epilogue", "check_offsets", "check_device_offsets"]
@@ -51,9 +52,10 @@ def check_device_offsets(a, b, offs, op: str) -> None:
     >>> check_device_offsets(None, None, [3, 2], "op")                         # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    cute_py.arraylib.ArrayLibraryError: host_ints: ...
+    cute_py.arraylib.ArrayLibraryError: op: cannot read the values of a list ...; check_offs=True reads offs back ...
     """
-    ends = host_ints(offs)
+    ends = host_ints(offs, op, hint="check_offs=True reads offs back to the host; pass torch or cupy arrays, or "
+                                     "check_offs=False (the kernel clamps offsets it reads on the device)")
     along_k = len(getattr(b, "shape", ())) == 2
     total = a.shape[1] if along_k else a.shape[0]
     check_offsets(ends, total, op, "the column count of a (K)" if along_k else "the row count of a")
@@ -66,9 +68,11 @@ def _matrix(x):
     return m, (stride if L > 1 else 0)
 
 
-def _read(r: _Reader, A, B, fp8: bool = False, a_groups: tuple = (1, 0), b_groups: tuple = (1, 0)):
+def _read(r: _Reader, A, B, fp8: bool = False, a_groups: tuple = (1, 0), b_groups: tuple = (1, 0),
+          prefer: str | None = None):
     """Types, devices, majors and staging of the (2-D) matrices ``A`` and ``B`` (``fp8``: e4m3/e5m2, K-major;
-    ``a_groups``, ``b_groups``: (count, stride) of the matrices of a 3-D operand). The leading dimensions and
+    ``a_groups``, ``b_groups``: (count, stride) of the matrices of a 3-D operand; ``prefer``: the major to read a
+    matrix with a dimension of extent 1 in, as the reader's ``major`` takes it). The leading dimensions and
     group strides returned are what TMA reads: a staged operand's are its buffer's."""
     if not fp8 and A.dtype.name in FP8_DTYPES:
         r.fail(f"a is {A.dtype.name}: fp8 operands need scale_a and scale_b")
@@ -79,8 +83,9 @@ def _read(r: _Reader, A, B, fp8: bool = False, a_groups: tuple = (1, 0), b_group
     devices = {d for d in (A.device, B.device) if d is not None}
     if len(devices) > 1:
         r.fail(f"a and b are on different devices {sorted(devices)}")
-    a_major, lda = r.major(A, "a", "K", "MN")
-    b_major, ldb = r.major(B, "b", "MN", "K")
+    prefer = "K" if fp8 else prefer
+    a_major, lda = r.major(A, "a", "K", "MN", prefer)
+    b_major, ldb = r.major(B, "b", "MN", "K", prefer)
     if fp8:
         r.k_major(A, a_major, B, b_major)
     (la, lb), e = (a_groups[1], b_groups[1]), A.itemsize
@@ -146,6 +151,8 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
     naming ``op``."""
     epi = epilogue or Epilogue()
     r = _Reader(op)
+    fast_accum = flag(op, "use_fast_accum", fast_accum, GemmInputError)
+    check_offs = flag(op, "check_offs", check_offs, GemmInputError)
     A, B = r.array(a, "a"), r.array(b, "b")
     ranks = (len(A.shape), len(B.shape))
     scaled = scale_a is not None or scale_b is not None
@@ -179,6 +186,7 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
     out_t, row, ldd, D = r.output(out, M, N, "bf16" if scaled else t, out_dtype, devices)
     C, ldc, _ = _group_c(r, epi, (M, N), row, ldd, out_t)
     V, bias, bias_l = _group_bias(r, epi.bias, G, M, N, out_t)
+    r.no_alias(D, {"a": A, "b": B, "offs": O, "scale_a": SA, "scale_b": SB, "bias": V}, C)
     ops = Operands(A, B, C, V, out=D, alpha=epi.alpha, beta=epi.beta, like=a, offs=O, scale_a=SA, scale_b=SB)
     return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias, epi.activation, lda=lda, ldb=ldb,
                    ldc=ldc, ldd=ldd, c_row_major=row, d_tma=D is None or D.ptr % TMA_ALIGN == 0, scale=mode,
@@ -196,19 +204,21 @@ def _k_groups(r: _Reader, a, A, B, offs, out, out_dtype, check, epi) -> Problem:
         r.fail("a and b are 2-D: groups along K need offs, the int32 end column of each group (or use gemm)")
     _extents(r, M, N, K)
     bad = [f"{w} {x.shape} has strides {x.strides}: {d} is not contiguous (pass {fix})"
-           for w, x, major, d, fix in (("a", A, r.major(A, "a", "K", "MN")[0], "M",
+           for w, x, major, d, fix in (("a", A, r.major(A, "a", "K", "MN", "MN")[0], "M",
                                         "x.t() of a row-major x (total_K, M)"),
-                                       ("b", B, r.major(B, "b", "MN", "K")[0], "N", "a row-major (total_K, N) array"))
+                                       ("b", B, r.major(B, "b", "MN", "K", "MN")[0], "N",
+                                        "a row-major (total_K, N) array"))
            if major != "MN" and x.size]
     if bad:
         r.fail("groups along K read a and b with K outermost (the K tile at a group's end is masked by TMA): "
                + "; ".join(bad))
-    t, devices, a_major, lda, b_major, ldb, _, _, staging = _read(r, A, B)
+    t, devices, a_major, lda, b_major, ldb, _, _, staging = _read(r, A, B, prefer="MN")
     O = _offsets(r, offs, None, K, devices, check and K > 0, "the column count of a (K)")
     G = O.shape[0]
     D, out_t, row, ldd, ldd_l, d_tma = _stacked_out(r, out, G, M, N, t, out_dtype, devices)
     C, ldc, ldc_l = _group_c(r, epi, (G, M, N), row, ldd, out_t)
     V, bias, bias_l = _group_bias(r, epi.bias, G, M, N, out_t)
+    r.no_alias(D, {"a": A, "b": B, "offs": O, "bias": V}, C)
     ops = Operands(A, B, C, V, out=D, alpha=epi.alpha, beta=epi.beta, like=a, offs=O)
     return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias, epi.activation, lda=lda, ldb=ldb,
                    ldc=ldc, ldd=ldd, c_row_major=row, d_tma=d_tma, grouping="k", groups=G,
@@ -249,6 +259,7 @@ def _batch(r: _Reader, a, A, B, out, out_dtype, epi, scale_a=None, scale_b=None,
     D, out_t, row, ldd, ldd_l, d_tma = _stacked_out(r, out, L, M, N, "bf16" if scaled else t, out_dtype, devices)
     C, ldc, ldc_l = _group_c(r, epi, (L, M, N), row, ldd, out_t)
     V, bias, bias_l = _group_bias(r, epi.bias, L, M, N, out_t)
+    r.no_alias(D, {"a": A, "b": B, "scale_a": SA, "scale_b": SB, "bias": V}, C)
     ops = Operands(A, B, C, V, out=D, alpha=epi.alpha, beta=epi.beta, like=a, scale_a=SA, scale_b=SB)
     return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias, epi.activation, lda=lda, ldb=ldb,
                    ldc=ldc, ldd=ldd, c_row_major=row, d_tma=d_tma, scale=mode, scale_strides=strides,

@@ -242,5 +242,7 @@ def test_a_batched_out_whose_matrices_overlap_is_refused():
 def test_torch_operands_without_a_usable_contiguous_dimension_are_copied():
     torch = pytest.importorskip("torch")
     from cute_py.torch.ops import usable
+    every_other = torch.ones(10, 6, dtype=torch.bfloat16)[::2, ::2]                  # (5, 3), strides (12, 2)
+    assert usable(every_other).stride() == (3, 1) and usable(every_other.t()).is_contiguous()
     col = torch.ones(10, 3, dtype=torch.bfloat16)[:, :1]                            # (10, 1), strides (3, 1)
-    assert usable(col).stride() == (1, 1) and usable(col.t()).is_contiguous()
+    assert usable(col) is col and usable(col.t()).stride() == (1, 3)                # extent 1: any stride, in place

@@ -26,6 +26,7 @@ from typing import Optional
 
 import torch
 from torch import Tensor
+from torch.multiprocessing.reductions import StorageWeakRef
 
 from ..emit.spec import SCALE_BLOCK
 from ..gemm import gemm as _cute_gemm, scaled_gemm as _cute_scaled_gemm
@@ -42,7 +43,8 @@ FP8_TYPE_NAMES = {torch.float8_e4m3fn: "e4m3", torch.float8_e5m2: "e5m2"}
 """torch dtype -> cute_py element type of the fp8 operands :data:`scaled_gemm` reads."""
 _FAKE_ADDRESS = 1 << 40
 """A stand-in base address for tensors without one (fake, CPU): aligned like every CUDA allocation, so a record's
-alignment is its storage offset's."""
+alignment is its storage offset's. The storages of one call are given the bases 1, 2, 3, ... times it
+(:func:`_records`), so records of one storage overlap where the tensors do and records of two never do."""
 COLLECTORS: list = []
 """Lists that the CUDA kernels append each launched problem to, as a :func:`describe` record (see
 :func:`cute_py.torch.autotune`)."""
@@ -72,8 +74,9 @@ def _concrete(*tensors) -> bool:
                for v in (*t.shape, *t.stride(), t.storage_offset()))
 
 
-def _record(t: Tensor | None, what: str, op: str):
-    """A :class:`~cute_py.runtime.DeviceArray` record of ``t``'s shape, strides and type at a stand-in address."""
+def _record(t: Tensor | None, what: str, op: str, base: int = _FAKE_ADDRESS):
+    """A :class:`~cute_py.runtime.DeviceArray` record of ``t``'s shape, strides and type at a stand-in address
+    (its storage at ``base``)."""
     if t is None:
         return None
     name = TYPE_NAMES.get(t.dtype) or FP8_TYPE_NAMES.get(t.dtype)
@@ -81,8 +84,20 @@ def _record(t: Tensor | None, what: str, op: str):
         raise GemmInputError(f"{op}: {what} has dtype {t.dtype}; supported: torch.bfloat16, torch.float16 "
                              f"(and torch.float32 for out, c, bias and scales; torch.float8_e4m3fn and "
                              f"torch.float8_e5m2 for scaled_gemm's a and b)")
-    address = _FAKE_ADDRESS + t.storage_offset() * t.element_size()
+    address = base + t.storage_offset() * t.element_size()
     return as_device_array(address, shape=tuple(t.shape), strides=tuple(t.stride()), dtype=name)
+
+
+def _records(op: str, named: dict) -> list:
+    """:func:`_record` of each tensor of ``named`` (what -> tensor or None), one stand-in base per storage: tensors
+    sharing a storage keep their offsets from each other, so the reader sees where they overlap."""
+    bases: dict = {}
+    out = []
+    for what, t in named.items():
+        base = None if t is None else _FAKE_ADDRESS * (1 + bases.setdefault(StorageWeakRef(t.untyped_storage()),
+                                                                            len(bases)))
+        out.append(None if t is None else _record(t, what, op, base))
+    return out
 
 
 def _checked(op: str, tensors, out_dtype) -> bool:
@@ -114,27 +129,26 @@ def problem_of(op: str, a, b, c=None, bias=None, alpha=1.0, beta=0.0, activation
     tensors = (a, b, c, bias, out)
     if not _checked(op, tensors, out_dtype):
         return None
-    records = [_record(t, w, op) for t, w in zip(tensors, ("a", "b", "c", "bias", "out"))]
-    ra, rb, rc, rbias, rout = records
+    ra, rb, rc, rbias, rout = _records(op, dict(zip(("a", "b", "c", "bias", "out"), tensors)))
     return Problem.from_arrays(ra, rb, rc, alpha=alpha, beta=beta, bias=rbias, activation=activation, out=rout,
                                out_dtype=TYPE_NAMES.get(out_dtype) if out_dtype is not None else None, op=op)
 
 
 def usable(t: Tensor) -> Tensor:
-    """``t`` when a GEMM can read it in place (one dimension contiguous, at any alignment: what TMA cannot read
-    goes through the GEMM's staging copy), else a contiguous copy of it. Every kernel of the operators applies it
-    to ``a`` and ``b`` (an expanded gradient has stride 0 along both), so they take any strides.
+    """``t`` when a GEMM can read it in place (one dimension contiguous, or of extent 1, at any alignment: what
+    TMA cannot read goes through the GEMM's staging copy), else a contiguous copy of it. Every kernel of the
+    operators applies it to ``a`` and ``b`` (an expanded gradient has stride 0 along both), so they take any
+    strides.
 
     >>> x = torch.ones(16, 16, dtype=torch.bfloat16)
     >>> usable(x.t()).stride(), usable(x[:, 1:]).stride()      # column-major; rows starting 2 bytes in
     ((1, 16), (16, 1))
+    >>> usable(x[:1, ::5]).stride()                            # one row, elements 5 apart: read in place
+    (16, 5)
     >>> usable(torch.ones(1, dtype=torch.bfloat16).expand(4, 8)).stride()   # nothing contiguous: copied
     (8, 1)
     """
-    if t.dim() != 2 or t.numel() <= 1:
-        return t
-    (r, c), (sr, sc) = t.shape, t.stride()
-    if (c > 1 and sc == 1) or (r > 1 and sr == 1):            # as Problem reads a major: a stride-1 extent > 1
+    if t.dim() != 2 or 1 in t.shape or 1 in t.stride():      # as Problem reads a major (extent 1: any stride)
         return t
     return t.contiguous()
 
@@ -270,9 +284,26 @@ def _gemm_out_fake(a, b, out, c=None, bias=None, alpha=1.0, beta=0.0, activation
     problem_of("torch.ops.cute_py.gemm_out", a, b, c, bias, alpha, beta, activation, out=out)
 
 
+def _gemm_out_autograd(a, b, out, c=None, bias=None, alpha=1.0, beta=0.0, activation=None):
+    """:data:`gemm_out`'s autograd kernel: as torch's own out= operators, it refuses inputs that require grad while
+    grad mode is on (``out`` would silently carry no gradient); else it runs the operator below autograd."""
+    needs = [w for w, t in (("a", a), ("b", b), ("c", c), ("bias", bias), ("out", out))
+             if t is not None and t.requires_grad]
+    if needs and torch.is_grad_enabled():
+        raise GemmInputError(f"torch.ops.cute_py.gemm_out: operators with out= don't support automatic "
+                             f"differentiation, but {' and '.join(needs)} require{'s' if len(needs) == 1 else ''} "
+                             f"grad; use torch.ops.cute_py.gemm (or cute_py.torch.matmul without out=), or call "
+                             f"under torch.no_grad()")
+    with torch._C._AutoDispatchBelowAutograd():
+        gemm_out(a, b, out, c, bias, alpha, beta, activation)
+
+
 gemm_out = define("gemm_out", _gemm_out_cuda, cpu=_gemm_out_cpu, fake=_gemm_out_fake, mutates_args=("out",))
 """``torch.ops.cute_py.gemm_out``: :data:`gemm` writing into ``out`` (row- or column-major, any type cute_py
-writes); no autograd (``out`` is mutated)."""
+writes; ``c`` may be ``out`` itself, no other operand may share its memory); no autograd (``out`` is mutated):
+with grad mode on, inputs that require grad are refused, as torch refuses them for its out= operators."""
+_LIBRARY = torch.library.Library(NAMESPACE, "IMPL")
+_LIBRARY.impl("gemm_out", _gemm_out_autograd, "Autograd")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -293,7 +324,7 @@ def _scaled_problem(op, a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum)
     tensors = (a, b, scale_a, scale_b, bias)
     if not _checked(op, tensors, out_dtype):
         return None
-    ra, rb, rsa, rsb, rbias = (_record(t, w, op) for t, w in zip(tensors, ("a", "b", "scale_a", "scale_b", "bias")))
+    ra, rb, rsa, rsb, rbias = _records(op, dict(zip(("a", "b", "scale_a", "scale_b", "bias"), tensors)))
     return Problem.from_arrays(ra, rb, bias=rbias, scale_a=rsa, scale_b=rsb, fast_accum=use_fast_accum,
                                out_dtype=TYPE_NAMES.get(out_dtype or torch.bfloat16), op=op)
 

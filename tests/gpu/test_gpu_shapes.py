@@ -115,6 +115,27 @@ def test_every_epilogue_option_on_unaligned_and_empty_k(case, K):
     check(out, ref, out_t, f"{case} K={K}")
 
 
+@pytest.mark.parametrize("M, N, K, a_strides, b_strides", [
+    (152, 2696, 1, (2, 1), (1, 5)),          # K = 1, a rank-1 update: a column 2 apart, a row 5 apart
+    (152, 2696, 1, (1, 3), (7, 1)),          # K = 1 again, each single stride 1 and the other odd
+    (300, 1, 64, (64, 1), (3, 1)),           # N = 1: b a column 3 apart
+    (1, 300, 64, (1, 7), (300, 1)),          # M = 1: a a row 7 apart
+    (1, 1, 77, (1, 9), (5, 1)),              # M = N = 1
+])
+def test_a_dimension_of_extent_1_takes_any_stride(M, N, K, a_strides, b_strides):
+    """A dimension of extent 1 has no stride that matters (torch.matmul takes these): a (1, n) operand with
+    strides (1, 5) is n elements 5 apart, read in place or through the staging copy; exact."""
+    gen = torch.Generator(device="cuda").manual_seed(M + 7 * N + 11 * K)
+
+    def strided(shape, strides):
+        span = sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+        return torch.as_strided(ints((span,), gen), shape, strides)
+    a, b = strided((M, K), a_strides), strided((K, N), b_strides)
+    out = torch.full((M, N), float("nan"), dtype=torch.bfloat16, device="cuda")
+    cute_py.gemm(a, b, out=out)
+    check(out, a.double() @ b.double(), "bf16", f"{M}x{N}x{K} a strides {a_strides} b strides {b_strides}")
+
+
 def test_empty_m_or_n_returns_an_empty_result():
     gen = torch.Generator(device="cuda").manual_seed(3)
     for M, N, K in ((0, 64, 64), (64, 0, 7), (0, 0, 0)):
