@@ -3,9 +3,14 @@
 The algebra lives in :mod:`cute_py.layouts` and is re-exported here, so
 ``cute_py.composition``, ``cute_py.Layout``, ``cute_py._`` ... work as in CuTe.
 
+``from cute_py import *`` brings every public name except CuTe's ``zip`` and ``filter``, which would hide
+Python's built-ins of those names: call them as ``cute_py.zip`` and ``cute_py.filter`` (or import them by name).
+
 >>> import cute_py as cute
 >>> print(cute.composition(cute.parse("(4,3):(3,1)"), cute.parse("6:2")))
 (2,3):(6,1)
+>>> print(cute.filter(cute.parse("(2,3):(0,1)")), "zip" in cute.__all__)
+3:1 False
 """
 
 from .layouts import *  # noqa: F401,F403
@@ -17,7 +22,10 @@ from .atoms import (  # noqa: E402
 )
 
 from ._version import __version__  # noqa: E402
-__all__ = list(_layout_all) + [
+SHADOWED_BUILTINS = ("zip", "filter")
+"""Public names left out of ``__all__``: a star import must not replace Python's built-ins."""
+
+__all__ = [n for n in _layout_all if n not in SHADOWED_BUILTINS] + [
     "atoms", "MMAAtom", "CopyAtom", "TiledMMA", "TiledCopy", "make_copy_atom", "make_tiled_mma",
     "make_tiled_copy", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C", "__version__",
 ]

@@ -30,11 +30,15 @@ __all__ = ["add_parser", "run"]
 LAYOUT_MAJORS = {"tn": ("K", "K"), "nn": ("MN", "K"), "nt": ("MN", "MN"), "tt": ("K", "MN")}
 
 
+DEFAULT_EXTENT = 4096
+"""--m, --n and --k when not given."""
+
+
 def add_parser(sub):
     g = sub.add_parser("gemm", help="generate a warp-specialized sm_90a GEMM from a layout spec; compile, run, time")
     for dim in ("m", "n", "k"):
-        g.add_argument(f"--{dim}", type=extent, default=4096, help=f"{dim.upper()}, 1 to {MAX_EXTENT} (default 4096)")
-    g.add_argument("--dtype", default="bf16", choices=INPUT_DTYPES,
+        g.add_argument(f"--{dim}", type=extent, help=f"{dim.upper()}, 1 to {MAX_EXTENT} (default {DEFAULT_EXTENT})")
+    g.add_argument("--dtype", choices=INPUT_DTYPES,
                    help="input type (default bf16); e4m3 / e5m2 run the scaled fp8 GEMM (layout tn only)")
     g.add_argument("--scale", choices=[s for s in SCALES if s],
                    help="fp8 scale mode: tensor (default for fp8), row (scale_a[m], scale_b[n]) or block "
@@ -44,24 +48,67 @@ def add_parser(sub):
                         "use_fast_accum; faster, less accurate)")
     g.add_argument("--groups", type=extent, metavar="G",
                    help="groups along M (mixture of experts): the M rows split unevenly into G groups, each "
-                        "times its own B, as torch._grouped_mm (bf16/f16)")
+                        "times its own B, as torch._grouped_mm (bf16/f16) or torch._scaled_grouped_mm (fp8)")
     g.add_argument("--batch", type=extent, metavar="L", help="a batch of L GEMMs of M x N x K, as torch.bmm")
-    g.add_argument("--layout", default="tn", choices=tuple(LAYOUT_MAJORS),
+    g.add_argument("--layout", choices=tuple(LAYOUT_MAJORS),
                    help="BLAS naming: first letter A, second B; t = A K-major / B N-major (default tn: both K-major)")
-    g.add_argument("--spec", metavar="FILE", help="a GemmSpec in TOML or JSON (overrides --dtype, --layout, "
-                   "--scale and --fast-accum); "
+    g.add_argument("--spec", metavar="FILE", help="a GemmSpec in TOML or JSON, which fixes the types, layout and "
+                   "scales (so --dtype, --layout, --scale and --fast-accum are refused with it); "
                    "'example:NAME' for a shipped one")
     g.add_argument("--check", action="store_true",
                    help="on a GPU: small-integer inputs, every element compared with a float64 reference")
     g.add_argument("--bench", action="store_true",
                    help="on a GPU: time batches of back-to-back calls on randn inputs, next to torch.matmul's "
                         "when torch is there")
-    g.add_argument("--arrays", default="auto", choices=("auto", "torch", "driver"),
-                   help="device arrays of the GPU run: torch if importable (auto), or cuMemAlloc buffers "
-                        "(driver: no array library needed, no torch.matmul comparison)")
-    g.add_argument("--emit-only", action="store_true", help="write the CUDA source and stop")
-    g.add_argument("-o", "--output", metavar="FILE", help="with --emit-only: write the source here (default stdout)")
+    g.add_argument("--arrays", choices=("auto", "torch", "driver"),
+                   help="device arrays of the GPU run: torch if importable (auto, the default), or cuMemAlloc "
+                        "buffers (driver: no array library needed, no torch.matmul comparison)")
+    g.add_argument("--emit-only", action="store_true", help="write the CUDA source and stop (no compile, no run)")
+    g.add_argument("-o", "--output", metavar="FILE",
+                   help="write the CUDA source to FILE (with --emit-only: instead of stdout; without: then compile "
+                        "and run it)")
     return g
+
+
+def _given(args, name: str) -> bool:
+    return getattr(args, name) not in (None, False)
+
+
+def check_options(args) -> None:
+    """Refuse options the chosen path would not use, and options that conflict, naming both (CliError)."""
+    if args.groups and args.batch:
+        raise CliError("--groups and --batch exclude each other (groups along M, or a batch of equal GEMMs)")
+    if args.emit_only:
+        for name in ("check", "bench", "arrays"):
+            if _given(args, name):
+                raise CliError(f"--emit-only writes the source and stops, so --{name} would be ignored: drop one")
+    if not args.spec:
+        return
+    for name, what in (("dtype", "input type"), ("layout", "operand majors"), ("scale", "fp8 scale mode"),
+                       ("fast_accum", "fp8 accumulation")):
+        if _given(args, name):
+            option = "--" + name.replace("_", "-")
+            raise CliError(f"--spec {args.spec} fixes the kernel's {what}, so {option} would be ignored: set it in "
+                           f"the spec, or drop --spec")
+    if args.emit_only:
+        for name in ("m", "n", "k", "groups", "batch"):
+            if _given(args, name):
+                raise CliError(f"--emit-only --spec {args.spec} writes the spec's kernel, which --{name} does not "
+                               f"change (it sizes a run): drop --{name}")
+
+
+def fp8_scale(dtype: str, layout: str, scale, fast_accum: bool):
+    """The fp8 scale mode of ``--dtype``/``--scale`` (``"tensor"`` unless told; None for bf16/f16), after refusing
+    the combinations that do not run (CliError naming the options)."""
+    fp8 = dtype in FP8_DTYPES
+    if not fp8 and (scale or fast_accum):
+        raise CliError(f"--scale and --fast-accum apply to fp8 (--dtype {' or '.join(FP8_DTYPES)}), not --dtype "
+                       f"{dtype}")
+    if fp8 and layout != "tn":
+        raise CliError(f"--dtype {dtype} needs --layout tn: Hopper's fp8 wgmma reads both operands K-major")
+    if scale == "block" and fast_accum:
+        raise CliError("--fast-accum applies to --scale tensor or row (blockwise scales always promote)")
+    return (scale or "tensor") if fp8 else None
 
 
 def _spec(args):
@@ -74,58 +121,81 @@ def _spec(args):
             name = args.spec.split(":", 1)[1]
             if name not in ex:
                 raise CliError(f"no example spec {name!r}; shipped: {', '.join(ex)}")
-            return GemmSpec.from_file(ex[name])
-        return GemmSpec.from_file(args.spec)
-    a, b = LAYOUT_MAJORS[args.layout]
-    fp8 = args.dtype in FP8_DTYPES
-    if args.groups and args.batch:
-        raise CliError("--groups and --batch exclude each other (groups along M, or a batch of equal GEMMs)")
+            spec = GemmSpec.from_file(ex[name])
+        else:
+            spec = GemmSpec.from_file(args.spec)
+        _check_grouping(args, spec)
+        return spec
+    layout, dtype = args.layout or "tn", args.dtype or "bf16"
+    if args.batch and dtype in FP8_DTYPES:
+        raise CliError(f"--batch runs bf16 and f16; fp8 (--dtype {dtype}) runs one GEMM or --groups (groups along M)")
+    scale = fp8_scale(dtype, layout, args.scale, args.fast_accum)
+    a, b = LAYOUT_MAJORS[layout]
     grouping = "m" if args.groups else "batch" if args.batch else None
-    if grouping and fp8:
-        raise CliError(f"--groups and --batch run bf16 and f16, not --dtype {args.dtype}")
-    if not fp8 and (args.scale or args.fast_accum):
-        raise CliError(f"--scale and --fast-accum apply to fp8 (--dtype {' or '.join(FP8_DTYPES)}), not --dtype "
-                       f"{args.dtype}")
-    if fp8 and args.layout != "tn":
-        raise CliError(f"--dtype {args.dtype} needs --layout tn: Hopper's fp8 wgmma reads both operands K-major")
-    scale = (args.scale or "tensor") if fp8 else None
-    if scale == "block" and args.fast_accum:
-        raise CliError("--fast-accum applies to --scale tensor or row (blockwise scales always promote)")
-    return heuristic(Problem(args.m, args.n, args.k, a, b, args.dtype, "bf16" if fp8 else args.dtype,
-                             scale=scale, fast_accum=args.fast_accum, grouping=grouping,
-                             groups=args.groups or args.batch or 1))
+    return heuristic(Problem(args.m, args.n, args.k, a, b, dtype, "bf16" if scale else dtype, scale=scale,
+                             fast_accum=args.fast_accum, grouping=grouping, groups=args.groups or args.batch or 1))
+
+
+_GROUPINGS = {"m": ("--groups G", "groups along M"), "batch": ("--batch L", "a batch"), None: ("", "one GEMM")}
+
+
+def _check_grouping(args, spec) -> None:
+    """--groups / --batch must ask for what the spec's kernel computes (a run needs the count; --emit-only not)."""
+    asked = "m" if args.groups else "batch" if args.batch else None
+    if asked == spec.grouping or (asked is None and args.emit_only):
+        return
+    kernel = f"--spec {args.spec} is a kernel for {_GROUPINGS[spec.grouping][1]} ({spec.name})"
+    if asked is None:
+        raise CliError(f"{kernel}: pass {_GROUPINGS[spec.grouping][0]} to size the run")
+    option = f"--groups {args.groups}" if args.groups else f"--batch {args.batch}"
+    raise CliError(f"{option} asks for {_GROUPINGS[asked][1]}, but {kernel}: drop one")
 
 
 def _gpu_reason():
+    """Why no sm_90 GPU can run the kernel here (a line), or None. Without the cuda extra this raises
+    CudaNotInstalledError: the command then says what to install and exits 3, as --help says."""
+    from .runtime import device
+    from .runtime.errors import CudaNotInstalledError
     try:
-        from .runtime import device
         d = device()
         return None if d.arch in ("sm_90", "sm_90a") else f"device 0 is {d.name} ({d.arch}), not sm_90"
+    except CudaNotInstalledError:
+        raise
     except Exception as e:  # noqa: BLE001
         return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
 
 
 def run(args) -> int:
     from .emit import emit_gemm, gemm_plan
+    check_options(args)
+    for dim in ("m", "n", "k"):
+        if getattr(args, dim) is None:
+            setattr(args, dim, DEFAULT_EXTENT)
     spec = _spec(args).validate()
     src = emit_gemm(spec)
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(src)
+        print(f"wrote {args.output} ({len(src.splitlines())} lines): kernel {spec.name}")
     if args.emit_only:
-        if args.output:
-            with open(args.output, "w") as f:
-                f.write(src)
-            print(f"wrote {args.output} ({len(src.splitlines())} lines): kernel {spec.name}")
-        else:
+        if not args.output:
             sys.stdout.write(src)
         return 0
     from . import runtime as rt
     plan = gemm_plan(spec)
+    start = time.perf_counter()
     prog = rt.compile(src, name=f"{spec.name}.cu")
+    seconds = time.perf_counter() - start
     k = spec.name
+    nvrtc = ".".join(map(str, prog.nvrtc_version))
     print(f"spec      {k}")
     print(f"          A {spec.a} ({plan.a.major}-major) smem {plan.a.smem}, TMA box {plan.a.tma.box_dim}")
     print(f"          B {spec.b} ({plan.b.major}-major) smem {plan.b.smem}, TMA box {plan.b.tma.box_dim}")
-    print(f"compiled  NVRTC {'.'.join(map(str, prog.nvrtc_version)) if hasattr(prog, 'nvrtc_version') else ''} "
-          f"in {getattr(prog, 'compile_seconds', 0.0):.2f} s{' (cached)' if getattr(prog, 'cached', False) else ''}")
+    if prog.cached:
+        print(f"compiled  NVRTC {nvrtc}: loaded from the kernel cache in {seconds:.2f} s (the first compile took "
+              f"{prog.compile_seconds:.2f} s)")
+    else:
+        print(f"compiled  NVRTC {nvrtc} in {prog.compile_seconds:.2f} s")
     print(f"resources {prog.registers.get(k)} registers/thread, {prog.spills.get(k)} spill bytes, "
           f"{plan.smem_bytes} B dynamic smem ({plan.stages} stages x {plan.stage_bytes} B"
           f"{f' + {plan.spec.epilogue_smem_bytes() - SMEM_ALIGN} B epilogue staging' if plan.epi else ''}"
@@ -147,20 +217,16 @@ def run(args) -> int:
 def _run_on_gpu(args, spec) -> int:
     from .gemm import gemm
     from .problem import GemmInputError
-    xp = _backend(args.arrays)
+    xp = _backend(args.arrays or "auto")
     if isinstance(xp, str):
         print(f"cute-py gemm: {xp}", file=sys.stderr)
         return 2
+    if spec.grouping:                                 # checked against --groups / --batch by _spec
+        from .cli_grouped import run_grouped
+        return run_grouped(args, spec, xp)
     if spec.scale:
         from .cli_scaled import run_scaled
         return run_scaled(args, spec, xp)
-    if spec.grouping:
-        from .cli_grouped import run_grouped
-        if spec.grouping != ("m" if args.groups else "batch" if args.batch else None):
-            print(f"cute-py gemm: the spec {spec.name} is {spec.grouping!r}-grouped: pass "
-                  f"{'--groups G' if spec.grouping == 'm' else '--batch L'}", file=sys.stderr)
-            return 2
-        return run_grouped(args, spec, xp)
     M, N, K = args.m, args.n, args.k
     print(f"GPU       {xp.device_name}; arrays from {xp.name}")
     status = 0

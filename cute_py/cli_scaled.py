@@ -15,7 +15,15 @@ import numpy as np
 from .emit.spec import SCALE_BLOCK
 from .runtime.timer import EventTimer
 
-__all__ = ["run_scaled"]
+__all__ = ["run_scaled", "scale_shapes", "torch_dtype"]
+
+TORCH_TYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "e4m3": "float8_e4m3fn",
+               "e5m2": "float8_e5m2"}
+
+
+def torch_dtype(torch, t: str):
+    """torch's dtype for cute_py's element type ``t`` (the fp8 types too, which cute_py.arraylib leaves out)."""
+    return getattr(torch, TORCH_TYPES[t])
 
 
 def run_scaled(args, spec, xp) -> int:
@@ -39,11 +47,20 @@ def run_scaled(args, spec, xp) -> int:
     return status
 
 
+def scale_shapes(mode: str, M: int, N: int, K: int) -> tuple:
+    """The shapes of ``scale_a`` and ``scale_b`` that :func:`cute_py.scaled_gemm` reads in scale ``mode``.
+
+    >>> scale_shapes("block", 256, 384, 512)
+    ((256, 4), (4, 3))
+    """
+    kb, nb = -(-K // SCALE_BLOCK), -(-N // SCALE_BLOCK)
+    return {"tensor": ((), ()), "row": ((M, 1), (1, N)), "block": ((M, kb), (kb, nb))}[mode]
+
+
 def _scales(torch, spec, M, N, K, values):
     """``(scale_a, scale_b, per-element scale of a, of b)``: device scales of the spec's mode from ``values(shape)``
     and the float64 factors a reference multiplies a (M, K) and b (K, N) by."""
-    kb, nb = -(-K // SCALE_BLOCK), -(-N // SCALE_BLOCK)
-    shapes = {"tensor": ((), ()), "row": ((M, 1), (1, N)), "block": ((M, kb), (kb, nb))}[spec.scale]
+    shapes = scale_shapes(spec.scale, M, N, K)
     sa64, sb64 = values(shapes[0]), values(shapes[1])
     if spec.scale == "block":
         ea = np.repeat(sa64, SCALE_BLOCK, axis=1)[:, :K]
@@ -55,7 +72,7 @@ def _scales(torch, spec, M, N, K, values):
 
 
 def _operands(torch, spec, a64, b64):
-    t = {"e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}[spec.dtype]
+    t = torch_dtype(torch, spec.dtype)
     return (torch.from_numpy(a64).to(t).cuda(), torch.from_numpy(np.ascontiguousarray(b64.T)).to(t).cuda().t())
 
 
@@ -66,7 +83,7 @@ def _check(torch, scaled_gemm, spec, M, N, K) -> int:
     b64 = rng.integers(-3, 4, size=(K, N)).astype(np.float64)
     a, b = _operands(torch, spec, a64, b64)
     sa, sb, ea, eb = _scales(torch, spec, M, N, K, lambda s: np.exp2(rng.integers(-2, 3, size=s)).astype(np.float64))
-    out_t = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[spec.out_dtype]
+    out_t = torch_dtype(torch, spec.out_dtype)
     out = torch.full((M, N), float("nan"), dtype=out_t, device="cuda")
     scaled_gemm(a, b, sa, sb, out=out, spec=spec, use_fast_accum=spec.fast_accum)
     ref = torch.from_numpy(a64 * ea).cuda() @ torch.from_numpy(b64 * eb).cuda()     # float64: exact here
@@ -84,7 +101,7 @@ def _bench(torch, scaled_gemm, spec, M, N, K, calls=10, batches=10):
     rng = np.random.default_rng(1)
     a, b = _operands(torch, spec, rng.standard_normal((M, K)), rng.standard_normal((K, N)))
     sa, sb, _, _ = _scales(torch, spec, M, N, K, lambda s: 0.5 + rng.random(s))
-    out_t = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[spec.out_dtype]
+    out_t = torch_dtype(torch, spec.out_dtype)
     out = torch.empty(M, N, dtype=out_t, device="cuda")
     fns = {"cute_py": lambda: scaled_gemm(a, b, sa, sb, out=out, spec=spec, use_fast_accum=spec.fast_accum)}
     if spec.scale != "block" and spec.out_dtype == "bf16":

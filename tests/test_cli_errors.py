@@ -83,8 +83,9 @@ def test_show_symbolic_layout_or_a_tiler(capsys):
 # Sizes
 
 @pytest.mark.parametrize("value, expected", [
-    ("0", "0 is not a size"), ("-5", "-5 is not a size"), ("1e11", "larger than 2147483647"),
+    ("0", "0 is not a size"), ("-5", "-5 is not a size"), ("100000000000", "larger than 2147483647"),
     ("2147483648", "larger than 2147483647"), ("12.5", "not an integer"), ("x", "not an integer"),
+    ("1e3", "'1e3' is not an integer"), ("0x100", "'0x100' is not an integer"), ("1_000", "not an integer"),
 ])
 @pytest.mark.parametrize("command", ["gemm", "autotune"])
 def test_sizes_out_of_range_are_refused(capsys, command, value, expected):
@@ -93,8 +94,8 @@ def test_sizes_out_of_range_are_refused(capsys, command, value, expected):
 
 
 def test_largest_extent_is_accepted():
-    args = cli._parser().parse_args(["gemm", "--m", "2147483647", "--n", "1e3"])
-    assert (args.m, args.n, args.k) == (2147483647, 1000, 4096)
+    args = cli._parser().parse_args(["gemm", "--m", "2147483647", "--n", "1000"])
+    assert (args.m, args.n, args.k) == (2147483647, 1000, None)           # None: the default, 4096, when run
 
 
 # ---------------------------------------------------------------------------

@@ -537,3 +537,40 @@ def test_exhaustive_small_compositions_are_right():
             R = attempt(cute_py.composition, A, B)
             if R is not UNSET:
                 check_composition(A, B, R)
+
+
+# ---------------------------------------------------------------------------
+# Messages that name the operation, the argument and the rule (issue 34, section 5)
+
+
+@pytest.mark.parametrize("atom_layout, bad", [((0, 1, 1), 0), ((-1, 1, 1), -1), ((2, (1, -2), 1), -2),
+                                              (Layout((2, 0, 1)), 0)])
+def test_make_tiled_mma_names_atom_layout_and_its_rule(atom_layout, bad):
+    atom = cute_py.atoms.get("SM80_16x8x16_F32BF16BF16F32_TN")
+    with pytest.raises(cute_py.LayoutError) as e:
+        cute_py.make_tiled_mma(atom, atom_layout)
+    msg = str(e.value)
+    assert msg.startswith("make_tiled_mma: atom_layout counts the atoms along M, N and K") and \
+        "must be a positive int" in msg and f"has {bad}" in msg
+
+
+@pytest.mark.parametrize("bases, out_dims, expected", [
+    ({"offset": [[1.0], [2]]}, {"offset": 16}, "an image's coordinates must be ints: offset: (1.0,) has 1.0 of type "
+                                               "float"),
+    ({"offset": [[1], [2]]}, {"offset": 16.0}, "every out dim must be a power of two (an int): found 16.0 of type "
+                                               "float"),
+])
+def test_from_linear_layout_names_a_float(bases, out_dims, expected):
+    from cute_py.layouts.linear_layout import from_linear_layout
+    with pytest.raises(cute_py.LayoutError) as e:
+        from_linear_layout({"bases": bases, "out_dims": out_dims})
+    assert str(e.value).startswith("from_linear_layout: " + expected), str(e.value)
+
+
+def test_to_linear_layout_of_a_composed_layout_with_an_offset():
+    from cute_py.layouts.linear_layout import to_linear_layout
+    with pytest.raises(cute_py.LayoutError) as e:
+        to_linear_layout(ComposedLayout(Swizzle(2, 0, 2), 3, Layout(16)))
+    msg = str(e.value)
+    assert msg.startswith("to_linear_layout: a composed layout with a nonzero offset is affine") and "offset 3" in msg
+    assert to_linear_layout(ComposedLayout(Swizzle(2, 0, 2), 0, Layout(16)))(in0=1) == (1,)   # offset 0: linear

@@ -155,6 +155,31 @@ def test_notebook_is_stored_without_outputs(name):
                        f"(e.g. jupyter nbconvert --clear-output --inplace {name})")
 
 
+@pytest.mark.parametrize("name", _notebook_names())
+def test_notebook_is_valid_nbformat_with_cell_ids(name):
+    """nbformat 4.5 gives every cell a unique id; without one, nbformat warns on every read (and may add random
+    ones on save, so the file changes each time it is opened)."""
+    nbformat = pytest.importorskip("nbformat")
+    nb = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))
+    missing = [i for i, c in enumerate(nb["cells"]) if "id" not in c]
+    assert not missing, f"{name}: cells {missing} have no id"
+    ids = [c["id"] for c in nb["cells"]]
+    assert len(set(ids)) == len(ids), f"{name}: duplicate cell ids"
+    nbformat.validate(nbformat.from_dict(nb))
+
+
+def test_notebook_05_says_what_swap_linear_does():
+    """Its text said the 10-wide last layer "stayed an nn.Linear" while its output says all 3 were swapped."""
+    torch = pytest.importorskip("torch")
+    ct = pytest.importorskip("cute_py.torch")
+    model = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.GELU(), torch.nn.Linear(256, 64),
+                                torch.nn.ReLU(), torch.nn.Linear(64, 10)).to(torch.bfloat16)
+    assert str(ct.swap_linear(model)).startswith("swapped 3 nn.Linear modules")
+    nb = json.loads((NOTEBOOKS / "05_cute_py_in_pytorch.ipynb").read_text(encoding="utf-8"))
+    text = " ".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert "stayed an `nn.Linear`" not in text and "all three layers were swapped" in text
+
+
 def _tracked_notebooks():
     """``{path: text}`` of the notebooks git tracks, as staged (what a commit stores); None without git."""
     if shutil.which("git") is None:

@@ -229,8 +229,8 @@ def get_atom(name):
 def make_tiled_mma(atom, atom_layout=(1, 1, 1), permutation=(_, _, _)) -> TiledMMA:
     """Tile ``atom`` over ``atom_layout`` (a Layout or shape, padded to rank 3) with ``permutation``.
 
-    Preconditions: ``atom_layout`` has rank <= 3 (padded with ``1:0``), the
-    permutation has at most 3 entries (padded with ``_``).
+    Preconditions: ``atom_layout`` has rank <= 3 (padded with ``1:0``) and positive extents (the atoms
+    along M, N and K), the permutation has at most 3 entries (padded with ``_``).
 
     >>> mma = make_tiled_mma(get_atom("SM90_64x128x16_F32BF16BF16_SS"), (2, 1, 1))
     >>> mma.num_threads, mma.tile_size
@@ -240,6 +240,12 @@ def make_tiled_mma(atom, atom_layout=(1, 1, 1), permutation=(_, _, _)) -> TiledM
         atom = get_atom(atom)
     if not isinstance(atom, MMAAtom):
         raise TypeError(f"make_tiled_mma: atom must be an MMAAtom, got {type(atom).__name__}")
+    shape = atom_layout.shape if isinstance(atom_layout, Layout) else atom_layout
+    leaves = it.flatten_to_tuple(shape) if isinstance(shape, tuple) else (shape,)
+    bad = [x for x in leaves if it.is_int(x) and x < 1]
+    if bad:
+        raise layout_error(LayoutError, "make_tiled_mma", "atom_layout counts the atoms along M, N and K: each "
+                           "extent must be a positive int", f"{it.to_str(shape)} has {bad[0]}")
     if not isinstance(atom_layout, Layout):
         atom_layout = make_layout(atom_layout)
     if not isinstance(atom_layout, Layout):

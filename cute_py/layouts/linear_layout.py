@@ -94,7 +94,9 @@ class LinearLayout:
 def _pow2(op, what, s, **operands) -> int:
     k = log2_exact(s)
     if k is None:
-        raise layout_error(LayoutError, op, f"{what} must be a power of two", f"found {s}", **operands)
+        kind = "" if type(s) is int else f" of type {type(s).__name__}"
+        raise layout_error(LayoutError, op, f"{what} must be a power of two (an int)", f"found {s!r}{kind}",
+                           **operands)
     return k
 
 
@@ -119,6 +121,11 @@ def to_linear_layout(layout, in_dims=None, out_shape=None) -> LinearLayout:
     if not isinstance(layout, Layout):
         if not (getattr(layout, "_is_swizzle", False) or getattr(layout, "_is_composed_layout", False)):
             raise TypeError(f"to_linear_layout: expected a Layout, a Swizzle or a composed layout, got {_r(layout)}")
+        if getattr(layout, "_is_composed_layout", False) and layout.offset != 0:
+            raise layout_error(LayoutError, "to_linear_layout", "a composed layout with a nonzero offset is affine, "
+                               "not linear over GF(2) (a LinearLayout maps 0 to 0)",
+                               f"offset {layout.offset}; take the layout without its offset and add it after",
+                               layout=layout)
         layout = f2_layout(layout)
     if in_dims is not None and not (isinstance(in_dims, (tuple, list)) and all(isinstance(n, str) for n in in_dims)):
         raise TypeError(f"to_linear_layout: in_dims must be a tuple of names, got {_r(in_dims)}")
@@ -233,7 +240,10 @@ def from_linear_layout(ll, out_shape=None) -> Layout:
                                    f"{name}: {image} for {len(widths)} out dims")
             v, shift = 0, 0
             for x, w in builtins.zip(image, widths):
-                if not (type(x) is int and 0 <= x < 1 << w):
+                if type(x) is not int:
+                    raise layout_error(LayoutError, "from_linear_layout", "an image's coordinates must be ints",
+                                       f"{name}: {image} has {x!r} of type {type(x).__name__}")
+                if not 0 <= x < 1 << w:
                     raise layout_error(LayoutError, "from_linear_layout", "an image lies outside its out dim",
                                        f"{name}: {image} for out dims of {sizes}")
                 v |= x << shift

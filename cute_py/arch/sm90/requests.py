@@ -408,23 +408,42 @@ def _copy_requests(op, layout, access, t, addr_bits, vector_bits, side, space):
 
 def _named_linear(op, layout, name, addr_bits, elem_bits, vector_bits):
     """:func:`linear_requests` for a named ``vecN`` pattern; when the layout's domain order is not made of
-    vectors (a row-major tile runs down its columns), the error says what to use instead."""
+    vectors (a row-major tile is contiguous along its rows, not down its columns), the error says what to use
+    instead, with a TV layout that reads vectors along the rows where one fits (checked before it is shown)."""
     try:
         return linear_requests(op, addr_bits, elem_bits, vector_bits)
     except LayoutError as e:
         if e.rule != "not a vector access":
             raise
-        vec = max(1, vector_bits // elem_bits)
-        shape = it.product_each(layout.shape)
-        rows = shape[0] if isinstance(shape, tuple) and len(shape) >= 2 else None
-        example = (f"; e.g. ({WARP},{vec}):(1,{rows}) has lane i read {vec} elements along row i"
-                   if rows is not None else "")
+        example = _row_vectors_example(op, layout, addr_bits, elem_bits, vector_bits)
         raise LayoutError(
-            f"{e}; {name!r} reads {vector_bits}-bit vectors of consecutive domain indices, i.e. down mode 0 "
-            f"(the columns of a row-major (rows, cols):(cols, 1) tile), and this layout's elements are not "
-            f"contiguous in that order. Use 'row128' (TMA's 128-byte rows), or pass a TV layout "
-            f"(thread, value) -> domain index whose values run along a row{example}.",
+            f"{e}; {name!r} reads {vector_bits}-bit vectors of consecutive domain indices, and the domain runs "
+            f"down mode 0 first (down the columns of a (rows, cols) tile), where this layout's elements are not "
+            f"contiguous (a row-major tile is contiguous along its rows). Use 'row128' (TMA's 128-byte rows), "
+            f"or pass a TV layout (thread, value) -> domain index whose values run along a row{example}.",
             op=e.op, rule=e.rule) from None
+
+
+def _row_vectors_example(op, layout, addr_bits, elem_bits, vector_bits) -> str:
+    """``"; e.g. TV has lane i read ..."``: a warp reading ``vector_bits`` vectors along the rows of ``layout``'s
+    (rows, cols) domain, lanes down the rows first; ``""`` where none fits or it is no vector access either."""
+    shape = it.product_each(layout.shape)
+    if not (isinstance(shape, tuple) and len(shape) >= 2 and all(it.is_int(x) for x in shape)):
+        return ""
+    rows, cols, vec = shape[0], it.product(shape[1:]), max(1, vector_bits // elem_bits)
+    lanes = min(rows, WARP)
+    if WARP % lanes or cols < vec * (WARP // lanes):
+        return ""
+    if lanes == WARP:
+        tv, who = Layout((WARP, vec), (1, rows)), "row i"
+    else:
+        tv, who = Layout(((lanes, WARP // lanes), vec), ((1, rows * vec), rows)), \
+            f"row i % {lanes} from column {vec} * (i // {lanes})"
+    try:
+        tv_requests(op, tv, [("", _identity)], addr_bits, elem_bits, vector_bits)
+    except LayoutError:
+        return ""
+    return f"; e.g. {tv} has lane i read {vec} elements of {who}"
 
 
 def requests_of(op, layout, access, t: DType, addr_bits, *, vector_bits=None, side=None, space="smem") -> Requests:
