@@ -325,3 +325,127 @@ def test_scaled_gemm_fake_compile_and_refusals():
         torch.ops.cute_py.scaled_gemm(a, w.t(), torch.ones(3, 3), one)
     with pytest.raises(GemmInputError, match="blockwise scales always promote"):
         torch.ops.cute_py.scaled_gemm(a, w.t(), torch.ones(64, 1), torch.ones(1, 1), use_fast_accum=True)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Options honoured or refused, junk refused by name (issue 34)
+
+def test_gemm_out_refuses_inputs_that_require_grad_as_torch_out_ops_do():
+    x, w, out = small_ints(4, 8), small_ints(6, 8), torch.empty(4, 6, dtype=BF16)
+    with pytest.raises(GemmInputError, match="gemm_out: operators with out= don't support automatic "
+                                             "differentiation, but a requires grad; use torch.ops.cute_py.gemm"):
+        torch.ops.cute_py.gemm_out(x.clone().requires_grad_(), w.t(), out)
+    with pytest.raises(GemmInputError, match="but b and bias require grad"):
+        torch.ops.cute_py.gemm_out(x, w.t().clone().requires_grad_(), out, bias=small_ints(6).requires_grad_())
+    with torch.no_grad():                                # no graph is being recorded: nothing is lost
+        torch.ops.cute_py.gemm_out(x.clone().requires_grad_(), w.t(), out)
+    torch.testing.assert_close(out.double(), x.double() @ w.t().double(), rtol=0, atol=0)
+    torch.ops.cute_py.gemm_out(x, w.t(), out, beta=0.0, activation="relu")   # keywords pass through the kernel
+    torch.testing.assert_close(out.double(), torch.relu(x.double() @ w.t().double()), rtol=0, atol=0)
+
+
+def test_gemm_out_refuses_an_out_that_aliases_an_input():
+    x, w2 = small_ints(8, 8), small_ints(8, 8, seed=1)
+    with pytest.raises(GemmInputError, match="gemm_out: out shares memory with a"):
+        torch.ops.cute_py.gemm_out(x, w2, x)
+    with pytest.raises(GemmInputError, match="out shares memory with b"):
+        torch.ops.cute_py.gemm_out(x, w2, w2.t())
+    big = small_ints(8, 16)
+    torch.ops.cute_py.gemm_out(big[:, :8], w2, big[:, 8:])   # two column blocks of one tensor: disjoint
+    torch.testing.assert_close(big[:, 8:].double(), big[:, :8].double() @ w2.double(), rtol=0, atol=0)
+    c = small_ints(8, 8, seed=2)
+    want = x.double() @ w2.double() + c.double()
+    torch.ops.cute_py.gemm_out(x, w2, c, c, beta=1.0)        # out may be c itself
+    torch.testing.assert_close(c.double(), want, rtol=0, atol=0)
+    with FakeTensorMode() as mode:                            # fake tensors keep their storages apart too
+        fx, fw = mode.from_tensor(x), mode.from_tensor(w2)
+        torch.ops.cute_py.gemm_out(fx, fw, mode.from_tensor(c))
+        with pytest.raises(GemmInputError, match="out shares memory with a"):
+            torch.ops.cute_py.gemm_out(fx, fw, fx)
+
+
+def test_gemm_with_beta_and_no_c_is_refused():
+    with pytest.raises(GemmInputError, match="torch.ops.cute_py.gemm: beta=1.0 scales c, but no c was given"):
+        torch.ops.cute_py.gemm(small_ints(4, 8), small_ints(8, 6), beta=1.0)
+    with pytest.raises(GemmInputError, match="beta=2.0 scales c"):
+        ct.matmul(small_ints(4, 8), small_ints(8, 6), beta=2.0)
+
+
+def test_operands_with_a_dimension_of_extent_1_are_read_in_place():
+    """Issue 34: (1, n) with strides (1, 5) and (n, 1) with strides (2, 1) are ordinary matrices."""
+    from cute_py.torch.ops import usable
+    row = torch.as_strided(small_ints(5 * 40), (1, 40), (1, 5))
+    col = torch.as_strided(small_ints(2 * 30), (30, 1), (2, 1))
+    assert usable(row) is row and usable(col) is col
+    p = problem_of("op", col, row)
+    assert (p.shape, p.a_major, p.b_major) == ("30x40x1", "K", "K")
+    torch.testing.assert_close(torch.ops.cute_py.gemm(col, row).double(), col.double() @ row.double(), rtol=0,
+                               atol=0)
+
+
+def test_matmul_refuses_what_is_not_a_tensor_by_name():
+    w = small_ints(8, 4)
+    with pytest.raises(GemmInputError, match=r"^matmul: a is a list; a, b, c, bias and out are torch.Tensors$"):
+        ct.matmul([[1.0]], w.t())
+    with pytest.raises(GemmInputError, match=r"^matmul: b is a NoneType, bias is a str;"):
+        ct.matmul(w, None, bias="x")
+
+
+def test_swap_linear_and_from_linear_refuse_other_modules_by_name():
+    with pytest.raises(TypeError, match="swap_linear: model must be a torch.nn.Module, got str"):
+        ct.swap_linear("model")
+    with pytest.raises(TypeError, match="Linear.from_linear: m must be a torch.nn.Linear, got Conv1d"):
+        ct.Linear.from_linear(torch.nn.Conv1d(2, 2, 1))
+    with pytest.raises(GemmInputError, match=r"from_linear: m's weight is torch.float32; cute_py's GEMMs take "
+                                             r"torch.bfloat16 and torch.float16 \(convert m first"):
+        ct.Linear.from_linear(torch.nn.Linear(8, 8))
+    assert ct.Linear.from_linear(torch.nn.Linear(8, 8, dtype=F16)).weight.dtype == F16
+
+
+def test_linear_makes_weights_its_gemms_read_and_refuses_other_types():
+    """Linear(128, 4) gets bf16 weights (nn.Linear's float32 default is no type cute_py reads; torch's default
+    dtype counts when it is one); an explicit other dtype is refused when the module is made, and a module
+    converted to another type later says so at its first call."""
+    m = ct.Linear(128, 4)
+    assert m.weight.dtype == m.bias.dtype == BF16
+    torch.testing.assert_close(m(small_ints(3, 128)).double(), small_ints(3, 128).double() @ m.weight.double().t()
+                               + m.bias.double(), rtol=1e-2, atol=1e-2)
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(F16)
+    try:
+        assert ct.Linear(8, 8).weight.dtype == F16
+    finally:
+        torch.set_default_dtype(previous)
+    with pytest.raises(GemmInputError, match=r"Linear: dtype torch.float32: cute_py's GEMMs take torch.bfloat16 "
+                                             r"and torch.float16"):
+        ct.Linear(128, 4, dtype=F32)
+    with pytest.raises(GemmInputError, match=r"Linear: weight is torch.float32; .* \(convert the module"):
+        ct.Linear(8, 8).float()(torch.ones(2, 8))
+    with pytest.raises(GemmInputError, match=r"the input is torch.float32 but the weight is torch.bfloat16; "
+                                             r"convert the input \(x.to\(torch.bfloat16\)\)"):
+        ct.Linear(8, 8)(torch.ones(2, 8))
+    with pytest.raises(GemmInputError, match="Linear: bias must be True or False, got 'no'"):
+        ct.Linear(8, 8, bias="no")
+
+
+def test_autotune_refuses_junk_and_a_run_without_a_gpu(monkeypatch):
+    from cute_py.autotune import AutotuneError
+    from cute_py.runtime import CudaRuntimeError
+    model, x = ct.Linear(8, 8), small_ints(2, 8)
+    with pytest.raises(AutotuneError, match="cute_py.torch.autotune: model must be callable .*got str"):
+        ct.autotune("m", (1,))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        ct.autotune(model, (x,), bogus=1)
+    with pytest.raises(AutotuneError, match="cute_py.torch.autotune: reps must be an int >= 1, got 0"):
+        ct.autotune(model, (x,), reps=0)
+    with pytest.raises(AutotuneError, match="cute_py.torch.autotune: backward must be True or False, got 'no'"):
+        ct.autotune(model, (x,), backward="no")
+    with pytest.raises(AutotuneError, match="cute_py.torch.collect: backward must be True or False, got 1"):
+        ct.collect(model, (x,), backward=1)
+    if not torch.cuda.is_available():
+        with pytest.raises(CudaRuntimeError):               # NoDeviceError / CudaNotInstalledError: no GPU to time on
+            ct.autotune(model, (x,))
+    import cute_py.torch.tune as tune
+    monkeypatch.setattr(tune, "device", lambda: None)       # a GPU, but the model's GEMMs run on the CPU
+    with pytest.raises(AutotuneError, match="made no cute_py GEMM on a CUDA device, so there is nothing to tune"):
+        ct.autotune(model, (x,))

@@ -67,7 +67,16 @@ def matmul(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out
     Traceback (most recent call last):
     ...
     cute_py.problem.GemmInputError: matmul: a and b must have at least 2 dimensions, got shapes (4,) and (64, 32)
+    >>> matmul([[1.0]], w.t())
+    Traceback (most recent call last):
+    ...
+    cute_py.problem.GemmInputError: matmul: a is a list; a, b, c, bias and out are torch.Tensors
     """
+    named = {"a": a, "b": b, "c": c, "bias": bias, "out": out}
+    wrong = [f"{k} is a {type(t).__name__}" for k, t in named.items()
+             if not isinstance(t, torch.Tensor) and (t is not None or k in ("a", "b"))]
+    if wrong:
+        raise GemmInputError(f"matmul: {', '.join(wrong)}; a, b, c, bias and out are torch.Tensors")
     if a.dim() < 2 or b.dim() < 2:
         raise GemmInputError(f"matmul: a and b must have at least 2 dimensions, got shapes {tuple(a.shape)} and "
                              f"{tuple(b.shape)}")

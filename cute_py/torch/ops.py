@@ -91,13 +91,11 @@ def _record(t: Tensor | None, what: str, op: str, base: int = _FAKE_ADDRESS):
 def _records(op: str, named: dict) -> list:
     """:func:`_record` of each tensor of ``named`` (what -> tensor or None), one stand-in base per storage: tensors
     sharing a storage keep their offsets from each other, so the reader sees where they overlap."""
-    bases: dict = {}
-    out = []
-    for what, t in named.items():
-        base = None if t is None else _FAKE_ADDRESS * (1 + bases.setdefault(StorageWeakRef(t.untyped_storage()),
-                                                                            len(bases)))
-        out.append(None if t is None else _record(t, what, op, base))
-    return out
+    bases: dict = {}                            # storage -> its index
+
+    def base(t):
+        return _FAKE_ADDRESS * (1 + bases.setdefault(StorageWeakRef(t.untyped_storage()), len(bases)))
+    return [None if t is None else _record(t, what, op, base(t)) for what, t in named.items()]
 
 
 def _checked(op: str, tensors, out_dtype) -> bool:

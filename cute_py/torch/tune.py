@@ -6,9 +6,11 @@ import sys
 
 import torch
 
-from ..autotune import autotune as tune_arrays
-from ..tuned import problem_key
+from ..autotune import AutotuneError, autotune as tune_arrays, check_options
+from ..options import flag
 from ..problem import Problem
+from ..runtime import device
+from ..tuned import problem_key
 from .ops import COLLECTORS
 
 __all__ = ["autotune", "collect"]
@@ -24,6 +26,8 @@ def collect(model, example_inputs, *, backward: bool = True) -> list:
     >>> collect(torch.nn.Identity(), (torch.ones(2),))      # no cute_py GEMM in it
     []
     """
+    _check_model("collect", model)
+    backward = flag("cute_py.torch.collect", "backward", backward, AutotuneError)
     calls: list = []
     COLLECTORS.append(calls)
     try:
@@ -50,19 +54,40 @@ def _fresh(meta, fill: bool):
     return t.normal_() if fill else t
 
 
-def autotune(model, example_inputs, *, backward: bool = True, progress: bool = True, **options) -> dict:
+def _check_model(op: str, model) -> None:
+    if not callable(model):
+        raise AutotuneError(f"cute_py.torch.{op}: model must be callable (a torch.nn.Module or a function), got "
+                            f"{type(model).__name__}")
+
+
+def autotune(model, example_inputs, *, backward: bool = True, progress: bool = True, candidates=None,
+             reps: int = 10, warmup: int = 3, batch: int = 10, cache: bool = True, check: bool = True) -> dict:
     """Run ``model`` once on ``example_inputs`` (see :func:`collect`), then tune each distinct GEMM problem it
     made with :func:`cute_py.autotune` on fresh random tensors of the same shapes, strides and types; the winners
     go into the on-disk tuned table, where every later ``cute_py.gemm`` (and so every cute_py operator) finds
-    them. Returns ``{problem key: AutotuneResult}``. ``options`` go to :func:`cute_py.autotune` (``reps``,
-    ``candidates``, ``cache``, ...); ``progress`` prints a line per problem on stderr and shows each problem's
-    candidates as :func:`cute_py.autotune` does.
+    them. Returns ``{problem key: AutotuneResult}``. ``candidates``, ``reps``, ``warmup``, ``batch``, ``cache``
+    and ``check`` go to :func:`cute_py.autotune`; ``progress`` prints a line per problem on stderr and shows each
+    problem's candidates as :func:`cute_py.autotune` does.
+
+    Raises :class:`~cute_py.autotune.AutotuneError` for a ``model`` that is not callable or bad options, and
+    :class:`~cute_py.runtime.CudaRuntimeError` (``NoDeviceError``, ...) when there is no GPU to time on, before the
+    model runs; :class:`~cute_py.autotune.AutotuneError` when the run made no cute_py GEMM on a CUDA device
+    (nothing to tune).
 
     >>> results = cute_py.torch.autotune(model, (x,))                   # doctest: +SKIP
     cute_py.torch.autotune: problem 1/3, 16384x14336x4096 (a K-major, b K-major, bf16 -> bf16, bias col, gelu)
     ...
     """
+    _check_model("autotune", model)
+    backward = flag("cute_py.torch.autotune", "backward", backward, AutotuneError)
+    check_options("cute_py.torch.autotune", reps=reps, warmup=warmup, batch=batch, progress=progress, cache=cache,
+                  check=check)
+    device()                                 # no GPU: say so now (the CPU kernels launch nothing to tune)
     calls = collect(model, example_inputs, backward=backward)
+    if not calls:
+        raise AutotuneError("cute_py.torch.autotune: model(*example_inputs) made no cute_py GEMM on a CUDA device, "
+                            "so there is nothing to tune: put the model and its inputs on the GPU, and its "
+                            "nn.Linear layers in cute_py.torch.Linear (cute_py.torch.swap_linear(model))")
     distinct: dict = {}
     for call in calls:
         with torch.no_grad():
@@ -79,5 +104,6 @@ def autotune(model, example_inputs, *, backward: bool = True, progress: bool = T
         with torch.no_grad():
             results[key] = tune_arrays(args["a"], args["b"], args["c"], alpha=call["alpha"], beta=call["beta"],
                                        bias=args["bias"], activation=call["activation"], out=args["out"],
-                                       progress=progress, **options)
+                                       progress=progress, candidates=candidates, reps=reps, warmup=warmup,
+                                       batch=batch, cache=cache, check=check)
     return results
