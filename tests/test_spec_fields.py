@@ -211,3 +211,12 @@ def test_the_cli_reports_a_refused_file_in_one_line(tmp_path, capsys, monkeypatc
     monkeypatch.chdir(tmp_path)
     assert cli.main(["gemm", "--spec", "tn_bf16_128x256", "--emit-only"]) == 2
     assert "example:tn_bf16_128x256" in capsys.readouterr().err
+
+
+def test_numpy_bools_are_bools():
+    np = pytest.importorskip("numpy")
+    spec = GemmSpec(persistent=np.bool_(False), beta=np.bool_(True))
+    assert spec.persistent is False and spec.beta is True and spec == GemmSpec(persistent=False, beta=True)
+    assert json.loads(json.dumps(spec.to_dict()))["beta"] is True
+    with pytest.raises(SpecError, match=r"alpha = (np.int64\(1\)|1) must be True or False"):
+        GemmSpec(alpha=np.int64(1))

@@ -42,9 +42,9 @@ from .grouping import grouping, group_problems
 from .loads import load_problems
 from .scaling import (FP8_DTYPES, PROMOTE_CHUNKS, PROMOTE_REGS, SCALE_BLOCK, SCALES, promote_chunk,  # noqa: F401
                       scale_problems)
-from .spec_fields import (ACTIVATIONS, DTYPES, GMEM_MODES, INPUT_DTYPES, MAX_STAGES, OUT_DTYPES,  # noqa: F401
-                          PAIR_FIELDS, SWIZZLES, default_tile, gmem_layout, gmem_problems, is_int, type_name,
-                          type_problems, value_problems)
+from .spec_fields import (ACTIVATIONS, BOOL_FIELDS, DTYPES, GMEM_MODES, INPUT_DTYPES, MAX_STAGES,  # noqa: F401
+                          OUT_DTYPES, PAIR_FIELDS, SWIZZLES, default_tile, gmem_layout, gmem_problems, is_int,
+                          plain_bool, type_name, type_problems, value_problems)
 
 __all__ = ["GemmSpec", "SpecError", "DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "SCALES", "SCALE_BLOCK",
            "PROMOTE_REGS", "PROMOTE_CHUNKS",
@@ -177,6 +177,8 @@ class GemmSpec:
         set_(self, "dtype", type_name(self.dtype))
         set_(self, "out_dtype", type_name(self.out_dtype) or ("bf16" if self.dtype in FP8_DTYPES else self.dtype))
         set_(self, "acc_dtype", type_name(self.acc_dtype))
+        for name in BOOL_FIELDS:                    # numpy bools are bools; other types are reported
+            set_(self, name, plain_bool(getattr(self, name)))
         if self.tile is None:
             set_(self, "tile", default_tile(self.dtype))
         for name in PAIR_FIELDS:                    # lists (TOML, JSON) become tuples; other types are reported

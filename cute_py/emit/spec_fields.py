@@ -26,7 +26,7 @@ from .scaling import FP8_DTYPES, SCALE_BLOCK
 
 __all__ = ["DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "SWIZZLES", "BIAS", "ACTIVATIONS", "EPILOGUES", "CLUSTERS",
            "SCHEDULES", "RASTERS", "MAX_STAGES", "MAX_SPLIT_K", "MAX_EPI_BUFFERS", "GMEM_MODES", "BOOL_FIELDS",
-           "INT_FIELDS", "PAIR_FIELDS", "type_name", "gmem_layout", "default_tile", "gmem_problems",
+           "INT_FIELDS", "PAIR_FIELDS", "plain_bool", "type_name", "gmem_layout", "default_tile", "gmem_problems",
            "type_problems", "value_problems", "is_int"]
 
 DTYPES = ("bf16", "f16")
@@ -49,7 +49,7 @@ GMEM_MODES = {"a": ("M", "K"), "b": ("N", "K"), "c": ("M", "N")}
 """The mode names of each gmem layout: A is ``(M,K)``, B ``(N,K)``, C/D ``(M,N)``."""
 
 BOOL_FIELDS = ("persistent", "alpha", "beta", "fast_accum")
-"""Fields that take True or False only (not "yes", "no", 0 or 1)."""
+"""Fields that take True or False only (Python's or numpy's bools; not "yes", "no", 0 or 1)."""
 INT_FIELDS = {"consumers": False, "group": False, "split_k": False, "stages": True, "swizzle": True,
               "epi_buffers": False, "load_a": False, "load_b": False}
 """Fields that take an int (never a bool) -> whether None is allowed too."""
@@ -60,6 +60,17 @@ PAIR_FIELDS = {"tile": 3, "cluster": 2}
 def is_int(x) -> bool:
     """True for a Python int that is not a bool."""
     return isinstance(x, int) and not isinstance(x, bool)
+
+
+def plain_bool(v):
+    """``v`` as a Python bool if it is a numpy bool (without importing numpy), else ``v`` itself.
+
+    >>> import numpy as np
+    >>> plain_bool(np.bool_(True)) is True, plain_bool(1)
+    (True, 1)
+    """
+    t = type(v)
+    return bool(v) if t.__module__ == "numpy" and t.__name__ in ("bool_", "bool") else v
 
 
 def type_name(t):
