@@ -192,19 +192,20 @@ class GemmSpec:
 
     # -- layouts -----------------------------------------------------------
     def _stride(self, name: str):
-        """The strides of gmem layout ``name``, None if it is not a valid one (see :func:`gmem_problems`)."""
+        """The strides of gmem layout ``name``; None if it is not a valid one (:func:`~.spec_fields.gmem_problems`),
+        which only the constructor's checks see."""
         layout = getattr(self, name)
         return None if gmem_problems(layout, GMEM_MODES[name]) else layout.stride
 
     @property
     def a_major(self) -> str | None:
-        """"K" if A's K mode has stride 1, "MN" if M has; None if ``a`` is not a valid gmem layout."""
+        """"K" if A's K mode has stride 1, "MN" if M has; None only while the constructor checks an invalid ``a``."""
         stride = self._stride("a")
         return None if stride is None else "K" if stride[1] == 1 else "MN"
 
     @property
     def b_major(self) -> str | None:
-        """"K" if B's K mode has stride 1, "MN" if N has; None if ``b`` is not a valid gmem layout."""
+        """"K" if B's K mode has stride 1, "MN" if N has; None only while the constructor checks an invalid ``b``."""
         stride = self._stride("b")
         return None if stride is None else "K" if stride[1] == 1 else "MN"
 
@@ -351,7 +352,8 @@ class GemmSpec:
         bm, bn, bk = self.tile
         if self.schedule == "pingpong":
             if self.consumers != 2:
-                out.append(f"schedule = 'pingpong' needs consumers = 2 (two warpgroups taking turns), got {self.consumers}")
+                out.append(f"schedule = 'pingpong' needs consumers = 2 (two warpgroups taking turns), "
+                           f"got {self.consumers}")
             if not self.persistent:
                 out.append("schedule = 'pingpong' needs persistent = True (the warpgroups take turns over a CTA's "
                            "tiles; one tile per CTA would leave one idle)")
