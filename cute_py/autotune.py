@@ -11,7 +11,7 @@ GPU, M, N, K, the majors, the types and the epilogue), where
 ``CUTE_PY_AUTOTUNE=0`` (or ``off``, ``false``, ``no``) turns lookups off.
 
 The candidates (:func:`candidate_specs`) vary the default spec's tile, cluster,
-L2 raster group and split-K, keeping only specs whose ``problems()`` is empty:
+L2 raster group and split-K, keeping only the specs a kernel implements (the others' constructors refuse them):
 
 >>> from cute_py.emit import GemmSpec
 >>> base = GemmSpec(tile=(128, 256, 64))
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from . import arraylib
 from ._callable import make_callable
-from .emit.spec import GemmSpec
+from .emit.spec import GemmSpec, SpecError
 from .gemm import gemm, grouped_gemm, scaled_gemm
 from .options import flag
 from .problem import Problem
@@ -80,8 +80,8 @@ class AutotuneError(ValueError):
 def candidate_specs(M: int, N: int, K: int, base: GemmSpec, sm_count: int = 132) -> list:
     """The specs :func:`autotune` times by default: ``base`` first, then ``base`` varied over the tile
     (:data:`TILES`), the L2 raster group (:data:`GROUPS`) and split-K (:data:`SPLITS`), then per tile each
-    cluster of :data:`CLUSTERS` and the ping-pong schedule once; all persistent; only specs with
-    ``problems() == []``, without duplicates, at most :data:`MAX_CANDIDATES`.
+    cluster of :data:`CLUSTERS` and the ping-pong schedule once; all persistent; only the variants that are
+    GemmSpecs (their constructors refuse the others), without duplicates, at most :data:`MAX_CANDIDATES`.
 
     Per tile shape, with ``tiles`` output tiles of it (``m_tiles`` along M):
 
@@ -115,25 +115,27 @@ def candidate_specs(M: int, N: int, K: int, base: GemmSpec, sm_count: int = 132)
     _check_sizes("candidate_specs", M, N, K)
     if not isinstance(base, GemmSpec):
         raise AutotuneError(f"candidate_specs: base must be a GemmSpec, got {type(base).__name__}")
-    bad = base.problems()
-    if bad:
-        raise AutotuneError(f"candidate_specs: the base spec {base.name} is not valid: {'; '.join(bad)}")
     if not isinstance(sm_count, int) or sm_count < 1:
         raise AutotuneError(f"candidate_specs: sm_count must be a positive int, got {sm_count!r}")
     specs, extra = [base], []
     for bm, bn, _ in TILES:
         tile = bm, bn, bk = bm, bn, base.tile[2]            # BK as the base's: 64 for 16-bit types, 128 for fp8
         m_tiles, n_tiles, k_blocks = -(-M // bm), -(-N // bn), -(-K // bk)
-        at = base.replace(tile=tile, consumers=1 if bm == 64 else 2, cluster=(1, 1), schedule="cooperative",
-                          persistent=True, split_k=1)
+        at = dict(tile=tile, consumers=1 if bm == 64 else 2, cluster=(1, 1), schedule="cooperative",
+                  persistent=True, split_k=1)
         for group, split in _schedules(m_tiles, n_tiles, k_blocks, sm_count, base.group):
-            specs.append(at.replace(group=group, split_k=split))
-        extra += [at.replace(cluster=c) for c in CLUSTERS if c[0] <= m_tiles and c[1] <= n_tiles]
-        extra.append(at.replace(consumers=2, schedule="pingpong"))
-    specs += extra
-    unique = list(dict.fromkeys(specs))
-    valid = [unique[0]] + [s for s in unique[1:] if not s.problems()]
-    return valid[:MAX_CANDIDATES]
+            specs.append(_made(base, **{**at, "group": group, "split_k": split}))
+        extra += [_made(base, **{**at, "cluster": c}) for c in CLUSTERS if c[0] <= m_tiles and c[1] <= n_tiles]
+        extra.append(_made(base, **{**at, "consumers": 2, "schedule": "pingpong"}))
+    return [s for s in dict.fromkeys(specs + extra) if s is not None][:MAX_CANDIDATES]
+
+
+def _made(base: GemmSpec, **changes) -> GemmSpec | None:
+    """``base`` with ``changes``, or None where no kernel implements that spec (its constructor refuses it)."""
+    try:
+        return base.replace(**changes)
+    except SpecError:
+        return None
 
 
 def _schedules(m_tiles, n_tiles, k_blocks, sm_count, base_group):
@@ -181,13 +183,13 @@ def _resolve_candidates(candidates, problem: Problem) -> list:
         raise AutotuneError(f"autotune: candidates must be GemmSpecs, got {', '.join(sorted(set(wrong)))}")
     problems = []
     for s in dict.fromkeys(specs):
-        bad = problem.mismatches(s) or s.problems()
+        bad = problem.mismatches(s)
         if bad:
             problems.append(f"{s.name}: {'; '.join(bad)}")
     if problems:
         raise AutotuneError(f"autotune: {len(problems)} candidate(s) do not fit the arrays "
                             f"({problem.shape}, a {problem.a_major}-major, b {problem.b_major}-major, "
-                            f"{problem.dtype} -> {problem.out_dtype}) or are not valid:\n  - " + "\n  - ".join(problems))
+                            f"{problem.dtype} -> {problem.out_dtype}):\n  - " + "\n  - ".join(problems))
     return list(dict.fromkeys(specs))
 
 

@@ -175,9 +175,8 @@ def _parse_entry(entry) -> GemmSpec | None:
     if not isinstance(entry, dict) or entry.get("cute_py") != __version__:
         return None
     try:
-        spec = GemmSpec.from_dict(entry["spec"])
-        return None if spec.problems() else spec
-    except Exception:  # noqa: BLE001 - an entry the current GemmSpec cannot read is a miss
+        return GemmSpec.from_dict(entry["spec"])
+    except Exception:  # noqa: BLE001 - an entry the current GemmSpec cannot read (or refuses) is a miss
         return None
 
 

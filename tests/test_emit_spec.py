@@ -1,4 +1,4 @@
-"""GemmSpec: majorness from strides, names, files, and validation listing every violation."""
+"""GemmSpec: majorness from strides, names, files, and the constructor's checks listing every violation."""
 
 from __future__ import annotations
 
@@ -26,10 +26,10 @@ def test_name_is_stable_and_distinguishes_specs():
 
 
 def test_validate_lists_every_violation_with_values():
-    bad = GemmSpec(a="(M,K):(K,K)", dtype="f32", tile=(96, 264, 40), consumers=3, cluster=(4, 1),
-                   schedule="pingpong", bias="diag", activation="tanh", group=0, split_k=99, epilogue="smem")
+    bad = dict(a="(M,K):(K,K)", dtype="f32", tile=(96, 264, 40), consumers=3, cluster=(4, 1),
+               schedule="pingpong", bias="diag", activation="tanh", group=0, split_k=99, epilogue="smem")
     with pytest.raises(SpecError) as e:
-        bad.validate()
+        GemmSpec(**bad)
     msg = str(e.value)
     assert isinstance(e.value, LayoutError)
     for needle in ("exactly one stride must be 1", "dtype = 'f32'", "consumers = 3", "schedule = 'pingpong'",
@@ -51,21 +51,30 @@ def test_scheduling_and_epilogue_constraints():
     assert len(names) == 4 and GemmSpec(persistent=False).name.endswith("_np")
 
 
+def problems_of(**fields) -> list:
+    """The constraints the constructor lists for ``fields`` ([] when it makes the spec)."""
+    try:
+        GemmSpec(**fields)
+    except SpecError as e:
+        return e.problems
+    return []
+
+
 def test_pingpong_constraints():
     ok = GemmSpec(schedule="pingpong")
-    assert ok.problems() == [] and ok.tile_warpgroups == 1 and ok.name.endswith("_pingpong")
+    assert ok.tile_warpgroups == 1 and ok.name.endswith("_pingpong")
     assert GemmSpec().tile_warpgroups == 2 and GemmSpec(tile=(64, 64, 64), consumers=1).tile_warpgroups == 1
-    text = "\n".join(GemmSpec(schedule="pingpong", consumers=1, split_k=2, persistent=False).problems())
+    text = "\n".join(problems_of(schedule="pingpong", consumers=1, split_k=2, persistent=False))
     assert "needs consumers = 2" in text and "split_k = 2" in text and "needs persistent = True" in text
     # each warpgroup holds the whole BM x BN tile: 128x256 needs 256 accumulators per thread
-    assert any("accumulators need 256 registers" in p for p in GemmSpec(schedule="pingpong", tile=(128, 256, 64)).problems())
-    assert "schedule = 'zigzag' not in" in "\n".join(GemmSpec(schedule="zigzag").problems())
+    assert any("accumulators need 256 registers" in p for p in problems_of(schedule="pingpong", tile=(128, 256, 64)))
+    assert "schedule = 'zigzag' not in" in "\n".join(problems_of(schedule="zigzag"))
 
 
 def test_raster_order():
     from cute_py.emit import emit_gemm
     assert GemmSpec().raster == "m" and GemmSpec(raster="n").name.endswith("_g8_rn")
-    assert "raster = 'x' not in ('m', 'n')" in GemmSpec(raster="x").problems()
+    assert "raster = 'x' not in ('m', 'n')" in problems_of(raster="x")
     m, n = emit_gemm(GemmSpec()), emit_gemm(GemmSpec(raster="n"))
     assert "const int um = first + r % width, un = r / width;" in m
     assert "const int un = first + r % width, um = r / width;" in n and "per_group = kGroup * units_m" in n
@@ -122,16 +131,13 @@ def test_layouts_are_parsed_symbolic_layouts():
     ("((64,M1),K):((1,ldm),lda)", "a hierarchical mode is not emitted"),   # make_tma_params takes it; the GEMM not
 ])
 def test_wrong_gmem_layouts_are_listed(a, needle):
-    s = GemmSpec(a=a)
-    assert s.a_major is None
     with pytest.raises(SpecError) as e:
-        s.validate()
+        GemmSpec(a=a)
     assert any(needle in p and p.startswith("gmem layout") for p in e.value.problems), e.value.problems
 
 
 def test_validation_never_plans(monkeypatch):
-    """Validation asks cute_py.arch.sm90 about the operand tiles; it never calls the planner (nor does the planner
-    validate: emit_gemm validates, then plans)."""
+    """The constructor's checks ask cute_py.arch.sm90 about the operand tiles; they never call the planner."""
     from cute_py.emit import plan
 
     def boom(*args):
@@ -139,8 +145,8 @@ def test_validation_never_plans(monkeypatch):
 
     monkeypatch.setattr(plan, "operand_plan", boom)
     monkeypatch.setattr(plan, "gemm_plan", boom)
-    assert GemmSpec().problems() == []
-    assert "operand A" in "\n".join(GemmSpec(swizzle=128, tile=(128, 128, 32)).problems())
+    assert GemmSpec(tile=(128, 64, 64)).tile == (128, 64, 64)
+    assert "operand A" in "\n".join(problems_of(swizzle=128, tile=(128, 128, 32)))
 
 
 def test_files_round_trip(tmp_path):
@@ -154,6 +160,7 @@ def test_files_round_trip(tmp_path):
     t.write_text('tiles = [1]\n')
     with pytest.raises(SpecError, match="unknown spec key"):
         GemmSpec.from_file(t)
+    assert GemmSpec.from_file(str(t.with_name("s.json"))) == s
 
 
 def test_shipped_examples_are_valid():
@@ -177,7 +184,7 @@ def test_shipped_examples_are_valid():
     (dict(split_k=2.0), "split_k = 2.0 must be an int"),
     (dict(stages="4"), "stages = '4' must be an int or None"),
     (dict(swizzle=False), "swizzle = False must be an int or None, not a bool"),
-    (dict(tile=None), "tile = None must be a tuple of 3 positive ints"),
+    (dict(tile="abc"), "tile = 'abc' must be a tuple of 3 positive ints"),
     (dict(tile=128), "tile = 128 must be a tuple of 3 positive ints"),
     (dict(tile=(128, 128)), "tile = (128, 128) must be a tuple of 3 positive ints"),
     (dict(tile=(True, 128, 64)), "tile = (True, 128, 64) must be a tuple of 3 positive ints"),
@@ -185,17 +192,14 @@ def test_shipped_examples_are_valid():
     (dict(cluster="2,1"), "cluster = '2,1' must be a tuple of 2 positive ints"),
 ])
 def test_wrong_field_types_are_listed(changes, expected):
-    spec = GemmSpec(**changes)                       # constructing never raises a bare Python error
-    with pytest.raises(SpecError) as e:
-        spec.validate()
+    with pytest.raises(SpecError) as e:              # constructing never raises a bare Python error
+        GemmSpec(**changes)
     assert any(p.startswith(expected) for p in e.value.problems), e.value.problems
-    assert spec.name == "cute_gemm_sm90_invalid"      # no '_cTrue_' kernel name for a spec that cannot compile
 
 
 def test_several_type_violations_are_all_listed():
-    bad = GemmSpec(persistent="no", consumers=True, tile=None, dtype="f32")
-    text = "\n".join(bad.problems())
-    assert all(s in text for s in ("persistent = 'no'", "consumers = True", "tile = None", "dtype = 'f32'"))
+    text = "\n".join(problems_of(persistent="no", consumers=True, tile=128, dtype="f32", group=0))
+    assert all(s in text for s in ("persistent = 'no'", "consumers = True", "tile = 128", "dtype = 'f32'", "group = 0"))
 
 
 def test_right_types_still_pass_and_emit_the_same_kernel():
@@ -224,4 +228,4 @@ def test_bad_files_give_spec_errors(tmp_path, name, text, match):
     p = tmp_path / name
     p.write_bytes(text) if isinstance(text, bytes) else p.write_text(text)
     with pytest.raises(SpecError, match=match):
-        GemmSpec.from_file(p).validate()              # "yes" in TOML is a string, not True: listed by validate
+        GemmSpec.from_file(p)                         # "yes" in TOML is a string, not True

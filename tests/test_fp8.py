@@ -64,12 +64,15 @@ def test_promote_chunk_fits_the_registers():
     cases = {((128, 128, 128), 2, "block"): 128, ((128, 192, 128), 2, "block"): 64, ((64, 256, 128), 1, "block"): 128,
              ((128, 64, 128), 2, "tensor"): 64, ((128, 256, 128), 2, "block"): None}
     for (tile, consumers, mode), want in cases.items():
+        if want is None:                                  # no chunk fits: no such spec
+            with pytest.raises(SpecError, match="none fits"):
+                GemmSpec(dtype="e4m3", scale=mode, tile=tile, consumers=consumers)
+            continue
         s = GemmSpec(dtype="e4m3", scale=mode, tile=tile, consumers=consumers)
         assert s.promote_chunk() == want, (tile, mode)
-        if want:
-            c = s.tile_warpgroups
-            acc = tile[0] * tile[1] // (128 * c)
-            assert acc + (tile[0] // (64 * c)) * want // 2 <= PROMOTE_REGS[consumers]
+        c = s.tile_warpgroups
+        acc = tile[0] * tile[1] // (128 * c)
+        assert acc + (tile[0] // (64 * c)) * want // 2 <= PROMOTE_REGS[consumers]
     assert GemmSpec(dtype="e4m3", scale="tensor", fast_accum=True, tile=(128, 256, 128)).promote_chunk() is None
 
 

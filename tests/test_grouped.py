@@ -10,7 +10,7 @@ import pytest
 
 from cute_py import cli
 from cute_py.emit import GemmSpec, SpecError, emit_gemm, gemm_plan, kernel_params
-from cute_py.emit.grouping import grouping, ragged_gmem
+from cute_py.emit.grouping import ragged_gmem
 from cute_py.problem import GemmInputError
 from cute_py.problem_groups import Epilogue, bmm_problem, check_offsets, grouped_problem
 from cute_py.runtime import as_device_array
@@ -37,8 +37,9 @@ def moe_arrays(M=1000, K=512, N=256, G=8, dtype="bf16"):
 
 def test_layouts_name_the_grouping():
     assert [GemmSpec(**kw).grouping for kw in ({}, MOE, BATCH, KGROUPS)] == [None, "m", "batch", "k"]
-    bad = GemmSpec(a="(M,K,L):(K,1,lda_l)")
-    assert grouping(bad) == "invalid" and "the group mode L is in layouts ('a',)" in bad.problems()[0]
+    with pytest.raises(SpecError) as e:
+        GemmSpec(a="(M,K,L):(K,1,lda_l)")
+    assert "the group mode L is in layouts ('a',)" in e.value.problems[0]
     names = [GemmSpec(**kw).name.rsplit("_", 1)[1] for kw in (MOE, BATCH, KGROUPS)]
     assert names == ["grouped", "batched", "kgrouped"]
 
@@ -71,7 +72,9 @@ def test_the_group_strides_of_c_bias_and_scales_are_parameters():
     (dict(epi_buffers=9), "epi_buffers = 9 not in [1, 8]"),
 ])
 def test_group_rules(kw, message):
-    assert any(message in p for p in GemmSpec(**kw).problems()), GemmSpec(**kw).problems()
+    with pytest.raises(SpecError) as e:
+        GemmSpec(**kw)
+    assert any(message in p for p in e.value.problems), e.value.problems
 
 
 def test_kernel_parameters_of_each_grouping():

@@ -76,7 +76,7 @@ EXPECTED = {
         "svg": 1,
         "text": [
             "name: cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr",
-            "GemmSpec.validate: 5 constraint(s) violated:",
+            "GemmSpec: 5 constraint(s) violated:",
             "stage tile Sw<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0))  (128x64, 16384 bytes)",
             "wgmma descriptor 0x4000004000010000 (K-major, B128)",
             "A: consumer 1's slice  + 512  = sA(64, 0) * 2 B / 16 = 512",

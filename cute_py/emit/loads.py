@@ -42,10 +42,13 @@ LOAD_BYTES = (0, 1, 2, 4, 8, 16)
 
 def load_problems(spec) -> list:
     """Why ``spec``'s direct loads cannot be emitted ([] if they can, or if it has none). Precondition: the
-    fields have their types (:meth:`GemmSpec.problems <cute_py.emit.GemmSpec.problems>` checks them first).
+    fields have their types (:class:`~cute_py.emit.GemmSpec`'s constructor checks them first).
 
-    >>> from cute_py.emit import GemmSpec
-    >>> load_problems(GemmSpec(load_a=3, load_b=4, cluster=(2, 1)))
+    >>> from cute_py.emit import GemmSpec, SpecError
+    >>> try:
+    ...     GemmSpec(load_a=3, load_b=4, cluster=(2, 1))       # the constructor asks load_problems
+    ... except SpecError as e:
+    ...     print(e.problems)
     ['load_a = 3 not in (0, 1, 2, 4, 8, 16)', 'load_b = 4: an operand read without TMA is not multicast; use cluster (1, 1)']
     """
     out = []

@@ -63,8 +63,8 @@ class OperandPlan:
 
 
 def operand_plan(spec: GemmSpec, which: str) -> OperandPlan:
-    """The plan of operand ``which`` ("A" or "B") of a valid ``spec``; raises a LayoutError subclass if no
-    canonical layout fits (:meth:`GemmSpec.validate` reports that first)."""
+    """The plan of operand ``which`` ("A" or "B") of ``spec`` (a GemmSpec, so one whose canonical layouts fit:
+    its constructor asks cute_py.arch.sm90 the same questions)."""
     require_spec(spec, "operand_plan")
     if not isinstance(which, str) or which not in ("A", "B"):
         raise ValueError(f"operand_plan: which must be 'A' or 'B', got {which!r:.40}")
@@ -238,8 +238,7 @@ def _check_split(c_tv: Layout, thread_terms, value_terms, rows: int) -> None:
 def gemm_plan(spec: GemmSpec) -> GemmPlan:
     """Every layout fact the kernel of ``spec`` uses, each checked when derived (:class:`~.checks.EmitError`).
 
-    Precondition: ``spec.validate()`` passed (:func:`~cute_py.emit.emit_gemm` validates first; so must every
-    other caller: planning an invalid spec fails with whatever derivation breaks first, or not at all).
+    Every GemmSpec is valid (its constructor checks it), so planning needs no check of its own beyond the type.
     """
     return _gemm_plan(require_spec(spec, "gemm_plan"))
 

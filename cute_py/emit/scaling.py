@@ -4,12 +4,15 @@ An fp8 GEMM (e4m3 or e5m2 inputs) scales its product: one f32 per tensor, one pe
 DeepSeek-V3's blocks (1 x 128 of A along K, 128 x 128 of B). With blockwise scales, and with per-tensor or
 row-wise scales unless ``fast_accum`` is set, the mainloop *promotes*: the tensor core sums each 128-wide K tile
 into a second accumulator set, which is then (scaled and) added into the f32 accumulators
-(:mod:`cute_py.emit.blockscale`). :func:`scale_problems` is the spec's validation of these rules;
-:func:`promote_chunk` the column chunk that the second set holds.
+(:mod:`cute_py.emit.blockscale`). :func:`scale_problems` is the spec's check of these rules (its constructor
+asks it); :func:`promote_chunk` the column chunk that the second set holds.
 
->>> from cute_py.emit import GemmSpec
->>> scale_problems(GemmSpec(dtype="e4m3", scale="tensor", b="(N,K):(1,N)", tile=(128, 128, 128)))[0][:31]
-'B is MN-major: Hopper fp8 wgmma'
+>>> from cute_py.emit import GemmSpec, SpecError
+>>> try:
+...     GemmSpec(dtype="e4m3", scale="tensor", b="(N,K):(1,N)")
+... except SpecError as e:
+...     print(e.problems[0][:31])
+B is MN-major: Hopper fp8 wgmma
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``GemmSpec``: the layout spec of a warp-specialized sm_90a GEMM, and its validation.
+"""``GemmSpec``: the layout spec of a warp-specialized sm_90a GEMM, checked where it is made.
 
 A spec names the global-memory layouts of A ``(M,K)``, B ``(N,K)`` and C/D
 ``(M,N)`` in CuTe notation with symbolic extents (majorness is read from the
@@ -6,15 +6,19 @@ strides: the mode whose stride is 1 is contiguous), the element types, the CTA
 tile, the pipeline depth, the consumer warpgroups and the epilogue. The kernel
 computes ``D = act(alpha * A @ B^T + beta * C + bias)``.
 
+No invalid GemmSpec exists: the constructor (and so ``replace``, :meth:`GemmSpec.from_dict` and
+:meth:`GemmSpec.from_file`) checks every field and every rule the kernel keeps, and raises :class:`SpecError`
+listing each one broken, so the planner and the emitter can rely on any spec they are given.
+
 >>> s = GemmSpec(a="(M,K):(K,1)", b="(N,K):(1,N)")
 >>> s.a_major, s.b_major, s.blas_layout
 ('K', 'MN', 'tt')
 >>> s.name
 'cute_gemm_sm90_bf16_tt_128x128x64_s6_c2_obf16_dr_g8'
->>> GemmSpec(tile=(96, 264, 40), consumers=3).validate()  # doctest: +ELLIPSIS
+>>> GemmSpec(tile=(96, 264, 40), consumers=3)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-cute_py.emit.spec.SpecError: GemmSpec.validate: 4 constraint(s) violated:
+cute_py.emit.spec.SpecError: GemmSpec: 4 constraint(s) violated:
   - consumers = 3 not in (1, 2)
   ...
 """
@@ -30,164 +34,50 @@ from pathlib import Path
 
 from ..arch.sm90 import SMEM_ALIGN, check_config, smem_budget
 from ..arch.sm90.operand import operand_problems
-from ..layouts import Layout, parse
+from ..layouts import Layout
 from ..layouts.errors import LayoutError
 from .collectives.schedulers import SCHEDULERS, scheduler_class
 from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS
-from .grouping import GROUP_MODE, grouping, group_problems
+from .grouping import grouping, group_problems
 from .loads import load_problems
 from .scaling import (FP8_DTYPES, PROMOTE_CHUNKS, PROMOTE_REGS, SCALE_BLOCK, SCALES, promote_chunk,  # noqa: F401
                       scale_problems)
+from .spec_fields import (ACTIVATIONS, BOOL_FIELDS, DTYPES, GMEM_MODES, INPUT_DTYPES, MAX_STAGES,  # noqa: F401
+                          OUT_DTYPES, PAIR_FIELDS, SWIZZLES, default_tile, gmem_layout, gmem_problems, is_int,
+                          plain_bool, type_name, type_problems, value_problems)
 
 __all__ = ["GemmSpec", "SpecError", "DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "SCALES", "SCALE_BLOCK",
            "PROMOTE_REGS", "PROMOTE_CHUNKS",
            "SWIZZLES", "GMEM_MODES"]
 
-DTYPES = ("bf16", "f16")
-"""Input types of the unscaled GEMM (``cute_py.gemm``)."""
-INPUT_DTYPES = DTYPES + FP8_DTYPES
-OUT_DTYPES = ("bf16", "f16", "f32")
-SWIZZLES = (None, 0, 32, 64, 128)
-BIAS = (None, "row", "col")
-ACTIVATIONS = (None, "relu", "gelu")
-EPILOGUES = ("tma", "direct")
-CLUSTERS = ((1, 1), (2, 1), (1, 2))
-SCHEDULES = ("cooperative", "pingpong")
-RASTERS = ("m", "n")
-MAX_STAGES = 16
-MAX_SPLIT_K = 16
-MAX_EPI_BUFFERS = 8
-_ALIASES = {"fp16": "f16", "half": "f16", "float16": "f16", "bfloat16": "bf16", "fp32": "f32", "float32": "f32"}
-GMEM_MODES = {"a": ("M", "K"), "b": ("N", "K"), "c": ("M", "N")}
-"""The mode names of each gmem layout: A is ``(M,K)``, B ``(N,K)``, C/D ``(M,N)``."""
-
 
 class SpecError(LayoutError):
-    """A GemmSpec that no kernel can implement; ``problems`` lists every violated constraint with its values.
+    """A GemmSpec that no kernel can implement; ``problems`` lists every violated constraint with its values,
+    ``source`` the file it was read from (None: not read from a file).
 
     >>> try:
-    ...     GemmSpec(stages=0).validate()
+    ...     GemmSpec(stages=0)
     ... except SpecError as e:
     ...     print(e.problems)
     ['stages = 0: the smem ring needs at least 2']
     """
 
-    def __init__(self, problems, op: str = "GemmSpec.validate"):
-        self.problems = list(problems)
+    def __init__(self, problems, op: str = "GemmSpec", source=None):
+        self.problems, self.source = list(problems), source
         lines = "\n".join(f"  - {p}" for p in self.problems)
-        if op == "GemmSpec.validate":
-            message = f"GemmSpec.validate: {len(self.problems)} constraint(s) violated:\n{lines}"
+        if op == "GemmSpec":
+            message = f"GemmSpec: {len(self.problems)} constraint(s) violated:\n{lines}"
         else:                                   # reading a spec (from_dict, from_file): what could not be read
-            message = f"{op}: " + "; ".join(self.problems)
+            message = f"{op}: " + (f"{source}: " if source else "") + "; ".join(self.problems)
         super().__init__(message, op=op, rule="GEMM spec constraints")
 
 
-@lru_cache(maxsize=256)
-def _parsed(text: str):
-    """The Layout CuTe text parses to, or the text itself when it is not a layout (reported by validation)."""
-    try:
-        x = parse(text)
-    except LayoutError:
-        return text
-    return x if isinstance(x, Layout) else text
-
-
-def _gmem(value):
-    """A gmem layout field as stored: a Layout (CuTe text is parsed, symbols for the extents), else as given."""
-    return _parsed(value) if isinstance(value, str) else value
-
-
-def _is_symbol(x) -> bool:
-    return getattr(x, "is_Symbol", False)
-
-
-def gmem_problems(layout, modes: tuple) -> list:
-    """Why ``layout`` is not a gmem layout of a GEMM operand with modes ``modes`` (empty: it is one).
-
-    It must be a rank-2 Layout over the symbolic extents ``modes`` (the problem size is a launch parameter)
-    whose strides are ``1`` (the contiguous mode, exactly one) and a symbol (the leading dimension); or rank 3
-    with the group mode ``L`` last, its stride a symbol too (:mod:`cute_py.emit.grouping`).
-
-    >>> gmem_problems(parse("(M,N):(1,ldd)"), ("M", "N"))
-    []
-    >>> gmem_problems(parse("(N,K,L):(K,1,ldl)"), ("N", "K"))
-    []
-    >>> gmem_problems(parse("(K,M):(1,K)"), ("M", "K"))
-    ["gmem layout '(K,M):(1,K)': modes must be named ('M', 'K'), found ('K', 'M')"]
-    >>> gmem_problems(parse("((64,M1),K):((1,ldm),lda)"), ("M", "K"))[0][:67]
-    "gmem layout '((64,M1),K):((1,ldm),lda)': a hierarchical mode is not"
-    """
-    text = str(layout)
-    if not isinstance(layout, Layout) or not isinstance(layout.shape, tuple) or len(layout.shape) not in (2, 3):
-        return [f"gmem layout {text!r} is not of the form '({modes[0]},{modes[1]}):(s0,s1)' "
-                f"(CuTe notation, symbolic extents; a third mode {GROUP_MODE} for groups or batches)"]
-    shape, stride = layout.shape, layout.stride
-    if any(isinstance(x, tuple) for x in shape):
-        return [f"gmem layout {text!r}: a hierarchical mode is not emitted (the kernel prints one TMA coordinate "
-                f"per flat mode); make_tma_params builds TMA parameters for it, one TMA dim per part"]
-    problems = []
-    if len(shape) == 3:
-        modes = tuple(modes) + (GROUP_MODE,)
-        if stride[2] == 1:
-            problems.append(f"gmem layout {text!r}: the group mode {GROUP_MODE} cannot be the contiguous one")
-    names = tuple(x.name if _is_symbol(x) else str(x) for x in shape)
-    if names != tuple(modes) or not all(_is_symbol(x) for x in shape):
-        problems.append(f"gmem layout {text!r}: modes must be named {tuple(modes)}, found {names}")
-    if sum(1 for d in stride if d == 1) != 1:
-        problems.append(f"gmem layout {text!r}: exactly one stride must be 1 (the contiguous mode), "
-                        f"found {tuple(str(d) for d in stride)}")
-    for d in stride:
-        if d != 1 and not _is_symbol(d):
-            problems.append(f"gmem layout {text!r}: stride {d} must be 1 or a symbol (the leading dimension)")
-    return problems
-
-
-BOOL_FIELDS = ("persistent", "alpha", "beta", "fast_accum")
-"""Fields that take True or False only (not "yes", "no", 0 or 1)."""
-INT_FIELDS = {"consumers": False, "group": False, "split_k": False, "stages": True, "swizzle": True,
-              "epi_buffers": False, "load_a": False, "load_b": False}
-"""Fields that take an int (never a bool) -> whether None is allowed too."""
-PAIR_FIELDS = {"tile": 3, "cluster": 2}
-"""Fields that take a tuple (or list) of that many positive ints (never bools)."""
-
-
-def _is_int(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def type_problems(values: Mapping) -> list:
-    """Why the spec fields in ``values`` have the wrong Python type (empty: every type is right).
-
-    Bool fields take bools only; int fields ints that are not bools; tile and cluster tuples (or lists) of
-    positive ints of the right length. The values themselves are checked by :meth:`GemmSpec.problems`.
-
-    >>> type_problems({"persistent": "no", "consumers": True, "tile": 128, "cluster": (1, 1), "stages": None})
-    ["persistent = 'no' must be True or False", 'consumers = True must be an int, not a bool', \
-'tile = 128 must be a tuple of 3 positive ints (BM, BN, BK)']
-    """
-    out = []
-    for name in BOOL_FIELDS:
-        if name in values and not isinstance(values[name], bool):
-            out.append(f"{name} = {values[name]!r} must be True or False")
-    for name, optional in INT_FIELDS.items():
-        v = values.get(name)
-        if name not in values or _is_int(v) or (optional and v is None):
-            continue
-        what = "an int" + (" or None" if optional else "")
-        out.append(f"{name} = {v!r} must be {what}" + (", not a bool" if isinstance(v, bool) else ""))
-    for name, n in PAIR_FIELDS.items():
-        v = values.get(name)
-        if name in values and not (isinstance(v, tuple) and len(v) == n and all(_is_int(x) and x > 0 for x in v)):
-            what = " (BM, BN, BK)" if name == "tile" else " (CTAs along M, along N)"
-            out.append(f"{name} = {v!r} must be a tuple of {n} positive ints{what}")
-    return out
-
-
-def _norm(t):
-    if t is None:
-        return None
-    t = str(t).lower()
-    return _ALIASES.get(t, t)
+@lru_cache(maxsize=512)
+def _operand_problems(*args) -> tuple:
+    """:func:`~cute_py.arch.sm90.operand.operand_problems` of ``args``, asked once (specs are made often, e.g.
+    by autotune's candidate loops, and these derivations are the bulk of a spec's checks)."""
+    gmem, major, dtype, mn, bk, mma_mn, multicast, swizzle = args
+    return tuple(operand_problems(gmem, major, dtype, mn, bk, mma_mn=mma_mn, multicast=multicast, swizzle=swizzle))
 
 
 @dataclass(frozen=True)
@@ -213,7 +103,8 @@ class GemmSpec:
       tensor core's fp8 accumulation keeps about 14 bits: over K = 4096 the
       relative error is 10x larger without promotion); True accumulates all of
       K in the tensor core (faster, allows 128x256 tiles).
-    - ``tile`` (BM, BN, BK); ``cluster`` (1, 1), (2, 1) (two CTAs along M share
+    - ``tile`` (BM, BN, BK; None: (128, 128, 64), or (128, 128, 128) for fp8: :func:`~.spec_fields.default_tile`,
+      valid with every scale mode); ``cluster`` (1, 1), (2, 1) (two CTAs along M share
       the B tile, loaded once by TMA multicast) or (1, 2) (two along N share A);
       ``stages`` (None: as many as fit, at most 16); ``consumers`` warpgroups
       (1 or 2); ``schedule`` "cooperative" (the consumers split each tile's BM
@@ -239,6 +130,16 @@ class GemmSpec:
     - epilogue: ``alpha`` (scale by a runtime alpha), ``beta`` (read C),
       ``bias`` ("row": one value per row m, length M; "col": per column n,
       length N; in ``out_dtype``), ``activation`` ("relu", "gelu" (erf form)).
+
+    The constructor checks every field and every rule above and raises :class:`SpecError` listing each one
+    broken (its field, its value and the rule), so every GemmSpec is one a kernel implements:
+
+    >>> GemmSpec(tile=(128, 128), stages=True)
+    Traceback (most recent call last):
+    ...
+    cute_py.emit.spec.SpecError: GemmSpec: 2 constraint(s) violated:
+      - tile = (128, 128) must be a tuple of 3 positive ints (BM, BN, BK)
+      - stages = True must be an int or None, not a bool
     """
 
     a: Layout = "(M,K):(K,1)"
@@ -247,7 +148,7 @@ class GemmSpec:
     dtype: str = "bf16"
     out_dtype: str | None = None
     acc_dtype: str = "f32"
-    tile: tuple = (128, 128, 64)
+    tile: tuple | None = None
     cluster: tuple = (1, 1)
     stages: int | None = None
     consumers: int = 2
@@ -272,31 +173,39 @@ class GemmSpec:
     def __post_init__(self):
         set_ = object.__setattr__
         for name in GMEM_MODES:
-            set_(self, name, _gmem(getattr(self, name)))
-        set_(self, "dtype", _norm(self.dtype))
-        set_(self, "out_dtype", _norm(self.out_dtype) or ("bf16" if self.dtype in FP8_DTYPES else self.dtype))
-        set_(self, "acc_dtype", _norm(self.acc_dtype))
+            set_(self, name, gmem_layout(getattr(self, name)))
+        set_(self, "dtype", type_name(self.dtype))
+        set_(self, "out_dtype", type_name(self.out_dtype) or ("bf16" if self.dtype in FP8_DTYPES else self.dtype))
+        set_(self, "acc_dtype", type_name(self.acc_dtype))
+        for name in BOOL_FIELDS:                    # numpy bools are bools; other types are reported
+            set_(self, name, plain_bool(getattr(self, name)))
+        if self.tile is None:
+            set_(self, "tile", default_tile(self.dtype))
         for name in PAIR_FIELDS:                    # lists (TOML, JSON) become tuples; other types are reported
             if isinstance(getattr(self, name), list):
                 set_(self, name, tuple(getattr(self, name)))
         if self.epilogue is None:                  # TMA stores where D allows them
             set_(self, "epilogue", "tma" if self._c_ok() and self.c_row_major else "direct")
+        problems = self._problems()
+        if problems:
+            raise SpecError(problems)
 
     # -- layouts -----------------------------------------------------------
     def _stride(self, name: str):
-        """The strides of gmem layout ``name``, None if it is not a valid one (see :func:`gmem_problems`)."""
+        """The strides of gmem layout ``name``; None if it is not a valid one (:func:`~.spec_fields.gmem_problems`),
+        which only the constructor's checks see."""
         layout = getattr(self, name)
         return None if gmem_problems(layout, GMEM_MODES[name]) else layout.stride
 
     @property
     def a_major(self) -> str | None:
-        """"K" if A's K mode has stride 1, "MN" if M has; None if ``a`` is not a valid gmem layout."""
+        """"K" if A's K mode has stride 1, "MN" if M has; None only while the constructor checks an invalid ``a``."""
         stride = self._stride("a")
         return None if stride is None else "K" if stride[1] == 1 else "MN"
 
     @property
     def b_major(self) -> str | None:
-        """"K" if B's K mode has stride 1, "MN" if N has; None if ``b`` is not a valid gmem layout."""
+        """"K" if B's K mode has stride 1, "MN" if N has; None only while the constructor checks an invalid ``b``."""
         stride = self._stride("b")
         return None if stride is None else "K" if stride[1] == 1 else "MN"
 
@@ -375,24 +284,21 @@ class GemmSpec:
         """Shared memory besides the ring: ``SMEM_ALIGN`` (1024) bytes of alignment slack (the dynamic smem is
         rounded up to a 1024-byte boundary), plus for the TMA epilogue two 64-row x 128-byte staging buffers per
         consumer warpgroup (swizzled 128 B, one TMA store box each)."""
-        buffers = self.epi_buffers if _is_int(self.epi_buffers) else STAGING_BUFFERS
+        buffers = self.epi_buffers if is_int(self.epi_buffers) else STAGING_BUFFERS
         staging = buffers * STAGING_ROWS * STAGING_ROW_BYTES * (self.consumers if self.consumers in (1, 2) else 1)
         return SMEM_ALIGN + (staging if self.epilogue == "tma" else 0)
 
     @property
     def name(self) -> str:
-        """A stable identifier (kernel symbol and cache key), e.g. ``cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr``;
-        ``cute_gemm_sm90_invalid`` for a spec whose fields have the wrong types (it never compiles).
+        """A stable identifier (kernel symbol and cache key), e.g. ``cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr``.
 
-        >>> GemmSpec(tile=(128, 256, 64)).name, GemmSpec(tile=128).name
-        ('cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g8', 'cute_gemm_sm90_invalid')
+        >>> GemmSpec(tile=(128, 256, 64)).name
+        'cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g8'
         """
-        if type_problems({f.name: getattr(self, f.name) for f in fields(self)}):
-            return "cute_gemm_sm90_invalid"
         bm, bn, bk = self.tile
-        parts = ["cute_gemm_sm90", self.dtype, self.blas_layout or "xx", f"{bm}x{bn}x{bk}",
+        parts = ["cute_gemm_sm90", self.dtype, self.blas_layout, f"{bm}x{bn}x{bk}",
                  f"s{self.resolved_stages()}", f"c{self.consumers}", f"o{self.out_dtype}",
-                 "dr" if self._c_ok() and self.c_row_major else "dc"]
+                 "dr" if self.c_row_major else "dc"]
         if self.cluster != (1, 1):
             parts.append("cl{}x{}".format(*self.cluster))
         parts.append(f"g{self.group}" if self.persistent else "np")
@@ -425,65 +331,40 @@ class GemmSpec:
         if self.load_a or self.load_b:
             parts.append(f"ld{self.load_a}x{self.load_b}")
         if self.grouping:
-            parts.append({"batch": "batched", "m": "grouped", "k": "kgrouped"}.get(self.grouping, "xgroup"))
+            parts.append({"batch": "batched", "m": "grouped", "k": "kgrouped"}[self.grouping])
         return re.sub(r"\W", "_", "_".join(parts))
 
     def _c_ok(self) -> bool:
         return self._stride("c") is not None
 
-    # -- validation --------------------------------------------------------
-    def problems(self) -> list:
-        """Every violated constraint, each with its values ([] = valid). Asks cute_py.arch.sm90 (budgets, smem
-        atoms, descriptors, TMA boxes); never plans."""
-        out = []
-        for name, modes in GMEM_MODES.items():
-            out += gmem_problems(getattr(self, name), modes)
-        if self.dtype not in INPUT_DTYPES:
-            out.append(f"dtype = {self.dtype!r} not in {INPUT_DTYPES}")
-        if self.out_dtype not in OUT_DTYPES:
-            out.append(f"out_dtype = {self.out_dtype!r} not in {OUT_DTYPES}")
-        if self.acc_dtype != "f32":
-            out.append(f"acc_dtype = {self.acc_dtype!r}: only f32 accumulation is emitted")
-        typed = type_problems({f.name: getattr(self, f.name) for f in fields(self)})
-        if typed:                                   # the checks below read the fields as their types
+    # -- checks (made by the constructor) ----------------------------------
+    def _problems(self) -> list:
+        """Every violated constraint, each with its values ([] = valid): each field's type and range
+        (:mod:`~cute_py.emit.spec_fields`), then the rules relating them, the collectives' (scheduler, fp8
+        scales, groups, loads) and Hopper's (budgets, smem atoms, descriptors, TMA boxes, asked of
+        cute_py.arch.sm90); never plans."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        out = [p for name, modes in GMEM_MODES.items() for p in gmem_problems(values[name], modes)]
+        out += value_problems(values)
+        typed = type_problems(values)
+        if typed:                                   # the rules below read the fields as their types
             return out + typed
         bm, bn, bk = self.tile
-        if self.consumers not in (1, 2):
-            out.append(f"consumers = {self.consumers} not in (1, 2)")
-        if self.schedule not in SCHEDULES:
-            out.append(f"schedule = {self.schedule!r} not in {SCHEDULES}")
-        elif self.schedule == "pingpong":
+        if self.schedule == "pingpong":
             if self.consumers != 2:
-                out.append(f"schedule = 'pingpong' needs consumers = 2 (two warpgroups taking turns), got {self.consumers}")
+                out.append(f"schedule = 'pingpong' needs consumers = 2 (two warpgroups taking turns), "
+                           f"got {self.consumers}")
             if not self.persistent:
                 out.append("schedule = 'pingpong' needs persistent = True (the warpgroups take turns over a CTA's "
                            "tiles; one tile per CTA would leave one idle)")
-        if self.cluster not in CLUSTERS:
-            out.append(f"cluster = {self.cluster} not in {CLUSTERS}")
-        if self.epilogue not in EPILOGUES:
-            out.append(f"epilogue = {self.epilogue!r} not in {EPILOGUES}")
-        elif self.epilogue == "tma" and self._c_ok() and not self.c_row_major:
-            out.append(f"epilogue = 'tma' needs a row-major D (c = '(M,N):(ldd,1)'), got c = {self.c!r}; "
+        if self.epilogue == "tma" and self._c_ok() and not self.c_row_major:
+            out.append(f"epilogue = 'tma' needs a row-major D (c = '(M,N):(ldd,1)'), got c = '{self.c}'; "
                        f"use epilogue = 'direct'")
-        if not isinstance(self.group, int) or not 1 <= self.group <= 64:
-            out.append(f"group = {self.group!r} not an int in [1, 64]")
-        if self.raster not in RASTERS:
-            out.append(f"raster = {self.raster!r} not in {RASTERS}")
-        if not isinstance(self.split_k, int) or not 1 <= self.split_k <= MAX_SPLIT_K:
-            out.append(f"split_k = {self.split_k!r} not an int in [1, {MAX_SPLIT_K}]")
         scheduler = scheduler_class(self)
         if self.scheduler is not None and scheduler is None:
             out.append(f"scheduler = {self.scheduler!r} not in {tuple(SCHEDULERS)}")
         elif scheduler is not None:
             out += scheduler.problems(self)
-        if self.swizzle not in SWIZZLES:
-            out.append(f"swizzle = {self.swizzle!r} not in {SWIZZLES}")
-        if not 1 <= self.epi_buffers <= MAX_EPI_BUFFERS:
-            out.append(f"epi_buffers = {self.epi_buffers} not in [1, {MAX_EPI_BUFFERS}]")
-        if self.bias not in BIAS:
-            out.append(f"bias = {self.bias!r} not in {BIAS}")
-        if self.activation not in ACTIVATIONS:
-            out.append(f"activation = {self.activation!r} not in {ACTIVATIONS}")
         out += scale_problems(self) + group_problems(self) + load_problems(self)
         stages = self.resolved_stages()
         if stages < 2:
@@ -509,15 +390,14 @@ class GemmSpec:
         out = []
         for which in ("A", "B"):
             gmem, major, mn, mma_mn, multicast = self.operand(which)
-            out += [f"operand {which}: {p}" for p in operand_problems(
-                gmem, major, self.dtype, mn, self.tile[2], mma_mn=mma_mn, multicast=multicast, swizzle=self.swizzle)]
+            out += [f"operand {which}: {p}" for p in _operand_problems(
+                gmem, major, self.dtype, mn, self.tile[2], mma_mn, multicast, self.swizzle)]
         return out
 
     def validate(self) -> "GemmSpec":
-        """Return ``self`` if the spec is implementable, else raise :class:`SpecError` listing every violation."""
-        problems = self.problems()
-        if problems:
-            raise SpecError(problems)
+        """``self``: a GemmSpec is checked when it is made (the constructor raises :class:`SpecError` listing
+        every violation), so this passes; it is kept for code that reads as a check, e.g.
+        ``GemmSpec.from_file(path).validate()``."""
         return self
 
     # -- files -------------------------------------------------------------
@@ -533,11 +413,12 @@ class GemmSpec:
         return replace(self, **changes)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "GemmSpec":
-        """A spec from its fields (``to_dict``'s output; keys at top level or under ``"gemm"``).
+    def from_dict(cls, data) -> "GemmSpec":
+        """A spec from its fields (``to_dict``'s output): a mapping of field names to values, at top level or all
+        under ``"gemm"``.
 
-        Raises :class:`SpecError` for a non-mapping or an unknown key; the field values are checked by
-        :meth:`validate`.
+        Raises :class:`SpecError` naming ``GemmSpec.from_dict`` for a non-mapping, a mapping without fields, an
+        unknown key (listing the known ones), or fields the constructor refuses (each with its value and rule).
 
         >>> GemmSpec.from_dict({"gemm": {"tile": [128, 256, 64]}}).tile
         (128, 256, 64)
@@ -546,28 +427,58 @@ class GemmSpec:
         ...
         cute_py.emit.spec.SpecError: GemmSpec.from_dict: a spec must be a mapping of field names to values \
 (a TOML table or a JSON object), got list [1, 2, 3]
+        >>> GemmSpec.from_dict({"consumers": "2"})
+        Traceback (most recent call last):
+        ...
+        cute_py.emit.spec.SpecError: GemmSpec.from_dict: consumers = '2' must be an int
         """
-        if isinstance(data, Mapping) and "gemm" in data:
-            data = data["gemm"]
-        if not isinstance(data, Mapping):
-            raise SpecError([f"a spec must be a mapping of field names to values (a TOML table or a JSON object), "
-                             f"got {type(data).__name__} {data!r:.80}"], op="GemmSpec.from_dict")
-        data = dict(data)
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known, key=str)
-        if unknown:
-            raise SpecError([f"unknown spec key(s) {unknown}; known: {sorted(known)}"])
-        return cls(**data)
+        return cls._read(data, "GemmSpec.from_dict")
 
     @classmethod
     def from_file(cls, path) -> "GemmSpec":
-        """Load a spec from TOML (``.toml``, keys at top level or under ``[gemm]``) or JSON.
+        """Load a spec from a TOML (``.toml``: fields at top level or all under ``[gemm]``) or JSON (``.json``)
+        file, or a shipped example by name: ``"example:tn_bf16_128x256"`` (:func:`example_specs`).
 
-        Shipped examples: :func:`example_specs`.
+        Raises :class:`SpecError` naming ``GemmSpec.from_file`` and the file for a malformed file, one without
+        spec fields, an unknown key, or fields the constructor refuses; FileNotFoundError for a missing file
+        (hinting ``example:NAME`` where NAME is a shipped example); TypeError for a path that is not a str or
+        os.PathLike.
+
+        >>> GemmSpec.from_file("example:tn_bf16_128x256").tile
+        (128, 256, 64)
+        >>> GemmSpec.from_file("tn_bf16_128x256")
+        Traceback (most recent call last):
+        ...
+        FileNotFoundError: GemmSpec.from_file: 'tn_bf16_128x256': No such file or directory; the shipped \
+example of that name is 'example:tn_bf16_128x256'
         """
-        path = Path(path)
+        op = "GemmSpec.from_file"
+        if isinstance(path, str) and path.startswith("example:"):
+            ex, name = example_specs(), path.split(":", 1)[1]
+            if name not in ex:
+                raise SpecError([f"no example spec {name!r}; shipped: {', '.join(ex)}"], op=op)
+            path = ex[name]
         try:
-            text = path.read_text(encoding="utf-8")
+            path = Path(path)
+        except TypeError:
+            raise TypeError(f"{op}: path must be a str or os.PathLike (a .toml or .json file, or 'example:NAME'), "
+                            f"got {type(path).__name__}: {path!r:.80}") from None
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            hint = (f"; the shipped example of that name is 'example:{path.stem}'" if path.stem in example_specs()
+                    else "")
+            raise FileNotFoundError(f"{op}: {str(path)!r}: No such file or directory{hint}") from None
+        except OSError as e:                       # a folder, no permission: the OS's reason, naming from_file
+            raise type(e)(f"{op}: {str(path)!r}: {e.strerror or e}") from None
+        if path.suffix not in (".toml", ".json"):
+            raise SpecError([f"a spec file is TOML (.toml) or JSON (.json), not {path.suffix or 'without a suffix'}"],
+                            op=op, source=path)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise SpecError([f"malformed text (not UTF-8): {e}"], op=op, source=path) from None
+        try:
             if path.suffix == ".json":
                 data = json.loads(text)
             else:
@@ -576,12 +487,33 @@ class GemmSpec:
                 except ImportError:                                       # Python 3.10
                     import tomli as tomllib  # type: ignore[no-redef]
                 data = tomllib.loads(text)
-        except ValueError as e:                    # JSONDecodeError, TOMLDecodeError, UnicodeDecodeError
-            kind = "JSON" if path.suffix == ".json" else "TOML"
-            if isinstance(e, UnicodeDecodeError):
-                kind = "text (not UTF-8)"
-            raise SpecError([f"{path}: malformed {kind}: {e}"], op="GemmSpec.from_file") from None
-        return cls.from_dict(data)
+        except ValueError as e:                    # JSONDecodeError, TOMLDecodeError
+            raise SpecError([f"malformed {path.suffix[1:].upper()}: {e}"], op=op, source=path) from None
+        return cls._read(data, op, path)
+
+    @classmethod
+    def _read(cls, data, op: str, source=None) -> "GemmSpec":
+        """The spec of ``data`` (:meth:`from_dict`), its errors raised as SpecErrors of ``op`` and ``source``."""
+        known = [f.name for f in fields(cls)]
+        if isinstance(data, Mapping) and "gemm" in data:
+            beside = sorted(set(data) - {"gemm"}, key=str)
+            if beside:
+                raise SpecError([f"key(s) {beside} beside the gemm table: a spec's fields are all under [gemm] or "
+                                 f"all at top level; known fields: {known}"], op=op, source=source)
+            data = data["gemm"]
+        if not isinstance(data, Mapping):
+            raise SpecError([f"a spec must be a mapping of field names to values (a TOML table or a JSON object), "
+                             f"got {type(data).__name__} {data!r:.80}"], op=op, source=source)
+        if not data:
+            raise SpecError(["holds no spec fields: write at least one (e.g. tile = [128, 256, 64]; GemmSpec() "
+                             "is the default spec)"], op=op, source=source)
+        unknown = sorted(set(data) - set(known), key=str)
+        if unknown:
+            raise SpecError([f"unknown spec key(s) {unknown}; known: {known}"], op=op, source=source)
+        try:
+            return cls(**data)
+        except SpecError as e:
+            raise SpecError(e.problems, op=op, source=source) from None
 
 
 def require_spec(spec, fn: str) -> "GemmSpec":

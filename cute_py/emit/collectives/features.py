@@ -1,7 +1,7 @@
 """The main features of a spec, and which pairs of them compose: the table of the pipeline guide, computed.
 
 Each feature is a set of :class:`~cute_py.emit.GemmSpec` fields over the default spec (fp8 features bring their
-own tile, BK = 128). A pair *composes* when the merged spec validates: its kernel is emitted (and the tests
+own tile, BK = 128). A pair *composes* when the merged spec is made (a GemmSpec is checked when made): its kernel is emitted (and the tests
 compile it, and run it exactly on the GPU: ``tests/gpu/test_gpu_feature_pairs.py``); else it is *refused* and
 the cell quotes the rule, from the collective that owns it. Two features that set the same field differently
 (two groupings, two scale modes) are one problem's alternatives, not a pair (``n/a``).
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 
-from ..spec import GemmSpec
+from ..spec import GemmSpec, SpecError
 
 __all__ = ["FEATURES", "spec_of", "outcome", "feature_pairs", "feature_table"]
 
@@ -40,7 +40,8 @@ FEATURES = {
 
 
 def spec_of(*names):
-    """The spec of features ``names`` together, or None when two of them set a field differently.
+    """The spec of features ``names`` together, or None when two of them set a field differently; raises
+    :class:`~cute_py.emit.SpecError` when they do not compose.
 
     >>> spec_of("split-K", "ping-pong").name, spec_of("fp8 tensor", "fp8 blockwise")
     ('cute_gemm_sm90_bf16_tn_128x128x64_s6_c2_obf16_dr_g8_sk2_pingpong', None)
@@ -56,11 +57,11 @@ def spec_of(*names):
 
 def outcome(x: str, y: str) -> str:
     """``"composes"``, ``"n/a"`` or ``"refused: <the rules broken>"`` for features ``x`` and ``y``."""
-    spec = spec_of(x, y)
-    if spec is None:
-        return "n/a"
-    problems = spec.problems()
-    return "composes" if not problems else "refused: " + "; ".join(problems)
+    try:
+        spec = spec_of(x, y)
+    except SpecError as e:
+        return "refused: " + "; ".join(e.problems)
+    return "n/a" if spec is None else "composes"
 
 
 def feature_pairs() -> dict:

@@ -36,7 +36,7 @@ SCHEDULERS = {cls.name: cls for cls in (
 
 def scheduler_class(spec):
     """The scheduler class of ``spec``: the one it names, else the one its fields imply (None if none does:
-    :meth:`GemmSpec.problems <cute_py.emit.GemmSpec.problems>` says why)."""
+    :class:`~cute_py.emit.GemmSpec`'s constructor says why)."""
     if spec.scheduler is not None:
         return SCHEDULERS.get(spec.scheduler) if isinstance(spec.scheduler, str) else None
     return next((cls for cls in SCHEDULERS.values() if cls.implied_by(spec)), None)
