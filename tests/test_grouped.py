@@ -51,7 +51,7 @@ def test_layouts_name_the_grouping():
     dict(BATCH, dtype="e4m3", scale="block", tile=(128, 128, 128)),
 ])
 def test_groups_compose_with_split_k_c_bias_and_fp8_scales(kw):
-    assert GemmSpec(**kw).problems() == []
+    assert GemmSpec(**kw).name                                # the constructor checks every rule
 
 
 def test_the_group_strides_of_c_bias_and_scales_are_parameters():
