@@ -147,7 +147,7 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
     (f32) a and b are fp8 (e4m3 or e5m2, K-major) grouped along M, the scales' shapes choosing the mode (as
     ``cute_py.grouped_gemm`` lists them). ``check_offs``: read ``offs`` back and check its values (:func:`check_offsets`); the
     kernel clamps them either way, so bad offsets never read or write out of bounds. ``epilogue``: an
-    :class:`Epilogue` (C, alpha, beta, bias, activation; :func:`read_epilogue`). Raises :class:`GemmInputError`
+    :class:`Epilogue` (C, alpha, beta, bias, activation). Raises :class:`GemmInputError`
     naming ``op``."""
     epi = epilogue or Epilogue()
     r = _Reader(op)
