@@ -12,7 +12,6 @@ ValueError: scaled_gemm: use_fast_accum must be True or False, got 'no' (str)
 
 from __future__ import annotations
 
-import numpy as np
 
 __all__ = ["flag"]
 
@@ -21,9 +20,10 @@ def flag(op: str, name: str, value, error: type) -> bool:
     """``value`` as a bool when it is one (a Python bool or ``numpy.bool_``); else raise ``error`` (the calling
     API's error class) naming ``op``, the option ``name`` and the value.
 
+    >>> import numpy as np
     >>> flag("grouped_gemm", "check_offs", np.bool_(False), ValueError), flag("op", "check_offs", True, ValueError)
     (False, True)
     """
-    if isinstance(value, (bool, np.bool_)):
+    if isinstance(value, bool) or (type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_")):
         return bool(value)
     raise error(f"{op}: {name} must be True or False, got {value!r} ({type(value).__name__})")
