@@ -50,9 +50,9 @@ def _heuristic_choices():
 
 
 @pytest.mark.parametrize("spec", MATRIX + EPILOGUES + SCHEDULES + _heuristic_choices(), ids=lambda s: s.name)
-def test_compiles_without_spills(spec, tmp_path, monkeypatch):
+def test_compiles_without_spills(spec, kernel_cache, monkeypatch):
     from cute_py import runtime as rt
-    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(kernel_cache))
     prog = rt.compile(emit_gemm(spec), name=f"{spec.name}.cu")      # strict: serialization warnings raise
     assert prog.cubin[:4] == b"\x7fELF"
     assert prog.spills[spec.name] == 0, prog.log

@@ -117,13 +117,13 @@ def test_plan_facts_are_pinned(name):
 
 
 @pytest.mark.parametrize("name", sorted(PINS["kernels"]))
-def test_compiled_facts_are_pinned(name, tmp_path, monkeypatch):
+def test_compiled_facts_are_pinned(name, kernel_cache, monkeypatch):
     version = _nvrtc()
     if version is None:
         pytest.skip("NVRTC unavailable (install the cuda extra)")
     if list(version) != PINS["nvrtc"]:
         pytest.skip(f"the pins were made with NVRTC {PINS['nvrtc']}, this is {list(version)}")
-    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(kernel_cache))
     pin = PINS["kernels"][name]
     moved = differences({k: pin[k] for k in COMPILED}, compiled_facts(GemmSpec.from_dict(pin["spec"])))
     assert not moved, f"{name}: {'; '.join(moved)}; {HOW}"

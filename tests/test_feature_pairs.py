@@ -39,9 +39,9 @@ def test_outcomes():
 
 @needs_nvrtc
 @pytest.mark.parametrize("pair", COMPOSING, ids=lambda p: f"{p[0]} + {p[1]}")
-def test_composing_pair_compiles_without_spills(pair, tmp_path, monkeypatch):
+def test_composing_pair_compiles_without_spills(pair, kernel_cache, monkeypatch):
     from cute_py import runtime as rt
-    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(kernel_cache))
     spec = spec_of(*pair)
     prog = rt.compile(emit_gemm(spec), name=f"{spec.name}.cu")
     k = prog.kernels[spec.name]

@@ -144,17 +144,28 @@ class _Visitor(ast.NodeVisitor):
     visit_ImportFrom = visit_Import
 
 
+def _segment(lines: list, node: ast.stmt) -> str:
+    """``ast.get_source_segment`` over the lines of a file split once (it splits the whole file per call, which
+    made reading the package take seconds)."""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first].encode()[node.col_offset:node.end_col_offset].decode()
+    return "".join([lines[first].encode()[node.col_offset:].decode(), *lines[first + 1:last],
+                    lines[last].encode()[:node.end_col_offset].decode()])
+
+
 def imports_of(name: str, path: Path, known: dict) -> list:
     """Every import statement of module ``name`` (file ``path``) as :class:`Import` edges, external ones included
     (``target`` is then the imported module's name, e.g. ``sympy``)."""
     src = path.read_text()
+    lines = src.splitlines(keepends=True)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     v = _Visitor()
     v.visit(ast.parse(src, str(path)))
     rel = str(path.relative_to(path.parents[len(name.split(".")) - (path.name != "__init__.py")]))
     out = []
     for node, top in v.found:
-        text = " ".join(ast.get_source_segment(src, node).split())
+        text = " ".join(_segment(lines, node).split())
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         else:

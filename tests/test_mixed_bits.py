@@ -20,10 +20,11 @@ d0, d1 = indices("d0 d1")
 
 
 def _val(x, env):
-    """The int a MixedBits / expression / int takes at ``env``."""
+    """The int a MixedBits / expression / int takes at ``env`` (which gives every symbol of it a value: then
+    ``xreplace`` is exact and several times faster than ``subs``)."""
     if isinstance(x, MixedBits):
         x = x.value
-    return int(sp.sympify(x).subs(env)) if not isinstance(x, int) else x
+    return int(sp.sympify(x).xreplace(env)) if not isinstance(x, int) else x
 
 
 # -- the value type -----------------------------------------------------------
@@ -157,7 +158,7 @@ def _swizzled(draw):
     return L, coord
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)  # each is exhaustive over the symbols' values; deep: x10
 @given(_swizzled())
 def test_slice_by_dynamic_coordinate_agrees_with_brute_force(case):
     L, coord = case

@@ -33,6 +33,8 @@ def test_shape_mod_refuses_what_is_no_shape():
         shape_mod(6, 4)
     with pytest.raises(TypeError, match="^shape_mod: "):
         shape_mod("x", 2)
+    with pytest.raises(TypeError, match="^shape_mod: expected IntTuples"):   # found by test_fuzz_api
+        shape_mod(4, (2, None))
 
 
 @settings(max_examples=150, deadline=None)

@@ -241,6 +241,8 @@ def shape_mod(a, b):
             b = it.shape_div(b, it.product(ai))
         return tuple(out)
     if isinstance(b, tuple):
+        if not all(it.is_int(x) or it.is_sym(x) for x in it.flatten_to_tuple(b)):   # product would multiply them
+            raise TypeError(f"shape_mod: expected IntTuples, got {a!r:.40} and {b!r:.40}")
         return shape_mod(a, it.product(b))
     if not ((it.is_int(a) or it.is_sym(a)) and (it.is_int(b) or it.is_sym(b))) or isinstance(a, bool) or isinstance(b, bool):
         raise TypeError(f"shape_mod: expected IntTuples, got {a!r:.40} and {b!r:.40}")
