@@ -66,6 +66,10 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
       more than it gains elsewhere; and for K = 0, where split-K kernels
       zero-fill their empty K ranges (the others load at least one k-block:
       a zero-fill there cost 0.5-1% measured, NOTES version 8);
+    - stream-K (:mod:`cute_py.emit.collectives.schedulers.stream_k`) for one bf16/f16 GEMM of more than two
+      waves of tiles whose last wave leaves the SMs idle (the data-parallel waves at most 82% busy) and K of at
+      most 64 k-blocks: measured on the H200 1.03-1.14x the data-parallel schedule on four such shapes, 0.88x at
+      K = 8192, 0.58-0.86x wherever the waves are 85% busy or more (benchmarks/NOTES.md, version 10);
     - the TMA-store epilogue for a row-major, 16-byte aligned D (``d_tma``),
       else direct stores;
     - persistent, cooperative, no cluster (neither ping-pong nor 2-CTA
@@ -81,6 +85,8 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     2
     >>> pick_spec(128, 4096, 4096, "K", "K", "bf16", "bf16").name
     'cute_gemm_sm90_bf16_tn_64x64x64_s13_c1_obf16_dr_g8'
+    >>> pick_spec(2176, 4096, 4096, "K", "K", "bf16", "bf16").scheduler    # 272 tiles: 3 waves, 69% busy
+    'stream_k'
 
     fp8 (``scale`` set) uses the same rules with K tiles of 128 (one 128-byte swizzle row of fp8), a row-wise
     scale counting as an epilogue step, and when the mainloop promotes (blockwise scales, or no ``fast_accum``)
@@ -132,6 +138,9 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     n = tiles(tile[0], tile[1])
     if (n * 2 <= sm_count and long_k or K == 0) and not grouping:
         split = 2                                # K = 0: a split-K kernel zero-fills its empty K ranges
+    busy = n / (-(-n // sm_count) * sm_count)    # the data-parallel waves' share of busy SMs
+    stream_k = (split == 1 and not grouping and not scale and n > 2 * sm_count and busy <= 0.82
+                and -(-K // bk) <= 64)
     group = 32 if n >= 8 * sm_count else 16 if n >= 2 * sm_count else 8
     schedule, cluster, consumers = "cooperative", (1, 1), tile[0] // 64
     if grouping == "m" and not promotes:
@@ -144,7 +153,8 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
         tile, schedule, consumers = (64, 128, bk), "pingpong", 2
     return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=consumers, beta=beta,
                     bias=bias, activation=activation, split_k=split, group=group, schedule=schedule, cluster=cluster,
-                    epilogue="tma" if c_row_major and d_tma else "direct", scale=scale, fast_accum=fast_accum)
+                    epilogue="tma" if c_row_major and d_tma else "direct", scale=scale, fast_accum=fast_accum,
+                    scheduler="stream_k" if stream_k else None)
 
 
 def _moe_tile(rows: int, N: int, bk: int, dense: tuple) -> tuple:
