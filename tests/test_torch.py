@@ -435,3 +435,17 @@ def test_autotune_refuses_junk_and_a_run_without_a_gpu(monkeypatch):
     monkeypatch.setattr(tune, "device", lambda: None)       # a GPU, but the model's GEMMs run on the CPU
     with pytest.raises(AutotuneError, match="made no cute_py GEMM on a CUDA device, so there is nothing to tune"):
         ct.autotune(model, (x,))
+
+
+def test_gemm_out_refuses_inputs_that_require_grad_as_torch_out_ops_do():
+    x, w, out = small_ints(4, 8), small_ints(6, 8), torch.empty(4, 6, dtype=BF16)
+    with pytest.raises(GemmInputError, match="gemm_out: operators with out= don't support automatic "
+                                             "differentiation, but a requires grad; use torch.ops.cute_py.gemm"):
+        torch.ops.cute_py.gemm_out(x.clone().requires_grad_(), w.t(), out)
+    with pytest.raises(GemmInputError, match="but b and bias require grad"):
+        torch.ops.cute_py.gemm_out(x, w.t().clone().requires_grad_(), out, bias=small_ints(6).requires_grad_())
+    with torch.no_grad():                                # no graph is being recorded: nothing is lost
+        torch.ops.cute_py.gemm_out(x.clone().requires_grad_(), w.t(), out)
+    torch.testing.assert_close(out.double(), x.double() @ w.t().double(), rtol=0, atol=0)
+    torch.ops.cute_py.gemm_out(x, w.t(), out, beta=0.0, activation="relu")   # keywords pass through the kernel
+    torch.testing.assert_close(out.double(), torch.relu(x.double() @ w.t().double()), rtol=0, atol=0)

@@ -282,11 +282,29 @@ def _gemm_out_fake(a, b, out, c=None, bias=None, alpha=1.0, beta=0.0, activation
     problem_of("torch.ops.cute_py.gemm_out", a, b, c, bias, alpha, beta, activation, out=out)
 
 
+def _gemm_out_autograd(a, b, out, c=None, bias=None, alpha=1.0, beta=0.0, activation=None):
+    """:data:`gemm_out`'s autograd kernel (on the AutogradCPU and AutogradCUDA keys: the custom operator keeps
+    its own Autograd kernel, which runs the op with grad mode off). As torch's own out= operators, it refuses
+    inputs that require grad while grad mode is on (``out`` would silently carry no gradient); else it runs the
+    operator below autograd."""
+    needs = [w for w, t in (("a", a), ("b", b), ("c", c), ("bias", bias), ("out", out))
+             if t is not None and t.requires_grad]
+    if needs and torch.is_grad_enabled():
+        raise GemmInputError(f"torch.ops.cute_py.gemm_out: operators with out= don't support automatic "
+                             f"differentiation, but {' and '.join(needs)} require{'s' if len(needs) == 1 else ''} "
+                             f"grad; use torch.ops.cute_py.gemm (or cute_py.torch.matmul without out=), or call "
+                             f"under torch.no_grad()")
+    with torch._C._AutoDispatchBelowAutograd():
+        gemm_out(a, b, out, c, bias, alpha, beta, activation)
+
+
 gemm_out = define("gemm_out", _gemm_out_cuda, cpu=_gemm_out_cpu, fake=_gemm_out_fake, mutates_args=("out",))
 """``torch.ops.cute_py.gemm_out``: :data:`gemm` writing into ``out`` (row- or column-major, any type cute_py
-writes; ``c`` may be ``out`` itself, no other operand may share its memory); no autograd (``out`` is mutated;
-torch.library refuses an autograd formula for an operator that mutates, and a second Autograd kernel beside the
-custom operator's on a CUDA build, so inputs that require grad are not refused yet: use :data:`gemm`)."""
+writes; ``c`` may be ``out`` itself, no other operand may share its memory); no autograd (``out`` is mutated):
+with grad mode on, inputs that require grad are refused, as torch refuses them for its out= operators."""
+_LIBRARY = torch.library.Library(NAMESPACE, "IMPL")
+for _key in ("AutogradCPU", "AutogradCUDA"):
+    _LIBRARY.impl("gemm_out", _gemm_out_autograd, _key)
 
 
 # ---------------------------------------------------------------------------------------------------------------
