@@ -99,29 +99,35 @@ def _read(r: _Reader, A, B, fp8: bool = False, a_groups: tuple = (1, 0), b_group
     return t, devices, a_major, lda, b_major, ldb, la, lb, staging
 
 
-def _scales(r: _Reader, scale_a, scale_b, M, N, K, G, devices, fast_accum) -> tuple:
-    """``(scale_a record, scale_b record, mode, (sa_m, sa_k, sb_k, sb_n), sb_l)`` of a grouped fp8 GEMM: one
-    element each (per tensor); scale_a (M,) or (M, 1) per row of a and scale_b (G, N) or (G, 1, N) per group
-    and column (row-wise, as torch._scaled_grouped_mm); scale_a (M, KB) and scale_b (G, KB, NB) (blockwise,
-    DeepGEMM's contiguous layout; KB = ceil(K / 128), NB = ceil(N / 128))."""
+def _scales(r: _Reader, scale_a, scale_b, M, N, K, G, devices, fast_accum, batch: bool = False) -> tuple:
+    """``(scale_a record, scale_b record, mode, (sa_m, sa_k, sb_k, sb_n), sa_l, sb_l)`` of fp8 GEMMs in ``G``
+    groups: one element each (per tensor); scale_b (G, N) or (G, 1, N) per group and column with scale_a per row
+    (row-wise, as torch._scaled_grouped_mm); scale_b (G, KB, NB) with scale_a per row and K block (blockwise,
+    DeepGEMM's contiguous layout; KB = ceil(K / 128), NB = ceil(N / 128)). scale_a covers the rows of all groups
+    along M, (M,) or (M, 1), (M, KB); a ``batch``'s has the group mode first, (G, M), (G, M, KB), and its own
+    group stride ``sa_l``."""
     if scale_a is None or scale_b is None:
-        r.fail(f"scale_{'b' if scale_b is None else 'a'} is missing: an fp8 grouped GEMM takes both scales")
+        r.fail(f"scale_{'b' if scale_b is None else 'a'} is missing: fp8 {'batches' if batch else 'groups'} take "
+               f"both scales")
     SA, SB = r.scale_records(scale_a, scale_b, devices)
     kb, nb = -(-K // SCALE_BLOCK), -(-N // SCALE_BLOCK)
-    sa, sb = (SA.shape, SA.strides), (SB.shape, SB.strides)
-    if SA.size == 1 and SB.size == 1 and (G == 1 or len(SB.shape) <= 1):
-        mode, strides, sb_l = "tensor", (0, 0, 0, 0), 0
-    elif sa[0] in ((M,), (M, 1)) and sb[0] in ((G, N), (G, 1, N)):
-        mode, strides, sb_l = "row", (sa[1][0], 0, 0, sb[1][-1]), sb[1][0]
-    elif sa[0] == (M, kb) and sb[0] == (G, kb, nb):
-        mode, strides, sb_l = "block", sa[1] + sb[1][1:], sb[1][0]
+    (sa, ta), (sb, tb) = (SA.shape, SA.strides), (SB.shape, SB.strides)
+    lead = (G,) if batch else ()                       # scale_a's group mode
+    la = ta[0] if batch and G > 1 else 0
+    if SA.size == 1 and SB.size == 1 and (G == 1 or len(sb) <= 1):
+        mode, strides, la, lb = "tensor", (0, 0, 0, 0), 0, 0
+    elif sa in (lead + (M,), lead + (M, 1)) and sb in ((G, N), (G, 1, N)):
+        mode, strides, lb = "row", (ta[len(lead)], 0, 0, tb[-1]), tb[0]
+    elif sa == lead + (M, kb) and sb == (G, kb, nb):
+        mode, strides, lb = "block", ta[len(lead):] + tb[1:], tb[0]
     else:
-        r.fail(f"scale shapes {SA.shape} and {SB.shape} name no scale mode for {G} groups of M={M} rows in all, "
-               f"N={N}, K={K}: one element each (per tensor), ({M},) and ({G}, {N}) (row-wise), or ({M}, {kb}) and "
-               f"({G}, {kb}, {nb}) (blockwise)")
+        what = f"a batch of {G} GEMMs M={M}" if batch else f"{G} groups of M={M} rows in all"
+        r.fail(f"scale shapes {SA.shape} and {SB.shape} name no scale mode for {what}, N={N}, K={K}: one element "
+               f"each (per tensor), {lead + (M,)} and ({G}, {N}) (row-wise), or {lead + (M, kb)} and ({G}, {kb}, "
+               f"{nb}) (blockwise)")
     if fast_accum and mode == "block":
         r.fail("use_fast_accum applies to per-tensor and row-wise scales; blockwise scales always promote")
-    return SA, SB, mode, strides, sb_l
+    return SA, SB, mode, strides, la, lb
 
 
 def _offsets(r: _Reader, offs, G: int | None, M: int, devices, check: bool, what: str = "the row count of a"):
@@ -182,7 +188,7 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
     SA = SB = mode = None
     strides, sb_l = (0, 0, 0, 0), 0
     if scaled:
-        SA, SB, mode, strides, sb_l = _scales(r, scale_a, scale_b, M, N, K, G, devices, fast_accum)
+        SA, SB, mode, strides, _, sb_l = _scales(r, scale_a, scale_b, M, N, K, G, devices, fast_accum)
     out_t, row, ldd, D = r.output(out, M, N, "bf16" if scaled else t, out_dtype, devices)
     C, ldc, _ = _group_c(r, epi, (M, N), row, ldd, out_t)
     V, bias, bias_l = _group_bias(r, epi.bias, G, M, N, out_t)
@@ -255,7 +261,7 @@ def _batch(r: _Reader, a, A, B, out, out_dtype, epi, scale_a=None, scale_b=None,
     SA = SB = mode = None
     strides, sa_l, sb_l = (0, 0, 0, 0), 0, 0
     if scaled:
-        SA, SB, mode, strides, sa_l, sb_l = _batch_scales(r, scale_a, scale_b, L, M, N, K, devices, fast_accum)
+        SA, SB, mode, strides, sa_l, sb_l = _scales(r, scale_a, scale_b, M, N, K, L, devices, fast_accum, batch=True)
     D, out_t, row, ldd, ldd_l, d_tma = _stacked_out(r, out, L, M, N, "bf16" if scaled else t, out_dtype, devices)
     C, ldc, ldc_l = _group_c(r, epi, (L, M, N), row, ldd, out_t)
     V, bias, bias_l = _group_bias(r, epi.bias, L, M, N, out_t)
@@ -309,31 +315,6 @@ def _group_bias(r: _Reader, bias, G: int, M: int, N: int, out_t: str) -> tuple:
     if r.dtype(V, "bias", OUT_DTYPES) != out_t:
         r.fail(f"bias is {V.dtype.name}, out is {out_t}")
     return V, ("col" if V.shape[1] == N else "row"), (V.strides[0] if G > 1 else 0)
-
-
-def _batch_scales(r: _Reader, scale_a, scale_b, L, M, N, K, devices, fast_accum) -> tuple:
-    """``(scale_a record, scale_b record, mode, (sa_m, sa_k, sb_k, sb_n), sa_l, sb_l)`` of a batch of fp8 GEMMs:
-    one element each (per tensor, every batch entry); scale_a (L, M) and scale_b (L, N) row-wise; scale_a
-    (L, M, KB) and scale_b (L, KB, NB) blockwise (KB = ceil(K / 128), NB = ceil(N / 128))."""
-    if scale_a is None or scale_b is None:
-        r.fail(f"scale_{'b' if scale_b is None else 'a'} is missing: an fp8 batch takes both scales")
-    SA, SB = r.scale_records(scale_a, scale_b, devices)
-    kb, nb = -(-K // SCALE_BLOCK), -(-N // SCALE_BLOCK)
-    (sa, ta), (sb, tb) = (SA.shape, SA.strides), (SB.shape, SB.strides)
-    l_of = (lambda t: t[0] if L > 1 else 0)                  # noqa: E731 - a batch stride (none for one entry)
-    if SA.size == 1 and SB.size == 1:
-        mode, strides, sa_l, sb_l = "tensor", (0, 0, 0, 0), 0, 0
-    elif sa == (L, M) and sb == (L, N):
-        mode, strides, sa_l, sb_l = "row", (ta[1], 0, 0, tb[1]), l_of(ta), l_of(tb)
-    elif sa == (L, M, kb) and sb == (L, kb, nb):
-        mode, strides, sa_l, sb_l = "block", ta[1:] + tb[1:], l_of(ta), l_of(tb)
-    else:
-        r.fail(f"scale shapes {SA.shape} and {SB.shape} name no scale mode for a batch of {L} GEMMs M={M}, N={N}, "
-               f"K={K}: one element each (per tensor), ({L}, {M}) and ({L}, {N}) (row-wise), or ({L}, {M}, {kb}) "
-               f"and ({L}, {kb}, {nb}) (blockwise)")
-    if fast_accum and mode == "block":
-        r.fail("use_fast_accum applies to per-tensor and row-wise scales; blockwise scales always promote")
-    return SA, SB, mode, strides, sa_l, sb_l
 
 
 def _stacked_out(r: _Reader, out, L, M, N, t, out_dtype, devices) -> tuple:
