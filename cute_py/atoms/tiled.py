@@ -33,13 +33,12 @@ def _size(x) -> int:
 
 
 def _as_tensor(op, t):
-    """(engine, layout, offset, rebuild) for a Tensor, or for a bare Layout (offset 0, returns a layout)."""
+    """``(layout, apply)`` for a Tensor or a bare Layout: ``apply(f)`` is ``f(layout)``, as a view of the tensor
+    (which keeps its dtype, and the data's coordinates where the view reaches past them) or as a layout."""
     if isinstance(t, Layout):
-        return t, (lambda lay: lay)
+        return t, (lambda f: f(t))
     if getattr(t, "_is_tensor", False):
-        from ..layouts.tensor import Tensor
-
-        return t.layout, (lambda lay: Tensor(t.engine, lay, t.offset))
+        return t.layout, t._apply
     raise TypeError(f"{op}: expected a Tensor or a Layout, got {type(t).__name__}")
 
 
@@ -166,13 +165,13 @@ class ThrMMA:
         self.thr_vmnk = thr_vmnk
 
     def _partition(self, op, t, thrfrg, m_index, n_index):
-        layout, rebuild = _as_tensor(op, t)
-        frg = thrfrg(layout)
+        layout, apply = _as_tensor(op, t)
+        frg = apply(thrfrg)
         v, m, n, k = self.thr_vmnk
         coords = (v, m, n, k)
         rest_rank = it.rank(frg.shape[1][1])
         coord = ((v, (coords[m_index], coords[n_index])), (_, (_,) * rest_rank if rest_rank > 1 else _))
-        return _slice(rebuild(frg), coord)
+        return _slice(frg, coord)
 
     def partition_C(self, t):
         """This thread's accumulators of an (M, N, ...) tensor: shape ``(FrgV, RestM, RestN, ...)``."""
@@ -372,13 +371,13 @@ class TiledCopy:
         elements grouped the way this copy moves them (CuTe's ``retile``, used
         by ``retile_S``/``retile_D``).
         """
-        layout, rebuild = _as_tensor("retile", t)
+        layout = _as_tensor("retile", t)[0]
         v = _size(Layout._make(layout.shape[0], layout.stride[0])) if isinstance(layout.shape, tuple) \
             else _size(layout)
         tiler = Layout(self.tiler_mn)
         frg_mn = upcast(composition(right_inverse(self.layout_tv), tiler), self.num_threads * v)
         frg_v = zipped_divide(logical_product(Layout(v), right_inverse(frg_mn)), Layout(self.atom.num_values))
-        t_tensor = zipped_divide(rebuild(layout), (v,) + tuple(it.product_each(frg_mn.shape)))
+        t_tensor = zipped_divide(t, (v,) + tuple(it.product_each(frg_mn.shape)))
         v_tensor = t_tensor.compose(frg_v, _) if not isinstance(t_tensor, Layout) else composition(t_tensor, (frg_v, _))
         r = it.rank(layout.shape)
         return _slice(v_tensor, (_, (0,) + (_,) * (r - 1)))
@@ -405,10 +404,9 @@ class ThrCopy:
         self.thr_idx = thr_idx
 
     def _partition(self, op, t, tidfrg):
-        layout, rebuild = _as_tensor(op, t)
-        frg = tidfrg(layout)
+        layout, apply = _as_tensor(op, t)
         r = it.rank(layout.shape)
-        return _slice(rebuild(frg), (self.thr_idx, _, (_,) * r if r > 1 else _))
+        return _slice(apply(tidfrg), (self.thr_idx, _, (_,) * r if r > 1 else _))
 
     def partition_S(self, t):
         """This thread's source elements: shape ``(CPY, CPY_M, CPY_N, ...)``."""

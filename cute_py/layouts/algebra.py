@@ -396,10 +396,7 @@ def _complement(layout: Layout, cotarget):
     # filter: drop size-1 and stride-0 modes; sorting by stride replaces CuTe's coalesce+min search.
     modes, last, static = _complement_modes(fs, fd, layout)
     if not static and basis_algebra.is_basis_layout(layout):
-        codomain = basis_algebra.codomain_of("complement", layout, cotarget)
-        flat = basis_algebra.flatten_codomain("complement", layout, codomain)
-        return basis_algebra.unflatten_strides("complement", _complement(flat, it.product(codomain)), codomain,
-                                               layout)
+        return basis_algebra.complement_by_mode(layout, cotarget, _complement)
     if not static and f2_algebra.is_f2_layout(layout):
         if cotarget is not None and not is_int(cotarget):
             raise TypeError(f"complement: the cotarget of an F2 layout must be an int, got {_r(cotarget)}")
@@ -501,10 +498,13 @@ def _complement_modes(fs, fd, layout):
     modes, last, static = [], 0, True
     for s, d in zip(fs, fd):
         if type(d) is not int or d < 0:
+            if type(d) is ScaledBasis:                 # its own algebra (basis_algebra), size 1 or not
+                static = False
+                continue
             if type(d) is not int and s == 1:          # filtered out: its stride is never used
                 continue
             static = False
-            if type(d) is F2 or type(d) is ScaledBasis:   # their own algebra (f2_algebra, basis_algebra)
+            if type(d) is F2:                          # its own algebra (f2_algebra)
                 continue
             nonneg = False if type(d) is int else le(0, d)
             if not nonneg:

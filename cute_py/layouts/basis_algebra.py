@@ -1,22 +1,26 @@
-"""Basis strides in complement and the inverses: the codomain, flattened.
+"""Basis strides in complement and the inverses.
 
 A layout whose strides are basis elements ``v@i`` (or 0) maps into the
-coordinates of its codomain ``C = coshape(L)``. Numbering those coordinates
-colexicographically turns it into an int layout (``v@i`` becomes
-``v * prod(C[:i])``), on which complement and the inverses are CuTe's own; the
-results come back in the codomain's terms:
+coordinates of its codomain ``C = coshape(L)``.
 
-* ``left_inverse(L)`` takes a codomain coordinate to the index: for an
-  identity layout, the compact layout of its shape;
-* ``right_inverse(L)`` takes the colexicographic number of a codomain
-  coordinate to an index (its strides are indices, not coordinates);
-* ``complement(L, C)`` has basis strides again, one codomain mode each.
+* ``complement(L, C)`` is taken per codomain mode: the leaves ``s:v@i`` of
+  mode ``i`` form an int layout whose complement in ``C[i]`` is the result's
+  mode ``i`` (its strides ``@i`` again), so ``L`` and the result together
+  reach every point of ``C``;
+* for the inverses, numbering the codomain's coordinates colexicographically
+  turns ``L`` into an int layout (``v@i`` becomes ``v * prod(C[:i])``), whose
+  inverses are CuTe's own: ``left_inverse(L)`` takes a codomain coordinate to
+  the index (for an identity layout, the compact layout of its shape);
+  ``right_inverse(L)`` takes the colexicographic number of a codomain
+  coordinate to an index (its strides are indices, not coordinates).
 
 >>> from cute_py import Layout, E, complement, left_inverse, make_identity_layout
 >>> print(left_inverse(make_identity_layout((4, 5))))
 (4,5):(1,4)
 >>> print(complement(Layout(4, E(1)), (3, 8)))
 (3,2):(1@0,4@1)
+>>> print(complement(Layout((2, 2), (3 * E(0), E(1))), (8, 8)))
+((3,2),4):((1@0,6@0),2@1)
 
 A multi-term stride (``(1,1)``, ``1@0 + 1@1``) moves along several codomain
 modes at once: the codomain is then no set of independent axes, and
@@ -30,7 +34,7 @@ import builtins
 
 from . import int_tuple as it
 from .basis import ScaledBasis
-from .errors import LayoutError, layout_error
+from .errors import LayoutError, in_operation, layout_error
 from .layout import Layout, coshape, flat_modes
 
 __all__ = ["is_basis_layout"]
@@ -51,20 +55,29 @@ def refuse_multi_term(op: str, layout: Layout, **operands) -> None:
                                f"codomain is no set of independent axes", **(operands or {"layout": layout}))
 
 
-def codomain_of(op: str, layout: Layout, cotarget=None) -> tuple:
-    """The codomain extents: ``cotarget`` (a shape) or ``coshape(layout)``, as a flat tuple; the strides are
-    checked to be ``v@i`` (one codomain mode, ``v >= 0``) or 0 first."""
+def _check_strides(op: str, layout: Layout) -> None:
+    """The strides must be ``v@i`` (one codomain mode, ``v >= 0``) or 0."""
     refuse_multi_term(op, layout)
     for d in flat_modes(layout)[1]:
         if not (type(d) is int and d == 0) and not (
                 isinstance(d, ScaledBasis) and len(d.mode) == 1 and type(d.value) is int and d.value >= 0):
             raise layout_error(LayoutError, op, "basis strides must be v@i with v >= 0 and i a codomain mode "
                                "(and the other strides 0)", f"found {d}", layout=layout)
-    c = coshape(layout) if cotarget is None else cotarget
-    c = tuple(it.flatten_to_tuple(c)) if isinstance(c, tuple) else (c,)
-    if not all(type(x) is int and x >= 1 for x in c):
+
+
+def _static_extents(op: str, layout: Layout, c: tuple) -> None:
+    if not all(type(x) is int and x >= 1 for x in it.flatten_to_tuple(c)):
         raise layout_error(LayoutError, op, "the codomain of a basis-strided layout must have static extents",
                            f"got {c}", layout=layout)
+
+
+def codomain_of(op: str, layout: Layout, cotarget=None) -> tuple:
+    """The codomain extents: ``cotarget`` (a shape) or ``coshape(layout)``, as a flat tuple; the strides are
+    checked to be ``v@i`` (one codomain mode, ``v >= 0``) or 0 first."""
+    _check_strides(op, layout)
+    c = coshape(layout) if cotarget is None else cotarget
+    c = tuple(it.flatten_to_tuple(c)) if isinstance(c, tuple) else (c,)
+    _static_extents(op, layout, c)
     return c
 
 
@@ -85,33 +98,48 @@ def flatten_codomain(op: str, layout: Layout, codomain: tuple) -> Layout:
     return Layout._make(layout.shape, flat(layout.stride))
 
 
-def unflatten_strides(op: str, flat: Layout, codomain: tuple, layout: Layout) -> Layout:
-    """``flat`` with each int stride ``d`` written as basis elements of the codomain: a mode whose steps
-    leave its codomain mode is split where they do (``4:2`` over ``(4,2)`` is ``(2,2):(2@0,1@1)``)."""
-    def back(s, d):
-        if isinstance(s, tuple):
-            parts = [back(x, y) for x, y in builtins.zip(s, d)]
-            return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
-        if d == 0 or s == 1:
-            return s, 0
-        shapes, strides = [], []
-        while True:
-            crd = it.idx2crd(d, codomain)
-            crd = crd if isinstance(crd, tuple) else (crd,)
-            nz = [(i, v) for i, v in enumerate(crd) if v]
-            room = codomain[nz[0][0]] // nz[0][1] if len(nz) == 1 else 0
-            if len(nz) != 1 or codomain[nz[0][0]] % nz[0][1] or (s > room and s % room):
-                raise layout_error(LayoutError, op, "a mode of the result does not stay in codomain modes",
-                                   f"steps of offset {d} over codomain {codomain}", layout=layout)
-            i, v = nz[0]
-            shapes.append(min(s, room))
-            strides.append(ScaledBasis(v, (i,)))
-            if s <= room:
-                break
-            s, d = s // room, d * room
-        return (shapes[0], strides[0]) if len(shapes) == 1 else (tuple(shapes), tuple(strides))
+def complement_by_mode(layout: Layout, cotarget, complement) -> Layout:
+    """``complement(layout, cotarget)`` for basis strides, one codomain mode at a time.
 
-    return Layout._make(*back(flat.shape, flat.stride))
+    The codomain is ``cotarget`` (a shape: mode ``i`` is an extent, or a shape as an int complement's
+    cotarget is) or ``coshape(layout)``. The leaves ``s:v@i`` of codomain mode ``i`` form the int layout
+    ``L_i``; ``complement(L_i, cotarget_i)`` (``complement``: the int algebra's, passed in, as this module
+    lies below it), its strides made ``@i``, is mode ``i`` of the result. Modes of size 1 are left out
+    (``1:0`` when every one is). So ``layout`` and the result together reach every point of the codomain,
+    each once (where each ``L_i`` is injective), which is CuTe's postcondition read per codomain mode.
+    """
+    _check_strides("complement", layout)
+    c = coshape(layout) if cotarget is None else cotarget
+    c = tuple(c) if isinstance(c, tuple) else (c,)
+    _static_extents("complement", layout, c)
+    fs, fd = flat_modes(layout)
+    for d in fd:
+        if type(d) is ScaledBasis and d.mode[0] >= len(c):
+            raise layout_error(LayoutError, "complement", "a basis stride selects a mode the codomain does not "
+                               "have", f"found {d} for codomain {c}", layout=layout, cotarget=cotarget)
+    shapes, strides = [], []
+    for i, n in enumerate(c):
+        leaves = [(s, d.value) for s, d in builtins.zip(fs, fd) if type(d) is ScaledBasis and d.mode == (i,)]
+        sub = Layout._make(tuple(s for s, _ in leaves), tuple(v for _, v in leaves)) if leaves else Layout._make(1, 0)
+        try:
+            r = complement(sub, n)
+        except LayoutError as e:
+            raise in_operation(e, "complement", layout=layout, cotarget=cotarget, codomain_mode=i) from None
+        if it.product(r.shape) != 1:
+            shapes.append(r.shape)
+            strides.append(_at(r.stride, i))
+    if not shapes:
+        return Layout._make(1, 0)
+    if len(shapes) == 1:
+        return Layout._make(shapes[0], strides[0])
+    return Layout._make(tuple(shapes), tuple(strides))
+
+
+def _at(stride, i: int):
+    """Each int leaf ``d`` of ``stride`` as ``d@i`` (0 stays 0)."""
+    if isinstance(stride, tuple):
+        return tuple(_at(d, i) for d in stride)
+    return ScaledBasis(stride, (i,)) if stride else 0
 
 
 def left_inverse_by_mode(layout: Layout, codomain: tuple, left_inverse, compose) -> Layout:

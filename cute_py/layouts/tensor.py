@@ -27,6 +27,7 @@ import sys
 from . import int_tuple as it
 from .algebra import composition
 from .basis import ArithmeticTuple, ScaledBasis
+from .bounds import first_outside
 from .dtypes import dtype as _dtype
 from .errors import CoordinateError, DivisibilityError, LayoutError, layout_error, _r, names_caller
 from .int_tuple import _, has_underscore, is_int, to_str
@@ -128,7 +129,10 @@ class Tensor:
     ([0, 0, 0, 0, 0, 0, 7, 0], 2, (2, 4), 8)
     """
 
-    __slots__ = ("engine", "layout", "offset", "dtype")
+    __slots__ = ("engine", "layout", "offset", "dtype", "_coords", "_extent")
+    # _coords: for a view derived from a data tensor (by the algebra, a partition, a slice of such a view), the
+    # coordinate tensor that maps the view's coordinates to the data's (the identity over the data's shape,
+    # transformed alike), the data's shape being _extent; None where every element is inside the shape.
     _is_tensor = True
 
     @staticmethod
@@ -175,6 +179,8 @@ class Tensor:
         object.__setattr__(self, "layout", layout)
         object.__setattr__(self, "offset", offset)
         object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "_coords", None)
+        object.__setattr__(self, "_extent", None)
 
     @classmethod
     def _view(cls, engine, layout, offset, dtype):
@@ -184,6 +190,8 @@ class Tensor:
         object.__setattr__(self, "layout", layout)
         object.__setattr__(self, "offset", _to_at(offset) if isinstance(offset, (tuple, ScaledBasis)) else offset)
         object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "_coords", None)
+        object.__setattr__(self, "_extent", None)
         return self
 
     def __setattr__(self, name, value):
@@ -242,12 +250,52 @@ class Tensor:
         if has_underscore(coord):
             sub, off = slice_and_offset(coord, self.layout)
             self._check_domain(coord)
-            return Tensor._view(self.engine, sub, self.offset + off, self.dtype)
+            coords = None if self._coords is None else self._coords._at(coord)
+            return self._derive(sub, self.offset + off, coords)
         off = self.layout(coord)
         self._check_domain(coord)
         if self.is_identity:
             return _plain(self.offset + off)
+        self._check_in_shape(coord)
         return self.engine[self._index(self.offset + off, coord)]
+
+    def _derive(self, layout, offset, coords):
+        """A view of the same engine, tracking the data's coordinates ``coords`` (see ``__slots__``)."""
+        t = Tensor._view(self.engine, layout, offset, self.dtype)
+        if coords is not None:
+            object.__setattr__(t, "_coords", coords)
+            object.__setattr__(t, "_extent", self.layout.shape if self._extent is None else self._extent)
+        return t
+
+    def _coords_view(self):
+        """This view's coordinate tensor: ``_coords``, or for the data tensor itself the identity over its shape
+        (one basis element per leaf of the shape, so that each coordinate is flat)."""
+        if self._coords is not None:
+            return self._coords
+        leaves = it.flatten_to_tuple(self.layout.shape)
+        basis = it.unflatten(tuple(ScaledBasis(1, (k,)) for k in range(len(leaves))), self.layout.shape)
+        return Tensor._view(IdentityEngine(), Layout(self.layout.shape, basis), ArithmeticTuple((0,) * len(leaves)),
+                            None)
+
+    def _track(self, step):
+        """``step`` (a tensor -> tensor function) applied to the coordinate tensor; None for an identity tensor,
+        and where the step does not take basis strides (the view is then not checked)."""
+        if self.is_identity:
+            return None
+        try:
+            return step(self._coords_view())
+        except (LayoutError, TypeError):
+            return None
+
+    def _check_in_shape(self, coord):
+        """Reading element ``coord`` of a view that reaches past the data's shape raises CoordinateError."""
+        if self._coords is None:
+            return
+        c = _plain(self._coords._at(coord))
+        extent = it.flatten_to_tuple(self._extent)
+        c = c if isinstance(c, tuple) else (c,)
+        if not all(0 <= x < e for x, e in zip(c, extent)):
+            raise _outside_error(coord, c, self)
 
     def _check_domain(self, coord):
         if not _in_domain(coord, self.layout.shape):
@@ -269,6 +317,7 @@ class Tensor:
         if not has_underscore(coord):
             off = self.layout(coord)
             self._check_domain(coord)
+            self._check_in_shape(coord)
             self.engine[self._index(self.offset + off, coord)] = value
             return
         sub = self._at(coord)
@@ -285,6 +334,10 @@ class Tensor:
 
     def _indices(self):
         """Engine indices of all elements, colex order, checked against the engine."""
+        if self._coords is not None:
+            out = first_outside(self._coords, it.flatten_to_tuple(self._extent))
+            if out is not None:
+                raise _outside_error(out[0], out[1], self)
         idx = _offsets(self.layout) + self.offset
         n = self.engine.shape[0]
         if idx.size and (idx.min() < 0 or idx.max() >= n):
@@ -335,11 +388,11 @@ class Tensor:
     # -- algebra ----------------------------------------------------------------
     def _apply(self, op, *args):
         """``op(layout, *args)`` as a tensor over the same engine and offset (the free functions' hook)."""
-        return Tensor._view(self.engine, op(self.layout, *args), self.offset, self.dtype)
+        return self._derive(op(self.layout, *args), self.offset, self._track(lambda c: c._apply(op, *args)))
 
     def _domain_offset(self, coord):
         layout, off = domain_offset(coord, self.layout)
-        return Tensor._view(self.engine, layout, self.offset + off, self.dtype)
+        return self._derive(layout, self.offset + off, self._track(lambda c: c._domain_offset(coord)))
 
     def _make_like(self, make, dtype=None):
         """A new zeroed tensor with layout ``make(layout)`` (make_tensor_like / make_fragment_like)."""
@@ -391,6 +444,14 @@ class Tensor:
 
     def _repr_pretty_(self, p, cycle):
         p.text(str(self))
+
+
+def _outside_error(coord, data_coord, tensor):
+    return layout_error(
+        CoordinateError, "Tensor", "element outside the data's shape",
+        f"element {coord} of the view is the data's coordinate {data_coord}, outside its shape "
+        f"{to_str(tensor._extent)} (the tile reaches past the data: predicate the partition with "
+        f"make_identity_tensor and elem_less, as CuTe does)", tensor=str(tensor))
 
 
 # ---------------------------------------------------------------------------

@@ -14,14 +14,14 @@ import builtins
 import math
 
 from . import decide, int_tuple as it
-from . import f2_algebra
+from . import basis_algebra, f2_algebra
 from .algebra import _complement, _compose_layouts, _scaled, _tiler_arg, complement, int_algebra_tile
 from .f2 import F2
 from .coalescing import _is_composed, coalesced_flat, filter as _filter
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
 from .int_tuple import _, is_int, is_sym
 from .layout import (
-    ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, cosize, cosize_flat, flat_modes, int_layout,
+    ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, _modes, cosize, cosize_flat, flat_modes, int_layout,
     require_nonempty,
 )
 from .make import make_ordered_layout
@@ -104,12 +104,23 @@ def _divide(layout, tiler):
     if 0 in shape:
         require_nonempty("logical_divide", A=layout, tiler=t)
     try:
-        rest = _complement(t, shape[0] if len(shape) == 1 else shape)
+        rest = _complement(t, _mode_shapes(layout) if basis_algebra.is_basis_layout(t) else
+                           shape[0] if len(shape) == 1 else shape)
         (ts, td), (rs, rd) = t._flat or flat_modes(t), rest._flat or flat_modes(rest)
         return _compose_layouts(layout, Layout._make((t.shape, rest.shape), (t.stride, rest.stride),
                                                      (ts + rs, td + rd)))
     except LayoutError as e:
         raise in_operation(e, "logical_divide", A=layout, tiler=t) from None
+
+
+def _mode_shapes(layout) -> tuple:
+    """The codomain of a basis tiler of ``layout``: its strides ``v@i`` select mode ``i`` of ``layout``, so mode
+    ``i`` is ``shape(coalesce(layout[i]))`` (C++'s ``shape(coalesce(A))`` for an int tiler, mode by mode)."""
+    out = []
+    for s, d in builtins.zip(*_modes(layout)):
+        c = coalesced_flat(Layout._make(s, d))[0]
+        out.append(c[0] if len(c) == 1 else c)
+    return tuple(out)
 
 
 def _divide_int_mode(s, d, t):
@@ -310,11 +321,21 @@ def _product(block, tiler):
     t = tiler if type(tiler) is Layout else _tiler_layout("logical_product", tiler)
     if F2.made and (f2_algebra.is_f2_layout(block) or f2_algebra.is_f2_layout(t)):
         return logical_product(block, t)
+    if basis_algebra.is_basis_layout(t):
+        return _basis_product(block, t)
     tfs, tfd = t._flat or flat_modes(t)
     if tfd.count(0) == len(tfd) and all(type(d) is int for d in tfd):
         # B sends every coordinate to 0: composition(complement(A), B) is B whatever the complement, so A needs
         # none (C++ computes it for any A, negative strides included)
         return Layout._make((block.shape, t.shape), (block.stride, t.stride))
+    rest, tiled = _copies(block, t)
+    return Layout._make((block.shape, tiled.shape), (block.stride, tiled.stride))
+
+
+def _copies(block, t):
+    """``(complement(A, size(A)*cosize(B)), its composition with B)`` for an int-strided ``t``, checked: the
+    copies of A that B lays out must not overlap."""
+    tfs, tfd = t._flat or flat_modes(t)
     cosize_t = cosize_flat(tfs, tfd)
     if cosize_t is None:
         cosize_t = cosize(t)
@@ -337,7 +358,31 @@ def _product(block, tiler):
         raise layout_error(DivisibilityError, "logical_product", "complement of A cannot hold B",
                            f"complement(A) = {rest} has size {it.product(rest.shape)} < cosize(B) = "
                            f"{cosize_t} and extending it makes copies of A overlap", A=block, B=t)
-    return result
+    return rest, tiled
+
+
+def _basis_product(block, t):
+    """``logical_product(A, B)`` for a tiler ``B`` with basis strides, whose ``v@i`` select mode ``i`` of A: the
+    copies of mode ``i`` are laid out by B's leaves in mode ``i`` (the int layout ``B_i``), in
+    ``complement(A_i, size(A_i)*cosize(B_i))``, as the tuple tiler ``<B_0, B_1, ...>`` lays them out; B keeps
+    its shape. (C++ complements A as a whole, whose one mode B's strides cannot select.)"""
+    basis_algebra.codomain_of("logical_product", t)              # the strides are v@i (or 0)
+    fs, fd = t._flat or flat_modes(t)
+    sa, da = _modes(block)
+    if any(type(d) is not int and d.mode[0] >= len(sa) for d in fd):
+        raise layout_error(RankError, "logical_product", "a basis stride of B selects a mode A does not have",
+                           f"A has {len(sa)} modes", A=block, B=t)
+    rests = []
+    for i, (s, d) in enumerate(builtins.zip(sa, da)):
+        leaves = [(n, v.value) for n, v in builtins.zip(fs, fd) if type(v) is not int and v.mode == (i,)]
+        t_i = Layout._make(tuple(n for n, _ in leaves), tuple(v for _, v in leaves)) if leaves else int_layout(1)
+        rests.append(_copies(Layout._make(s, d), t_i)[0])
+    rest = Layout._make(tuple(r.shape for r in rests), tuple(r.stride for r in rests))
+    try:
+        tiled = _compose_layouts(rest, t)
+    except LayoutError as e:
+        raise in_operation(e, "logical_product", A=block, B=t) from None
+    return Layout._make((block.shape, tiled.shape), (block.stride, tiled.stride))
 
 
 def _injective(layout) -> bool:
@@ -442,6 +487,11 @@ def raked_product(block, tiler):
 def _blocked_raked(block, tiler, blocked):
     op = "blocked_product" if blocked else "raked_product"
     tiler = _tiler_layout(op, tiler)
+    if basis_algebra.is_basis_layout(tiler):
+        raise layout_error(LayoutError, op, "the tiler's strides must be ints",
+                           "mode i of the result pairs A's mode i with the tiler's mode i, and a tiler with basis "
+                           "strides lays out copies by A's modes instead (logical_product takes it)",
+                           block=block, tiler=tiler)
     r = max(_rank(block), _rank(tiler))
     lp = logical_product(append(block, n=r), append(tiler, n=r))
     first, second = (lp[0], lp[1]) if blocked else (lp[1], lp[0])
