@@ -194,7 +194,7 @@ class ThrMMA:
         otherwise column-major).
         """
         from ..layouts import make_fragment_like
-        from ..layouts.tensor import make_tensor_like
+        from ..layouts.tensor_make import make_tensor_like
 
         layout = part if isinstance(part, Layout) else part.layout
         if like and all(it.is_int(d) for d in it.flatten_to_tuple(layout.stride)):

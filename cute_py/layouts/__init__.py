@@ -25,9 +25,8 @@ from .parse import parse
 from .recast import downcast, max_alignment, recast_by, recast_layout, sizeof_bits, upcast
 from .swizzle import ComposedLayout, Swizzle, get_nonswizzle_portion, get_swizzle_portion, make_swizzle
 from .partition import inner_partition, local_partition, local_tile, outer_partition
-from .tensor import (
-    IdentityEngine, Tensor, make_fragment_like, make_identity_tensor, make_tensor, make_tensor_like, recast,
-)
+from .tensor import IdentityEngine, Tensor
+from .tensor_make import make_fragment_like, make_identity_tensor, make_tensor, make_tensor_like, recast
 from .tensor_print import print_tensor
 from .walk import coordinates, leaves, values
 from .tiling import (

@@ -21,7 +21,7 @@ from .errors import CoordinateError, RankError, layout_error, _r, names_caller
 from .int_tuple import _, is_int
 from .layout import Layout
 from .slicing import _dice_tuple, dice
-from .tensor import _require_tensor
+from .tensor_make import _require_tensor
 from .tiling import zipped_divide
 
 __all__ = ["inner_partition", "outer_partition", "local_tile", "local_partition"]

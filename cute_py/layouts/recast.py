@@ -197,7 +197,7 @@ def recast_by(layout, scale):
 
     ``scale`` is an int (pack that many elements into one), a ``Fraction`` or a ``(num, den)`` pair
     (``Fraction(1, 2)``: two new elements per old one). PyCuTe's ``recast(layout, scale)``, which
-    :func:`~cute_py.layouts.tensor.recast` also accepts.
+    :func:`~cute_py.layouts.tensor_make.recast` also accepts.
 
     Preconditions: those of :func:`upcast` and :func:`downcast`, and exactness: a mode whose stride
     ``d`` is smaller than ``num`` holds a whole number of new elements (its extent is a multiple of

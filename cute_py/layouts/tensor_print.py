@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .int_tuple import to_str
-from .tensor import _require_tensor
+from .tensor_make import _require_tensor
 
 __all__ = ["print_tensor"]
 
