@@ -151,7 +151,9 @@ class Problem:
       (``GemmSpec.load_a`` / ``load_b``).
     - ``operands``: the inspected arrays (:class:`Operands`), or None for a problem described by its sizes.
 
-    Equality and hashing cover the sizes, majors, types, epilogue and leading dimensions, not the arrays.
+    Equality and hashing cover the sizes, majors, types, epilogue and leading dimensions, not the arrays. The
+    constructor refuses a field of the wrong type or out of its range with a :class:`GemmInputError` naming it
+    (:func:`cute_py.problem_fields.field_problems`).
 
     >>> p = Problem(1000, 100, 64, "MN", "K", "bf16", "f32")
     >>> (p.lda, p.ldb, p.ldd), p.d_tma, p.empty          # compact; D rows of 100 f32 = 400 B: TMA can store

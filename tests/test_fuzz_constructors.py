@@ -160,3 +160,28 @@ def test_valid_arguments_are_accepted():
     for name, (fn, valid, _) in CONSTRUCTORS.items():
         if valid or name == "GemmSpec":
             fn(**valid)
+
+
+# Found by the property above; each was accepted, or refused without naming the field, before its fix.
+FIXED = [
+    ("GemmSpec", "out_dtype", ""),            # accepted: "" read as "use the default"
+    ("GemmSpec", "a", "(M,K):(K,1"),           # SpecError that never said the bad layout was a's
+    ("GemmSpec", "epi_buffers", -2 ** 40),     # 2**40 iterations of the smem budget's loop before the refusal
+    ("Problem", "M", "x"),                     # accepted: Problem checked nothing ("x" * 64 as its size)
+    ("Problem", "grouping", "q"),              # accepted, then KeyError in .shape
+    ("Problem", "ldd", "x"),                   # TypeError: not all arguments converted during string formatting
+    ("CopyAtom", "op", "x"),                   # accepted
+    ("make_tiled_mma", "permutation", "x"),    # accepted: tile_size ('x', 8, 16)
+    ("make_tiled_mma", "atom_layout", "x"),    # "make_layout: Layout: shape leaves must be integers" (no atom_layout)
+    ("make_tiled_copy", "thr_layout", "x"),    # "Layout: shape leaves must be integers" (no thr_layout)
+    ("TiledCopy", "tiler_mn", "x"),            # accepted
+    ("ArithmeticTuple", "items", "xy"),        # accepted as ('x', 'y')
+]
+
+
+@pytest.mark.parametrize("ctor, field, value", FIXED, ids=[f"{c}.{f}" for c, f, _ in FIXED])
+def test_fixed_fields_stay_refused(ctor, field, value):
+    fn, valid, _ = CONSTRUCTORS[ctor]
+    with pytest.raises(DOCUMENTED + (TypeError, ValueError)) as e:
+        fn(**{**valid, field: value})
+    assert names_field(str(e.value), field, ALIASES.get((ctor, field), ())), str(e.value)
