@@ -241,7 +241,10 @@ def run_show(args) -> int:
         from .viz.banks import bank_conflicts
 
         access = parse_value(args.access, "--access") if ":" in args.access else args.access
-        report = str(bank_conflicts(obj, access, dtype))
+        try:
+            report = str(bank_conflicts(obj, access, dtype))
+        except LayoutError as e:                     # the access does not fit the layout: say which option
+            raise CliError(f"--access {args.access}: {e}") from None
         if fmt == "text":
             parts.append(report)
         else:

@@ -24,23 +24,20 @@ arrays".
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import NoReturn
 
 from .emit.spec import ACTIVATIONS, DTYPES, FP8_DTYPES, OUT_DTYPES, SCALE_BLOCK
 from .dtypes import dtype as _dtype
 from .layouts.int_tuple import round_up
 from .options import flag
+from .problem_fields import MAX_EXTENT, field_problems
 from .runtime.arrays import as_device_array
 
 __all__ = ["Problem", "Operands", "Staging", "GemmInputError", "overlaps", "TMA_ALIGN", "MAX_EXTENT"]
 
 TMA_ALIGN = 16
 """In bytes. TMA needs 16-byte aligned global addresses and leading dimensions (A and B, and D for TMA stores)."""
-MAX_EXTENT = 2 ** 31 - 1
-"""The kernel takes M, N and K as 32-bit ints."""
-
-
 class GemmInputError(ValueError):
     """Arrays a GEMM cannot take (shape, dtype, alignment, contiguity, device); raised before anything launches.
 
@@ -154,7 +151,9 @@ class Problem:
       (``GemmSpec.load_a`` / ``load_b``).
     - ``operands``: the inspected arrays (:class:`Operands`), or None for a problem described by its sizes.
 
-    Equality and hashing cover the sizes, majors, types, epilogue and leading dimensions, not the arrays.
+    Equality and hashing cover the sizes, majors, types, epilogue and leading dimensions, not the arrays. The
+    constructor refuses a field of the wrong type or out of its range with a :class:`GemmInputError` naming it
+    (:func:`cute_py.problem_fields.field_problems`).
 
     >>> p = Problem(1000, 100, 64, "MN", "K", "bf16", "f32")
     >>> (p.lda, p.ldb, p.ldd), p.d_tma, p.empty          # compact; D rows of 100 f32 = 400 B: TMA can store
@@ -190,6 +189,9 @@ class Problem:
     operands: Operands | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
+        wrong = field_problems({f.name: getattr(self, f.name) for f in fields(self) if f.compare})
+        if wrong:
+            raise GemmInputError(f"Problem: {'; '.join(wrong)}")
         object.__setattr__(self, "batch_strides", tuple(self.batch_strides) + (0,) * (7 - len(self.batch_strides)))
         compact = {"lda": self.K if self.a_major == "K" else self.M,
                    "ldb": self.K if self.b_major == "K" else self.N,

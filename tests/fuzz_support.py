@@ -201,3 +201,69 @@ valid = st.one_of(
 )
 
 values = st.one_of(valid, valid, junk)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# invalid values, one strategy per kind of field (tests/test_fuzz_constructors.py)
+
+_NOT_BOOL = ["no", "yes", "True", "", 0, 1, 1.0, None, np.int64(1), [], (True,)]
+
+
+def not_bools():
+    """Values a bool field must refuse: truthy and falsy non-bools (numpy's bool is a bool, so never drawn)."""
+    return st.sampled_from(_NOT_BOOL)
+
+
+def bad_ints(lo=None, hi=None, allowed=None, none_ok=False):
+    """Values an int field in ``[lo, hi]`` (or one of ``allowed``) must refuse: other types (bools, floats, digit
+    strings, one-element sequences; None unless ``none_ok``), and ints out of the range or set."""
+    wrong_type = ["2", 2.0, 2.5, True, False, [2], (2,), b"2", float("nan")] + ([] if none_ok else [None])
+    ints = st.integers(-(2 ** 40), 2 ** 40)
+    if allowed is not None:
+        out_of_range = ints.filter(lambda v: v not in allowed)
+    else:
+        parts = ([st.integers(max_value=lo - 1)] if lo is not None else []) + \
+                ([st.integers(min_value=hi + 1)] if hi is not None else [])
+        out_of_range = st.one_of(*parts)
+    return st.one_of(st.sampled_from(wrong_type), out_of_range)
+
+
+def unknown_names(allowed, none_ok=False, normal=str.lower):
+    """Values a name field (one of ``allowed``) must refuse: other strings (``normal(s)`` not allowed: the field
+    may read case or aliases) and other types (None unless ``none_ok``)."""
+    fixed = ["", "nope", "x" * 9, 3, 1.5, True, b"bf16", ("bf16",)] + ([] if none_ok else [None])
+    return st.one_of(st.sampled_from(fixed),
+                     st.text(max_size=8).filter(lambda s: s not in allowed and normal(s) not in allowed))
+
+
+def bad_int_tuples(n, allowed=None):
+    """Values a field of ``n`` positive ints (one of ``allowed`` when given) must refuse: other lengths, an
+    element that is not a positive int, other types; and tuples outside ``allowed``."""
+    bad_leaf = st.sampled_from([0, -1, 2.5, True, "8", None, 64.0])
+    good_leaf = st.sampled_from([1, 2, 64, 128])
+
+    @st.composite
+    def one_bad(draw):
+        items = [draw(good_leaf) for _ in range(n)]
+        items[draw(st.integers(0, n - 1))] = draw(bad_leaf)
+        return tuple(items)
+
+    wrong = st.one_of(
+        st.lists(good_leaf, min_size=0, max_size=n + 2).filter(lambda t: len(t) != n).map(tuple),
+        one_bad(),
+        st.sampled_from([128, "128x128x64", None, {"bm": 128}, "(1,1)", 1.0]),
+    )
+    if allowed is None:
+        return wrong
+    return st.one_of(wrong, st.tuples(*[st.integers(1, 8)] * n).filter(lambda t: t not in allowed))
+
+
+def bad_gmem_layouts(modes):
+    """Values a gmem layout field with modes ``modes`` (e.g. ("M", "K")) must refuse: malformed CuTe text,
+    layouts with other mode names, no contiguous mode, concrete extents, and other types."""
+    m, k = modes
+    return st.sampled_from([
+        f"({m},{k}):({k},1", "((", "", "x", f"({k},{m}):(1,{k})", f"({m},{k}):(1,1)", f"({m},{k}):({k},{m})",
+        f"({m},{k}):(2,1)", "(4,8):(8,1)", f"(({m},2),{k}):((1,{m}),{k})", f"{m}:1", f"({m},{k},L):({k},1,1)",
+        7, None, 1.5, (m, k), Layout((4, 8), (8, 1)),
+    ])

@@ -133,7 +133,7 @@ def test_layouts_are_parsed_symbolic_layouts():
 def test_wrong_gmem_layouts_are_listed(a, needle):
     with pytest.raises(SpecError) as e:
         GemmSpec(a=a)
-    assert any(needle in p and p.startswith("gmem layout") for p in e.value.problems), e.value.problems
+    assert any(needle in p and p.startswith("a: gmem layout") for p in e.value.problems), e.value.problems
 
 
 def test_validation_never_plans(monkeypatch):

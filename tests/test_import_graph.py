@@ -470,6 +470,7 @@ def test_import_cute_py_does_not_load_sympy(statement):
 PRODUCT_RANKS = {
     "_version": 0, "_callable": 0, "dtypes": 0, "int_tuple": 0, "symbolic": 0, "interop": 0,   # leaves and re-export shims
     "options": 0,                                        # checks of the API's options (a leaf)
+    "problem_fields": 0,                                 # the checks of a Problem's fields (a leaf)
     "problem": 1,                                        # the arrays, read once
     "arraylib": 2, "tuned": 2,                           # array libraries; the tuned table
     "selection": 3, "launch": 3,                         # select(problem); the launch (bind happens in emit)

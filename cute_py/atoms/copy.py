@@ -73,6 +73,14 @@ class CopyAtom:
     op: CopyOp
     value_type: DType
 
+    def __post_init__(self):
+        if not isinstance(self.op, CopyOp):
+            raise TypeError(f"CopyAtom: op must be a CopyOp (make_copy_atom takes its name), got "
+                            f"{type(self.op).__name__} {self.op!r:.60}")
+        if not isinstance(self.value_type, DType):
+            raise TypeError(f"CopyAtom: value_type must be a DType (make_copy_atom takes its name), got "
+                            f"{type(self.value_type).__name__} {self.value_type!r:.60}")
+
     @property
     def name(self) -> str:
         return self.op.name

@@ -224,6 +224,25 @@ def get_atom(name):
     return get(name)
 
 
+def _as_layout(op: str, name: str, x) -> Layout:
+    """``x`` as a Layout (a shape: column-major), or the error that refuses it, naming ``op`` and the argument."""
+    if isinstance(x, Layout):
+        return x
+    try:
+        return make_layout(x)
+    except TypeError as e:
+        raise TypeError(f"{op}: {name} {x!r:.60} is not a layout or a shape: {e}") from None
+    except LayoutError as e:
+        raise type(e)(f"{op}: {name} {x!r:.60} is not a layout or a shape: {e}", op=op, rule=e.rule) from None
+
+
+def _is_tiler(x) -> bool:
+    """Whether ``x`` is one mode of a tiler: ``_``, a positive int, a Layout, or a tuple of those."""
+    if isinstance(x, tuple):
+        return all(_is_tiler(y) for y in x)
+    return x is _ or isinstance(x, Layout) or (it.is_int(x) and x >= 1)
+
+
 @names_caller
 def make_tiled_mma(atom, atom_layout=(1, 1, 1), permutation=(_, _, _)) -> TiledMMA:
     """Tile ``atom`` over ``atom_layout`` (a Layout or shape, padded to rank 3) with ``permutation``.
@@ -246,7 +265,7 @@ def make_tiled_mma(atom, atom_layout=(1, 1, 1), permutation=(_, _, _)) -> TiledM
         raise layout_error(LayoutError, "make_tiled_mma", "atom_layout counts the atoms along M, N and K: each "
                            "extent must be a positive int", f"{it.to_str(shape)} has {bad[0]}")
     if not isinstance(atom_layout, Layout):
-        atom_layout = make_layout(atom_layout)
+        atom_layout = _as_layout("make_tiled_mma", "atom_layout", atom_layout)
     if not isinstance(atom_layout, Layout):
         raise TypeError(f"make_tiled_mma: atom_layout must be a Layout or a shape, got {type(atom_layout).__name__}")
     if it.rank(atom_layout.shape) > 3:
@@ -256,6 +275,10 @@ def make_tiled_mma(atom, atom_layout=(1, 1, 1), permutation=(_, _, _)) -> TiledM
     permutation = tuple(permutation) if isinstance(permutation, (tuple, list)) else (permutation,)
     if len(permutation) > 3:
         raise layout_error(LayoutError, "make_tiled_mma", "permutation has more than 3 modes", f"{permutation}")
+    bad = [x for x in permutation if not _is_tiler(x)]
+    if bad:
+        raise TypeError(f"make_tiled_mma: permutation entries must be _, a positive int, a Layout or a tuple of "
+                        f"them, got {bad[0]!r:.60} in {permutation!r:.120}")
     permutation = permutation + (_,) * (3 - len(permutation))
     return TiledMMA(atom, atom_layout, permutation)
 
@@ -320,6 +343,9 @@ class TiledCopy:
         self.atom = atom
         self.layout_tv = layout_tv
         self.tiler_mn = tuple(tiler_mn) if isinstance(tiler_mn, (tuple, list)) else (tiler_mn,)
+        if not all(_is_tiler(x) and x is not _ for x in self.tiler_mn):
+            raise TypeError(f"TiledCopy: tiler_mn must be a tile shape (positive ints, Layouts, or tuples of them), "
+                            f"got {tiler_mn!r:.80}")
         nthr, nval = _size(layout_tv[0]), _size(layout_tv[1])
         if nthr % atom.num_threads or nval % atom.num_values:
             raise layout_error(LayoutError, "TiledCopy", "the atom does not divide the TV layout",
@@ -441,8 +467,8 @@ def make_tiled_copy(atom, thr_layout, val_layout=None) -> TiledCopy:
 
     if not isinstance(atom, CopyAtom):
         raise TypeError(f"make_tiled_copy: expected a CopyAtom (see make_copy_atom), got {type(atom).__name__}")
-    thr_layout = thr_layout if isinstance(thr_layout, Layout) else Layout(thr_layout)
-    val_layout = Layout(1) if val_layout is None else (val_layout if isinstance(val_layout, Layout) else Layout(val_layout))
+    thr_layout = _as_layout("make_tiled_copy", "thr_layout", thr_layout)
+    val_layout = Layout(1) if val_layout is None else _as_layout("make_tiled_copy", "val_layout", val_layout)
     layout_mn = raked_product(thr_layout, val_layout)
     layout_tv = composition(right_inverse(layout_mn), Layout((_size(thr_layout), _size(val_layout))))
     return TiledCopy(atom, layout_tv, it.product_each(layout_mn.shape))

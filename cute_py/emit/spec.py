@@ -42,8 +42,8 @@ from .grouping import grouping, group_problems
 from .loads import load_problems
 from .scaling import (FP8_DTYPES, PROMOTE_CHUNKS, PROMOTE_REGS, SCALE_BLOCK, SCALES, promote_chunk,  # noqa: F401
                       scale_problems)
-from .spec_fields import (ACTIVATIONS, BOOL_FIELDS, DTYPES, GMEM_MODES, INPUT_DTYPES, MAX_STAGES,  # noqa: F401
-                          OUT_DTYPES, PAIR_FIELDS, SWIZZLES, default_tile, gmem_layout, gmem_problems, is_int,
+from .spec_fields import (ACTIVATIONS, BOOL_FIELDS, DTYPES, GMEM_MODES, INPUT_DTYPES, MAX_EPI_BUFFERS,  # noqa: F401
+                          MAX_STAGES, OUT_DTYPES, PAIR_FIELDS, SWIZZLES, default_tile, gmem_layout, gmem_problems, is_int,
                           plain_bool, type_name, type_problems, value_problems)
 
 __all__ = ["GemmSpec", "SpecError", "DTYPES", "FP8_DTYPES", "INPUT_DTYPES", "OUT_DTYPES", "SCALES", "SCALE_BLOCK",
@@ -175,7 +175,8 @@ class GemmSpec:
         for name in GMEM_MODES:
             set_(self, name, gmem_layout(getattr(self, name)))
         set_(self, "dtype", type_name(self.dtype))
-        set_(self, "out_dtype", type_name(self.out_dtype) or ("bf16" if self.dtype in FP8_DTYPES else self.dtype))
+        set_(self, "out_dtype", type_name(self.out_dtype) if self.out_dtype is not None       # "" is reported
+             else "bf16" if self.dtype in FP8_DTYPES else self.dtype)
         set_(self, "acc_dtype", type_name(self.acc_dtype))
         for name in BOOL_FIELDS:                    # numpy bools are bools; other types are reported
             set_(self, name, plain_bool(getattr(self, name)))
@@ -284,7 +285,8 @@ class GemmSpec:
         """Shared memory besides the ring: ``SMEM_ALIGN`` (1024) bytes of alignment slack (the dynamic smem is
         rounded up to a 1024-byte boundary), plus for the TMA epilogue two 64-row x 128-byte staging buffers per
         consumer warpgroup (swizzled 128 B, one TMA store box each)."""
-        buffers = self.epi_buffers if is_int(self.epi_buffers) else STAGING_BUFFERS
+        valid = is_int(self.epi_buffers) and 1 <= self.epi_buffers <= MAX_EPI_BUFFERS   # else reported; a stand-in
+        buffers = self.epi_buffers if valid else STAGING_BUFFERS
         staging = buffers * STAGING_ROWS * STAGING_ROW_BYTES * (self.consumers if self.consumers in (1, 2) else 1)
         return SMEM_ALIGN + (staging if self.epilogue == "tma" else 0)
 
@@ -344,7 +346,7 @@ class GemmSpec:
         scales, groups, loads) and Hopper's (budgets, smem atoms, descriptors, TMA boxes, asked of
         cute_py.arch.sm90); never plans."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
-        out = [p for name, modes in GMEM_MODES.items() for p in gmem_problems(values[name], modes)]
+        out = [f"{name}: {p}" for name, modes in GMEM_MODES.items() for p in gmem_problems(values[name], modes)]
         out += value_problems(values)
         typed = type_problems(values)
         if typed:                                   # the rules below read the fields as their types

@@ -36,6 +36,8 @@ class ArithmeticTuple(tuple):
     __slots__ = ()
 
     def __new__(cls, items=()):
+        if isinstance(items, (str, bytes)):
+            raise TypeError(f"ArithmeticTuple: items must be a tuple, got {type(items).__name__} {items!r:.40}")
         try:
             items = iter(items)
         except TypeError:

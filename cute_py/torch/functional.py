@@ -77,6 +77,13 @@ def matmul(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out
              if not isinstance(t, torch.Tensor) and (t is not None or k in ("a", "b"))]
     if wrong:
         raise GemmInputError(f"matmul: {', '.join(wrong)}; a, b, c, bias and out are torch.Tensors")
+    for name, x in (("alpha", alpha), ("beta", beta)):      # as the operators' schema reads them, named here
+        if isinstance(x, bool) or not isinstance(x, (int, float)):
+            raise GemmInputError(f"matmul: {name} must be a real number (int or float), got {type(x).__name__} "
+                                 f"{x!r:.60}")
+    if out_dtype is not None and not isinstance(out_dtype, torch.dtype):
+        raise GemmInputError(f"matmul: out_dtype must be a torch.dtype (torch.bfloat16, torch.float16, "
+                             f"torch.float32) or None, got {type(out_dtype).__name__} {out_dtype!r:.60}")
     if a.dim() < 2 or b.dim() < 2:
         raise GemmInputError(f"matmul: a and b must have at least 2 dimensions, got shapes {tuple(a.shape)} and "
                              f"{tuple(b.shape)}")

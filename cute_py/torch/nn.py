@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import torch
@@ -51,6 +52,14 @@ class Linear(torch.nn.Linear):
         if activation not in ACTIVATIONS:
             raise GemmInputError(f"Linear: activation {activation!r} not in {ACTIVATIONS}")
         bias = flag("Linear", "bias", bias, GemmInputError)
+        for name, n in (("in_features", in_features), ("out_features", out_features)):
+            if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
+                raise GemmInputError(f"Linear: {name} must be an int >= 0, got {type(n).__name__} {n!r:.60}")
+        if device is not None:
+            try:
+                torch.device(device)
+            except (RuntimeError, TypeError) as e:
+                raise GemmInputError(f"Linear: device {device!r:.60} is not a torch device: {e}") from None
         if dtype is None:
             dtype = torch.get_default_dtype() if torch.get_default_dtype() in _GEMM_TYPES else torch.bfloat16
         if dtype not in _GEMM_TYPES:

@@ -151,6 +151,21 @@ def usable(t: Tensor) -> Tensor:
     return t.contiguous()
 
 
+def _tensors(op: str, **named) -> tuple:
+    """The tensors ``named`` (what -> argument), in order, after checking that they are tensors: torch's dispatcher
+    lets None through for a Tensor argument when another argument says the device, and the kernels read them."""
+    for what, t in named.items():
+        if not isinstance(t, Tensor):
+            raise GemmInputError(f"{op}: {what} must be a torch.Tensor, got {type(t).__name__}")
+    return tuple(named.values())
+
+
+def _usable(op: str, a, b, **more) -> tuple:
+    """``(usable(a), usable(b))`` of tensors ``a`` and ``b`` (:func:`_tensors`, with ``more``)."""
+    _tensors(op, a=a, b=b, **more)
+    return usable(a), usable(b)
+
+
 def describe(a, b, c, bias, out, **scalars) -> dict:
     """A GEMM call's tensors as ``(shape, strides, dtype, device)`` (None where absent) plus its scalars: what
     is needed to make arrays of the same problem, without keeping the call's tensors alive.
@@ -191,7 +206,7 @@ def gemm_cuda(a: Tensor, b: Tensor, c: Optional[Tensor] = None, bias: Optional[T
     ...
     cute_py.problem.GemmInputError: gemm: a: as_device_array: the array lives on the CPU device, ...
     """
-    a, b, out = usable(a), usable(b), None
+    a, b, out = _usable("torch.ops.cute_py.gemm", a, b) + (None,)
     if out_dtype is not None and out_dtype != a.dtype:
         out = a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
     d = _cute_gemm(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=out)
@@ -201,13 +216,13 @@ def gemm_cuda(a: Tensor, b: Tensor, c: Optional[Tensor] = None, bias: Optional[T
 
 
 def _gemm_cpu(a, b, c=None, bias=None, alpha=1.0, beta=0.0, activation=None, out_dtype=None):
-    a, b = usable(a), usable(b)
+    a, b = _usable("torch.ops.cute_py.gemm", a, b)
     problem_of("torch.ops.cute_py.gemm", a, b, c, bias, alpha, beta, activation, out_dtype=out_dtype)
     return _reference(a, b, c, bias, alpha, beta, activation, out_dtype or a.dtype)
 
 
 def _gemm_fake(a, b, c=None, bias=None, alpha=1.0, beta=0.0, activation=None, out_dtype=None):
-    a, b = usable(a), usable(b)
+    a, b = _usable("torch.ops.cute_py.gemm", a, b)
     problem_of("torch.ops.cute_py.gemm", a, b, c, bias, alpha, beta, activation, out_dtype=out_dtype)
     return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype or a.dtype)
 
@@ -265,20 +280,20 @@ gemm = define("gemm", gemm_cuda, cpu=_gemm_cpu, fake=_gemm_fake, backward=_gemm_
 
 def _gemm_out_cuda(a: Tensor, b: Tensor, out: Tensor, c: Optional[Tensor] = None, bias: Optional[Tensor] = None,
                    alpha: float = 1.0, beta: float = 0.0, activation: Optional[str] = None) -> None:
-    a, b = usable(a), usable(b)
+    a, b = _usable("torch.ops.cute_py.gemm_out", a, b, out=out)
     _cute_gemm(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=out)
     if COLLECTORS:
         COLLECTORS[-1].append(describe(a, b, c, bias, out, alpha=alpha, beta=beta, activation=activation))
 
 
 def _gemm_out_cpu(a, b, out, c=None, bias=None, alpha=1.0, beta=0.0, activation=None):
-    a, b = usable(a), usable(b)
+    a, b = _usable("torch.ops.cute_py.gemm_out", a, b, out=out)
     problem_of("torch.ops.cute_py.gemm_out", a, b, c, bias, alpha, beta, activation, out=out)
     out.copy_(_reference(a, b, c, bias, alpha, beta, activation, out.dtype))
 
 
 def _gemm_out_fake(a, b, out, c=None, bias=None, alpha=1.0, beta=0.0, activation=None):
-    a, b = usable(a), usable(b)
+    a, b = _usable("torch.ops.cute_py.gemm_out", a, b, out=out)
     problem_of("torch.ops.cute_py.gemm_out", a, b, c, bias, alpha, beta, activation, out=out)
 
 
@@ -332,7 +347,7 @@ def _scaled_problem(op, a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum)
 
 def _scaled_cuda(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Optional[Tensor] = None,
                  out_dtype: Optional[torch.dtype] = None, use_fast_accum: bool = False) -> Tensor:
-    a, b = _k_major(a, b)
+    a, b = _k_major(*_tensors("torch.ops.cute_py.scaled_gemm", a=a, b=b, scale_a=scale_a, scale_b=scale_b)[:2])
     return _cute_scaled_gemm(a, b, scale_a, scale_b, out_dtype=TYPE_NAMES.get(out_dtype or torch.bfloat16),
                              bias=bias, use_fast_accum=use_fast_accum)
 
@@ -349,7 +364,7 @@ def _dequantized(x: Tensor, scale: Tensor, mode: str, which: str) -> Tensor:
 
 
 def _scaled_cpu(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accum=False):
-    a, b = _k_major(a, b)
+    a, b = _k_major(*_tensors("torch.ops.cute_py.scaled_gemm", a=a, b=b, scale_a=scale_a, scale_b=scale_b)[:2])
     p = _scaled_problem("torch.ops.cute_py.scaled_gemm", a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum)
     z = _dequantized(a, scale_a, p.scale, "a") @ _dequantized(b, scale_b, p.scale, "b")
     if bias is not None:
@@ -358,7 +373,7 @@ def _scaled_cpu(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accu
 
 
 def _scaled_fake(a, b, scale_a, scale_b, bias=None, out_dtype=None, use_fast_accum=False):
-    a, b = _k_major(a, b)
+    a, b = _k_major(*_tensors("torch.ops.cute_py.scaled_gemm", a=a, b=b, scale_a=scale_a, scale_b=scale_b)[:2])
     _scaled_problem("torch.ops.cute_py.scaled_gemm", a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum)
     return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype or torch.bfloat16)
 
