@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import settings
 
 from basis_tilers import A_LAYOUTS, classify, tilers
 from cute_py import (
@@ -23,7 +24,7 @@ from oracle import flat, prod
 
 TILERS = list(tilers())
 SAMPLE = TILERS[::23]
-"""Every 23rd tiler (about 150): the quick run; the whole enumeration is marked slow."""
+"""Every 23rd tiler (about 150): every run; the whole enumeration runs under the deep profile."""
 OPS = (logical_divide, zipped_divide, tiled_divide, flat_divide,
        logical_product, zipped_product, tiled_product, flat_product)
 
@@ -45,6 +46,8 @@ def test_a_sample_of_basis_tilers_agrees_with_the_int_twins(op, a):
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(settings.get_current_profile_name() != "deep",
+                    reason="the whole enumeration (about 40 s) runs under the deep profile (HYPOTHESIS_PROFILE=deep)")
 @pytest.mark.parametrize("a", A_LAYOUTS, ids=str)
 @pytest.mark.parametrize("op", (logical_divide, logical_product), ids=lambda op: op.__name__)
 def test_every_basis_tiler_agrees_with_its_int_twin(op, a):
