@@ -80,6 +80,7 @@ def _check_shared(builder, gluon_layout, tile, shape):
     bases = triton_ll(builder, gluon_layout, shape).offset_bases
     ll = to_linear_layout(right_inverse(f2_layout(tile)), ("offset",), shape)   # 2. cute_py -> Triton
     assert ll.as_dict()["bases"]["offset"] == bases
+    assert to_linear_layout(right_inverse(tile), ("offset",), shape) == ll   # the composed layout's own inverse
     back = from_linear_layout({"bases": {"offset": bases}, "out_dims": {"dim0": shape[0], "dim1": shape[1]}})
     for x in range(0, n, step):                                   # 2. Triton -> cute_py, as a function
         assert tile(idx2crd(back(x), shape)) == x
