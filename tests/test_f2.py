@@ -249,7 +249,7 @@ def test_linear_layout_refusals():
         from_linear_layout({"bases": {"x": [[1]]}, "out_dims": {"o": 3}})
     with pytest.raises(LayoutError, match="outside its out dim"):
         from_linear_layout({"bases": {"x": [[4]]}, "out_dims": {"o": 4}})
-    with pytest.raises(TypeError, match="in_dims"):
+    with pytest.raises(LayoutError, match="in_dims must be distinct names"):
         to_linear_layout(Layout((4, 4)), in_dims=("a", "a"))
 
 
@@ -293,3 +293,65 @@ def test_int_a_past_its_domain_with_f2_b_is_refused():
 
 def test_f2_zero_is_stride_zero():
     assert Layout((4, 2), (F2(1), F2(0))) == Layout((4, 2), (F2(1), 0))
+
+
+# ---------------------------------------------------------------------------
+# issue 33: swizzled tiles of more than one period, the in_dims rule, the messages
+
+
+def _tiles():
+    """Sw o (a canonical GMMA atom tiled to 1..64 periods), K- and MN-major, every swizzle width and dtype."""
+    from cute_py.arch.sm90.smem import smem_atom, tile_smem
+    for major in ("K", "MN"):
+        for sw in (32, 64, 128):
+            for dt, bits in (("bf16", 16), ("e4m3", 8), ("f32", 32)):
+                w = sw * 8 // bits
+                for periods in (1, 2, 8, 64):
+                    rows = 8 * periods if periods < 8 else 8 * periods // 4
+                    cols = w * (periods * 8 // rows)
+                    mn, k = (rows, cols) if major == "K" else (cols, rows)
+                    yield f"{major}-{sw}B-{dt}-x{periods}", tile_smem(smem_atom(major, sw, dt), mn, k, major=major)
+
+
+@pytest.mark.parametrize("name, tile", list(_tiles()), ids=lambda x: x if isinstance(x, str) else "")
+def test_f2_layout_of_a_swizzled_tile_is_the_tile(name, tile):
+    """Failed before the fix on every tile of more than one period (the swizzle's F2 layout covered only its
+    own 2^(B+M+S) offsets, and composition continued its last mode, XORing the bits above)."""
+    L = f2_layout(tile)
+    assert values(L) == [tile(i) for i in range(size(tile))]
+    R = right_inverse(L)
+    assert size(R) == size(tile) and all(L(R(x)) == x for x in range(size(tile)))
+    ll = to_linear_layout(R, ("offset",), tuple(size(m) for m in tile.shape))     # Triton's bases
+    assert all(tile(ll(offset=x)) == x for x in range(size(tile)))
+
+
+def test_the_issue_example_maps_8_0_to_512():
+    tile = cute_py.ComposedLayout(Swizzle(3, 3, 3), 0, Layout(((8, 8), (64, 1)), ((64, 512), (1, 0))))
+    L = f2_layout(tile)
+    assert str(L) == "((8,8),(64,1)):((^72,^512),(^1,0))" and L((8, 0)) == tile((8, 0)) == 512
+    ll = to_linear_layout(tile, ("row", "col"), (4096,))
+    assert ll(row=8, col=0) == (512,)
+    assert sum(L(i) != tile(i) for i in range(4096)) == 0
+
+
+def test_in_dims_one_name_per_mode_or_one_name_for_the_1d_index():
+    tv = Layout(((4, 8), (2, 2)), ((32, 1), (16, 8)))
+    whole = to_linear_layout(tv, in_dims=("offset",), out_shape=(8, 16))
+    assert [n for n, _b in whole.bases] == ["offset"]
+    assert all(whole(offset=i) == cute_py.int_tuple.idx2crd(tv(i), (8, 16)) for i in range(size(tv)))
+    with pytest.raises(LayoutError, match=r"in_dims must be distinct names.*group them into one mode first"):
+        to_linear_layout(tv, in_dims=("lane", "lane"))
+    with pytest.raises(cute_py.RankError, match=r"in_dims must name each top-level mode.*3 names"):
+        to_linear_layout(tv, in_dims=("lane", "register", "warp"))
+
+
+def test_messages_say_what_is_wrong():
+    inner = Layout(((8, 8), (64, 1)), ((64, 512), (1, 0)))
+    with pytest.raises(LayoutError, match=r"^to_linear_layout: a composed layout with a nonzero offset is affine"):
+        to_linear_layout(cute_py.ComposedLayout(Swizzle(3, 3, 3), 8, inner))
+    with pytest.raises(LayoutError, match=r"^f2_layout: a composed layout with a nonzero offset is affine.*offset 8"):
+        f2_layout(cute_py.ComposedLayout(Swizzle(3, 3, 3), 8, inner))
+    with pytest.raises(LayoutError, match=r"^f2_layout: the outer function of a composed layout must be a Swizzle"):
+        f2_layout(cute_py.ComposedLayout(Layout(4, 2), 0, Layout(4)))
+    with pytest.raises(TypeError, match=r"^f2_layout: size applies to a Swizzle only"):
+        f2_layout(Layout(4), 8)

@@ -106,8 +106,10 @@ EXPECTED = {
             "   register=2 -> (8, 0)",
             "back to CuTe: ((4,8),(2,2)):((32,1),(16,8))  equal: True",
             "  T0:R0  T0:R1  T1:R0  T1:R1  T2:R0  T2:R1  T3:R0  T3:R1",
-            "CuTe layout: ((2,4),32):((^32,^72),^1)",
-            "same offsets: True",
+            "Triton's bases, offset -> (dim0, dim1): [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [1, 8], "
+            "[2, 16], [4, 32], [8, 0], [16, 0], [32, 0]]",
+            "offset 512 holds (8, 0) and smem(8, 0) = 512",
+            "same offsets as the tile: True",
         ],
     },
     "05_cute_py_in_pytorch.ipynb": {

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import builtins
 
-from .errors import LayoutError, RankError, layout_error
+from .errors import LayoutError, RankError, layout_error, _r
 from .f2 import F2, bit_images, disjoint, echelon, log2_exact
 from .layout import Layout, flat_modes
 
@@ -46,38 +46,65 @@ def is_f2_layout(x) -> bool:
 
 def f2_layout(x, size=None):
     """``x`` as a layout over GF(2): a Swizzle becomes the F2 layout of its function on ``size`` offsets (a
-    power of two, default ``2^(M+B+|S|)``; the swizzle keeps the bits above its own), a swizzle composed with
-    a layout (offset 0) the composition of the two (``size`` does not apply); a Layout is returned as it is.
+    power of two, default ``2^(M+B+|S|)``; the swizzle keeps the bits above its own); a swizzle composed with
+    a layout (offset 0) becomes the swizzle's F2 layout over the whole codomain of the inner layout, composed
+    with it (``size`` does not apply); a Layout is returned as it is.
 
-    >>> from cute_py import Swizzle
+    Postcondition: ``f2_layout(x)(i) == x(i)`` for every ``i`` in the domain of ``x`` (of ``size`` offsets for
+    a Swizzle).
+
+    >>> from cute_py import ComposedLayout, Layout, Swizzle
     >>> print(f2_layout(Swizzle(3, 4, 3)), f2_layout(Swizzle(1, 0, -1)))
     (128,8):(^1,^144) (2,2):(^3,^2)
+    >>> tile = ComposedLayout(Swizzle(3, 3, 3), 0, Layout(((8, 8), 64), ((64, 512), 1)))   # 8 periods
+    >>> print(f2_layout(tile)), f2_layout(tile)((8, 0)) == tile((8, 0)) == 512
+    ((8,8),64):((^72,^512),^1)
+    (None, True)
     """
+    if size is not None:
+        if not getattr(x, "_is_swizzle", False):
+            raise TypeError(f"f2_layout: size applies to a Swizzle only (a layout gives its own domain), got "
+                            f"size={size!r} for {_r(x)}")
+        k = log2_exact(size)
+        if k is None or k < x.size().bit_length() - 1:
+            raise layout_error(LayoutError, "f2_layout", "size must be a power of two covering the swizzle",
+                               f"got {size} for {x} (of {x.size()} offsets)")
+        return _swizzle_bits(x, k)
+    return f2_form("f2_layout", x)
+
+
+def f2_form(op: str, x):
+    """:func:`f2_layout` of ``x`` (without ``size``), its errors naming the public operation ``op``."""
     if type(x) is Layout:
         return x
     if getattr(x, "_is_swizzle", False):
-        n = x.size().bit_length() - 1
-        if size is not None:
-            k = log2_exact(size)
-            if k is None or k < n:
-                raise layout_error(LayoutError, "f2_layout", "size must be a power of two covering the swizzle",
-                                   f"got {size} for {x} (of {x.size()} offsets)")
-            n = k
-        return from_bits(1 << n, [x(1 << b) for b in range(n)])
-    if getattr(x, "_is_composed_layout", False) and getattr(x.outer, "_is_swizzle", False) and x.offset == 0:
-        if size is not None:
-            raise TypeError("f2_layout: size applies to a Swizzle, not to a composed layout (its inner layout "
-                            "gives the domain)")
-        return compose(f2_layout(x.outer), x.inner)
-    raise TypeError(f"f2_layout: expected a Layout, a Swizzle or a swizzle composed with a layout, got "
-                    f"{type(x).__name__}")
+        return _swizzle_bits(x, x.size().bit_length() - 1)
+    if not getattr(x, "_is_composed_layout", False):
+        raise TypeError(f"{op}: expected a Layout, a Swizzle or a swizzle composed with a layout, got {_r(x)}")
+    if not getattr(x.outer, "_is_swizzle", False):
+        raise layout_error(LayoutError, op, "the outer function of a composed layout must be a Swizzle to be "
+                           "linear over GF(2)", f"got {x.outer}", layout=x)
+    if x.offset != 0:
+        raise layout_error(LayoutError, op, "a composed layout with a nonzero offset is affine, not linear over "
+                           "GF(2) (a linear map sends 0 to 0)",
+                           f"offset {x.offset}; take the layout without its offset and add it after", layout=x)
+    inner_bits = bits_of(op, x.inner, layout=x)
+    # the swizzle's F2 layout must span every offset the inner layout reaches: composition continues a layout's
+    # last mode past its domain, which would XOR the bits above the swizzle's own as well
+    reach = max(max(inner_bits, default=0).bit_length(), x.outer.size().bit_length() - 1)
+    return compose(_swizzle_bits(x.outer, reach), x.inner)
+
+
+def _swizzle_bits(sw, n: int) -> Layout:
+    """The F2 layout of swizzle ``sw`` on ``2^n`` offsets."""
+    return from_bits(1 << n, [sw(1 << b) for b in range(n)])
 
 
 # ---------------------------------------------------------------------------
 # bit images <-> layouts
 
 
-def bits_of(op: str, layout: Layout, **operands) -> list:
+def bits_of(op: str, layout: Layout, /, **operands) -> list:
     """The bit images of ``layout``; a LayoutError names ``op`` where it has none or is not linear."""
     fs, fd = flat_modes(layout)
     images = bit_images(fs, fd)

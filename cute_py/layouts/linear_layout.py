@@ -36,9 +36,9 @@ from dataclasses import dataclass
 
 from . import int_tuple as it
 from .basis import ScaledBasis
-from .errors import LayoutError, layout_error, names_caller, _r
+from .errors import LayoutError, RankError, layout_error, names_caller, _r
 from .f2 import F2, bit_images, disjoint, log2_exact
-from .f2_algebra import f2_layout, from_bits
+from .f2_algebra import f2_form, from_bits
 from .layout import Layout, coshape, flat_modes
 
 __all__ = ["LinearLayout", "to_linear_layout", "from_linear_layout"]
@@ -102,31 +102,33 @@ def _pow2(op, what, s, **operands) -> int:
 
 @names_caller
 def to_linear_layout(layout, in_dims=None, out_shape=None) -> LinearLayout:
-    """The LinearLayout of ``layout``: input dimension ``i`` is top-level mode ``i`` (named ``in_dims[i]``,
-    default ``in0``, ``in1``, ...; a single name takes the whole 1-D index), and each offset is split over ``out_shape`` (powers of two, colexicographic
-    as CuTe's coordinates; default: one dimension ``offset`` of the cosize rounded up to a power of two).
-    A layout with basis strides maps to its codomain modes (``dim0``, ``dim1``, ...) instead.
+    """The LinearLayout of ``layout``: each offset is split over ``out_shape`` (powers of two,
+    colexicographic as CuTe's coordinates, so CuTe mode ``i`` of a tile is Triton's ``dim<i>``; default: one
+    dimension ``offset`` of the cosize rounded up to a power of two). A layout with basis strides maps to its
+    codomain modes (``dim0``, ``dim1``, ...) instead.
+
+    ``in_dims`` names the input dimensions, by one rule: either one distinct name per top-level mode (default
+    ``in0``, ``in1``, ...), or a single name, which takes the whole 1-D index (the layout as a function of one
+    int, as Triton's shared layouts take ``offset``; a swizzle or an inverse is such a function whatever its
+    rank). Any other count, or a repeated name, is refused: to join some modes into one input dimension,
+    group them into one mode first.
 
     Preconditions (checked): extents are powers of two; strides are F2, basis, or non-negative ints whose
     bit images are disjoint (where ``+`` carries, the map is not linear over GF(2)). A Swizzle or a swizzle
-    composed with a layout is taken as :func:`~cute_py.layouts.f2_algebra.f2_layout` of it.
+    composed with a layout (offset 0) is taken as :func:`~cute_py.layouts.f2_algebra.f2_layout` of it.
 
     Postcondition: ``ll(**{in_dims[i]: c_i}) == out coordinates of layout(c_0, c_1, ...)`` for every
-    coordinate (checked by brute force in the tests).
+    coordinate (checked by brute force in the tests, and against Triton's own conversions where it is
+    installed).
 
     >>> ll = to_linear_layout(Layout((4, 8), (8, 1)), in_dims=("row", "col"), out_shape=(8, 4))
     >>> ll.as_dict()["bases"], ll(row=1, col=3)
     ({'row': [[0, 1], [0, 2]], 'col': [[1, 0], [2, 0], [4, 0]]}, (3, 1))
+    >>> to_linear_layout(Layout((4, 8), (8, 1)), in_dims=("offset",), out_shape=(8, 4))(offset=5)
+    (1, 1)
     """
     if not isinstance(layout, Layout):
-        if not (getattr(layout, "_is_swizzle", False) or getattr(layout, "_is_composed_layout", False)):
-            raise TypeError(f"to_linear_layout: expected a Layout, a Swizzle or a composed layout, got {_r(layout)}")
-        if getattr(layout, "_is_composed_layout", False) and layout.offset != 0:
-            raise layout_error(LayoutError, "to_linear_layout", "a composed layout with a nonzero offset is affine, "
-                               "not linear over GF(2) (a LinearLayout maps 0 to 0)",
-                               f"offset {layout.offset}; take the layout without its offset and add it after",
-                               layout=layout)
-        layout = f2_layout(layout)
+        layout = f2_form("to_linear_layout", layout)
     if in_dims is not None and not (isinstance(in_dims, (tuple, list)) and all(isinstance(n, str) for n in in_dims)):
         raise TypeError(f"to_linear_layout: in_dims must be a tuple of names, got {_r(in_dims)}")
     if out_shape is not None and not all(type(s) is int for s in it.flatten_to_tuple(
@@ -134,12 +136,18 @@ def to_linear_layout(layout, in_dims=None, out_shape=None) -> LinearLayout:
         raise TypeError(f"to_linear_layout: out_shape must be an int or a tuple of ints, got {_r(out_shape)}")
     modes = layout.shape if isinstance(layout.shape, tuple) else (layout.shape,)
     strides = layout.stride if isinstance(layout.stride, tuple) else (layout.stride,)
-    if in_dims is not None and not isinstance(in_dims, str) and len(in_dims) == 1 and len(modes) > 1:
+    if in_dims is not None and len(in_dims) == 1:
         modes, strides = (layout.shape,), (layout.stride,)      # one input dimension: the whole 1-D index
     names = tuple(in_dims) if in_dims is not None else tuple(f"in{i}" for i in range(len(modes)))
-    if len(names) != len(modes) or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
-        raise TypeError(f"to_linear_layout: in_dims must be {len(modes)} distinct names, one per mode of "
-                        f"{layout}, got {_r(in_dims)}")
+    if len(names) != len(modes):
+        raise layout_error(RankError, "to_linear_layout", "in_dims must name each top-level mode of the layout, "
+                           "or give a single name for the whole 1-D index",
+                           f"{len(names)} names {names} for {len(modes)} modes", layout=layout)
+    if len(set(names)) != len(names):
+        raise layout_error(LayoutError, "to_linear_layout", "in_dims must be distinct names (one input "
+                           "dimension per top-level mode)", f"got {names}; to make several modes one input "
+                           "dimension, group them into one mode first, or give a single name for the whole "
+                           "1-D index", layout=layout)
     fd_all = flat_modes(layout)[1]
     if ScaledBasis in builtins.map(type, fd_all):
         return _basis_linear_layout(layout, modes, strides, names)
