@@ -285,7 +285,7 @@ CLI_COMMANDS = ["show", "mma", "explain", "gemm", "autotune", "tour", "bogus", "
 CLI_GPU_EXITS = {"gemm": {3, 4}, "autotune": {3, 4}}
 
 
-@settings(FUZZ, max_examples=20)  # a process each (about 0.5 s); deep: x10
+@settings(FUZZ, max_examples=10)  # a process each (about 0.5-1 s); deep: x10
 @given(cmd=st.sampled_from(CLI_COMMANDS), rest=st.lists(st.sampled_from(CLI_TOKENS), max_size=4),
        toml=st.sampled_from(["tile = true\n", "tile = [128,128,64]\n", "[[x\n", "consumers = \"2\"\n", ""]))
 def test_cli(cmd, rest, toml):

@@ -34,7 +34,7 @@ from cute_py import problem_fields as pf
 from fuzz_support import (COUNTS, DOCUMENTED, bad_gmem_layouts, bad_int_tuples, bad_ints, not_bools,
                           unknown_names)
 
-FIELDS = settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))  # per field; deep: x10
+FIELDS = settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))  # per field; deep: x10
 
 
 def _spec_kinds() -> dict:

@@ -26,7 +26,7 @@ import cute_py.torch as ct  # noqa: E402
 
 from fuzz_support import COUNTS, classify, describe, limits  # noqa: E402
 
-JUNK = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))  # per entry point
+JUNK = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))  # per entry point
 
 _TYPES = [torch.bfloat16, torch.float16, torch.float32, torch.int8, torch.float8_e4m3fn, torch.int32]
 

@@ -45,7 +45,7 @@ def test_print_as_cute():
     assert str(ComposedLayout(Swizzle(3, 3, 3), x, Layout(4))) == f"Sw<3,3,3> o {x} o 4:1"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.integers(0, 63), st.integers(0, 63), st.integers(0, 63), st.integers(0, 63), st.integers(0, 3))
 def test_bitwise_ops_agree_with_ints(s0, f0, s1, f1, sh):
     # every operator of two MixedBits (or a MixedBits and an int) equals the int operator on their values, for
@@ -158,7 +158,7 @@ def _swizzled(draw):
     return L, coord
 
 
-@settings(max_examples=40, deadline=None)  # each is exhaustive over the symbols' values; deep: x10
+@settings(max_examples=25, deadline=None)  # each is exhaustive over the symbols' values; deep: x10
 @given(_swizzled())
 def test_slice_by_dynamic_coordinate_agrees_with_brute_force(case):
     L, coord = case
