@@ -178,10 +178,24 @@ class ScaledBasis:
     __radd__ = __add__
 
     def __eq__(self, other):
-        return isinstance(other, ScaledBasis) and self.value == other.value and self.mode == other.mode
+        """Equal to the same element, or to an ArithmeticTuple that is its ``to_tuple()``, as in CuTe,
+        where a scaled basis is an arithmetic tuple with one non-zero entry.
+
+        >>> ScaledBasis(4, (2,)) == ArithmeticTuple((0, 0, 4, 0)), E(1) == E(0)
+        (True, False)
+        """
+        if isinstance(other, ScaledBasis):
+            return self.value == other.value and self.mode == other.mode
+        if isinstance(other, ArithmeticTuple):
+            return self.to_tuple() == other
+        return NotImplemented
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
 
     def __hash__(self):
-        return hash(("E", self.value, self.mode))
+        return hash(self.to_tuple())                # equal ArithmeticTuples hash alike
 
     def __str__(self) -> str:
         return f"{self.value}" + "".join(f"@{m}" for m in reversed(self.mode))
