@@ -255,6 +255,29 @@ class ComposedLayout:
         """The inner layout (CuTe's ``layout_b()``)."""
         return self.inner
 
+    # PyCuTe / tensor-layouts accessor names
+    @property
+    def swizzle(self):
+        """The outer function when it is a Swizzle; AttributeError when it is a layout (read ``outer``).
+
+        >>> ComposedLayout(Swizzle(2, 0, 2), 3, Layout(4)).swizzle
+        Swizzle(2, 0, 2)
+        """
+        if not isinstance(self.outer, Swizzle):
+            raise AttributeError(f"ComposedLayout.swizzle: the outer function is not a Swizzle, it is "
+                                 f"{_r(self.outer)}; read .outer")
+        return self.outer
+
+    @property
+    def preoffset(self):
+        """The offset added before the outer function (``offset``)."""
+        return self.offset
+
+    @property
+    def layout(self):
+        """The inner layout (``inner``)."""
+        return self.inner
+
     @property
     def shape(self):
         """The inner layout's shape."""
