@@ -190,8 +190,7 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
     if scaled:
         SA, SB, mode, strides, _, sb_l = _scales(r, scale_a, scale_b, M, N, K, G, devices, fast_accum)
     out_t, row, ldd, D = r.output(out, M, N, "bf16" if scaled else t, out_dtype, devices)
-    C, ldc, _ = _group_c(r, epi, (M, N), row, ldd, out_t)
-    V, bias, bias_l = _group_bias(r, epi.bias, G, M, N, out_t)
+    C, ldc, _, V, bias, bias_l = _group_epilogue(r, epi, (M, N), G, row, ldd, out_t)
     r.no_alias(D, {"a": A, "b": B, "offs": O, "scale_a": SA, "scale_b": SB, "bias": V}, C)
     ops = Operands(A, B, C, V, out=D, alpha=epi.alpha, beta=epi.beta, like=a, offs=O, scale_a=SA, scale_b=SB)
     return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias, epi.activation, lda=lda, ldb=ldb,
@@ -222,8 +221,7 @@ def _k_groups(r: _Reader, a, A, B, offs, out, out_dtype, check, epi) -> Problem:
     O = _offsets(r, offs, None, K, devices, check and K > 0, "the column count of a (K)")
     G = O.shape[0]
     D, out_t, row, ldd, ldd_l, d_tma = _stacked_out(r, out, G, M, N, t, out_dtype, devices)
-    C, ldc, ldc_l = _group_c(r, epi, (G, M, N), row, ldd, out_t)
-    V, bias, bias_l = _group_bias(r, epi.bias, G, M, N, out_t)
+    C, ldc, ldc_l, V, bias, bias_l = _group_epilogue(r, epi, (G, M, N), G, row, ldd, out_t)
     r.no_alias(D, {"a": A, "b": B, "offs": O, "bias": V}, C)
     ops = Operands(A, B, C, V, out=D, alpha=epi.alpha, beta=epi.beta, like=a, offs=O)
     return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias, epi.activation, lda=lda, ldb=ldb,
@@ -263,8 +261,7 @@ def _batch(r: _Reader, a, A, B, out, out_dtype, epi, scale_a=None, scale_b=None,
     if scaled:
         SA, SB, mode, strides, sa_l, sb_l = _scales(r, scale_a, scale_b, M, N, K, L, devices, fast_accum, batch=True)
     D, out_t, row, ldd, ldd_l, d_tma = _stacked_out(r, out, L, M, N, "bf16" if scaled else t, out_dtype, devices)
-    C, ldc, ldc_l = _group_c(r, epi, (L, M, N), row, ldd, out_t)
-    V, bias, bias_l = _group_bias(r, epi.bias, L, M, N, out_t)
+    C, ldc, ldc_l, V, bias, bias_l = _group_epilogue(r, epi, (L, M, N), L, row, ldd, out_t)
     r.no_alias(D, {"a": A, "b": B, "scale_a": SA, "scale_b": SB, "bias": V}, C)
     ops = Operands(A, B, C, V, out=D, alpha=epi.alpha, beta=epi.beta, like=a, scale_a=SA, scale_b=SB)
     return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias, epi.activation, lda=lda, ldb=ldb,
@@ -284,20 +281,23 @@ class Epilogue:
     activation: str | None = None
 
 
-def _group_c(r: _Reader, epi: Epilogue, shape: tuple, row: bool, ldd: int, out_t: str) -> tuple:
-    """``(C record, ldc, C's group stride)``: C of ``shape`` (D's: ``(M, N)`` for groups along M, ``(L, M, N)``
-    otherwise) when it is read (``beta != 0``), else ``(None, ldd, 0)``."""
+def _group_epilogue(r: _Reader, epi: Epilogue, c_shape: tuple, G: int, row: bool, ldd: int, out_t: str) -> tuple:
+    """``(C, ldc, C's group stride, bias, "row" | "col" | None, the bias's group stride)`` of a grouped call's
+    epilogue: C of ``c_shape`` (D's: ``(M, N)`` for groups along M, ``(G, M, N)`` otherwise) when it is read
+    (``beta != 0``), else ``(None, ldd, 0)``; the bias by :func:`_group_bias`."""
     if epi.activation not in ACTIVATIONS:
         r.fail(f"activation {epi.activation!r} not in {ACTIVATIONS}")
+    M, N = c_shape[-2:]
+    bias = _group_bias(r, epi.bias, G, M, N, out_t)
     if epi.c is None or epi.beta == 0:
-        return None, ldd, 0
+        return (None, ldd, 0) + bias
     C = r.array(epi.c, "c")
-    if C.shape != shape:
-        r.fail(f"c must have D's shape {shape}; got {C.shape}")
-    if len(shape) == 2:
-        return (*r.c(C, epi.beta, *shape, row, ldd, out_t), 0)
+    if C.shape != c_shape:
+        r.fail(f"c must have D's shape {c_shape}; got {C.shape}")
+    if len(c_shape) == 2:
+        return (*r.c(C, epi.beta, M, N, row, ldd, out_t), 0) + bias
     C2, ldc_l = _matrix(C)
-    return (C, *r.c(C2, epi.beta, *shape[1:], row, ldd, out_t)[1:], ldc_l)
+    return (C, r.c(C2, epi.beta, M, N, row, ldd, out_t)[1], ldc_l) + bias
 
 
 def _group_bias(r: _Reader, bias, G: int, M: int, N: int, out_t: str) -> tuple:

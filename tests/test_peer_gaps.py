@@ -23,10 +23,3 @@ def test_composed_layout_peer_attribute_names():
     assert not hasattr(by_layout, "swizzle") and by_layout.layout == inner
     with pytest.raises(AttributeError, match="not a Swizzle"):
         by_layout.swizzle
-
-
-def test_tensor_layouts_coordinate_helpers():
-    from cute_py import int_tuple as it
-    assert it.crd2flat((1, 1), (4, 4)) == 5 and it.crd2flat(((1, 2), 3), ((2, 4), 5)) == 1 + 2 * 2 + 3 * 8
-    assert it.crd2offset((1, 1), (4, 4), (1, 100)) == 101 == it.crd2offset(5, (4, 4), (1, 100))
-    assert {"crd2flat", "crd2offset"} <= set(it.__all__)

@@ -28,7 +28,7 @@ __all__ = [
     "to_str",
     "product", "product_each", "product_like", "sum", "inner_product", "flatten", "unflatten",
     "flatten_to_tuple", "rank", "depth", "shape_div", "ceil_div", "round_up", "elem_scale", "prefix_product",
-    "crd2idx", "crd2flat", "crd2offset", "idx2crd", "crd2crd", "congruent", "weakly_congruent", "compatible",
+    "crd2idx", "idx2crd", "crd2crd", "congruent", "weakly_congruent", "compatible",
     "compact_col_major", "compact_row_major", "compact_order",
     "lex_less", "lex_leq", "lex_gtr", "lex_geq", "colex_less", "colex_leq", "colex_gtr",
     "colex_geq", "elem_less", "elem_leq", "elem_gtr", "elem_geq", "filter_zeros",
@@ -571,26 +571,6 @@ def _crd2idx_colex(coord, shape):
     for c, s in zip(reversed(coord), reversed(shape)):
         r = r * product(s) + _crd2idx_colex(c, s)
     return r
-
-
-def crd2flat(coord, shape):
-    """The colexicographic index of ``coord`` in ``shape``: ``crd2idx(coord, shape)``
-    (tensor-layouts' name).
-
-    >>> crd2flat((1, 1), (4, 4)), crd2flat((1, (0, 1)), (2, (3, 2)))
-    (5, 7)
-    """
-    return crd2idx(coord, shape)
-
-
-def crd2offset(coord, shape, stride):
-    """The offset of ``coord`` in the layout ``shape:stride``: ``crd2idx(coord, shape, stride)``
-    (tensor-layouts' name).
-
-    >>> crd2offset((1, 1), (4, 4), (1, 100)), crd2offset(5, (4, 4), (1, 100))
-    (101, 101)
-    """
-    return crd2idx(coord, shape, stride)
 
 
 def idx2crd(idx, shape, stride=None):

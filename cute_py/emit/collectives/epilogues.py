@@ -19,15 +19,11 @@ from __future__ import annotations
 
 from ..cprint import commented
 from ..epilogue import epi_init, epilogue
-from ..grouping import BATCH
+from ..grouping import BATCH, carries_group_mode
 from ..params import KernelParam
 from .base import Collective
 
 __all__ = ["TmaStore", "Direct", "EPILOGUES", "epilogue_class"]
-
-
-def _rank(layout) -> int:
-    return len(layout.shape) if isinstance(layout.shape, tuple) else 1
 
 
 class Epilogue(Collective):
@@ -45,8 +41,9 @@ class Epilogue(Collective):
         rows = [KernelParam("d", "pointer", store_t), KernelParam("c", "pointer", f"const {store_t}"),
                 KernelParam("bias", "pointer", f"const {store_t}"), KernelParam("ld_d", "s64"),
                 KernelParam("ld_c", "s64")]
-        rows += [KernelParam("ld_dl", "s64")] if _rank(spec.c) == 3 else []      # D's group mode stride
-        rows += [KernelParam("ld_cl", "s64")] if _rank(spec.c) == 3 and spec.beta else []   # C's group mode stride
+        grouped_d = carries_group_mode(spec, "c")
+        rows += [KernelParam("ld_dl", "s64")] if grouped_d else []                 # D's group mode stride
+        rows += [KernelParam("ld_cl", "s64")] if grouped_d and spec.beta else []   # C's group mode stride
         rows += [KernelParam("bias_l", "s64")] if spec.grouping and spec.bias else []     # the bias's group stride
         return tuple(rows + [KernelParam("alpha", "f32"), KernelParam("beta", "f32")])
 
@@ -79,7 +76,7 @@ class Epilogue(Collective):
         for every group)."""
         c, out = self.coords, self.p.out
         fixes = [(f"gep.M = {c['m_end']};", "the group's last row bounds the stores")] if c["m_end"] else []
-        if c["l"] and out.beta and _rank(self.p.spec.c) == 3:
+        if c["l"] and out.beta and carries_group_mode(self.p.spec, "c"):
             fixes.append((f"gep.c = ep.c + (long long){c['l']} * ld_cl;", "the group's C"))
         if c["l"] and out.bias:
             fixes.append((f"gep.bias = ep.bias + (long long){c['l']} * bias_l;",
@@ -146,7 +143,7 @@ class Direct(Epilogue):
 
     def store_call(self, ep: str) -> str:
         m0, n0 = self.origin()
-        d = f"d + (long long){self.coords['l']} * ld_dl" if _rank(self.p.spec.c) == 3 else "d"
+        d = f"d + (long long){self.coords['l']} * ld_dl" if carries_group_mode(self.p.spec, "c") else "d"
         return f"store_tile(acc, mt, {m0}, {n0}, {d}, ld_d, {ep});"
 
 
