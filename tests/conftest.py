@@ -31,11 +31,14 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
-DEEP_FACTOR = 10
+DEEP_FACTOR = 20
 """How many times its ``ci`` examples each property test runs under the ``deep`` profile."""
 
-settings.register_profile("ci", derandomize=True, database=None)
-settings.register_profile("deep", derandomize=True, database=None)
+CI_EXAMPLES = 50
+"""The examples of a property test that names no count of its own (hypothesis's default is 100)."""
+
+settings.register_profile("ci", derandomize=True, database=None, max_examples=CI_EXAMPLES)
+settings.register_profile("deep", derandomize=True, database=None, max_examples=CI_EXAMPLES)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 

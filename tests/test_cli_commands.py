@@ -1,5 +1,14 @@
-"""The cute-py show / mma / explain commands, end to end through a subprocess, error paths included."""
+"""The cute-py show / mma / explain commands, end to end, error paths included.
 
+The commands run in this process through :func:`cute_py.cli.main` (what ``python -m cute_py`` and the ``cute-py``
+script call), with stdout and stderr captured: a process per command line cost about a third of a second of
+Python start-up and import each. An exception that escapes ``main`` fails the test as a traceback on stderr would;
+tests/test_cli_errors.py runs the real process (the entry points, exit statuses, a closed pipe).
+"""
+
+import contextlib
+import io
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -8,12 +17,25 @@ from pathlib import Path
 import pytest
 
 import cute_py as cp
+from cute_py.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "cute_py", *args], capture_output=True, text=True, cwd=ROOT)
+    """``cute-py ARGS`` from the repository root: (returncode, stdout, stderr) as a CompletedProcess."""
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as e:                      # argparse's usage errors and --help
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+    finally:
+        os.chdir(cwd)
+    return subprocess.CompletedProcess(["cute-py", *args], code, out.getvalue(), err.getvalue())
 
 
 def ok(*args):

@@ -164,13 +164,13 @@ def test_coalesce_rejects_non_layout():
 # properties
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(layouts(allow_negative=True))
 def test_coalesce_property(L):
     check_coalesce(L, coalesce(L))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(st.one_of(compact_layouts(), injective_layouts()))
 def test_coalesce_property_structured(L):
     R = coalesce(L)
@@ -179,7 +179,7 @@ def test_coalesce_property_structured(L):
     assert coalesce(R) == R
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(layouts(allow_negative=True))
 def test_filter_property(L):
     check_filter(L, cute_filter(L))
@@ -199,7 +199,7 @@ def _layout_and_profile(draw):
     return L, tuple(prof(m) for m in modes[:k]) if (k or draw(st.booleans())) else 1
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_layout_and_profile())
 def test_coalesce_profile_property(lp):
     L, profile = lp

@@ -29,7 +29,7 @@ from cute_py.symbolic import symbols
 from oracle import compatible, flat, prod, ref_eval, unflatten
 from strategies import layouts, shapes
 
-SETTINGS = settings(max_examples=300, deadline=None)
+SETTINGS = settings(max_examples=150, deadline=None)
 
 # ---------------------------------------------------------------------------
 # documented examples (PyCuTe 2026 docstrings)

@@ -233,14 +233,14 @@ def test_check_complement_catches_wrong_results():
 COTARGETS = st.integers(1, 300)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.one_of(injective_layouts(), compact_layouts()), st.one_of(st.none(), COTARGETS))
 def test_complement_property_injective(L, cotarget):
     R = complement(L) if cotarget is None else complement(L, cotarget)
     check_complement(L, cotarget, R)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(layouts(max_stride=32), st.one_of(st.none(), COTARGETS))
 def test_complement_property_arbitrary(L, cotarget):
     """Arbitrary non-negative layouts: an InjectivityError, or a result meeting the postconditions."""
@@ -271,7 +271,7 @@ def _ceil_div_fold(shape, k):
     return out
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.one_of(injective_layouts(max_leaves=3), compact_layouts(max_leaves=3)),
        st.lists(st.sampled_from([1, 2, 3, 4, 5, 6, 8]), min_size=1, max_size=3).map(tuple))
 def test_complement_property_shape_cotarget(L, cotarget):
@@ -286,7 +286,7 @@ def test_complement_property_shape_cotarget(L, cotarget):
         assert R == complement(L, prod(cotarget))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(injective_layouts(max_leaves=3), COTARGETS)
 def test_complement_of_concatenation_is_trivial(L, cotarget):
     """L ++ complement(L, n) leaves no gap below its cosize: its own complement is 1:0."""

@@ -387,7 +387,7 @@ def _swizzled_pow2(draw):
     return sw, L
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(_swizzled_pow2(), st.integers(0, 3))
 def test_property_swizzled_layout_is_bijection(case, off_k):
     sw, L = case
@@ -406,7 +406,7 @@ def test_property_swizzled_layout_is_bijection(case, off_k):
     assert sorted(D(i) for i in range(n)) == list(range(off, off + n))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(_swizzled_pow2())
 def test_property_swizzled_inverses(case):
     sw, L = case
@@ -427,7 +427,7 @@ def test_property_swizzled_inverses(case):
     check_left_inverse(C, K)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(_swizzled_pow2(), st.sampled_from([1, 2, 4]))
 def test_property_upcast_downcast_swizzled(case, n):
     sw, L = case
@@ -444,7 +444,7 @@ def test_property_upcast_downcast_swizzled(case, n):
                 assert U(r, j) * n == C(r, j * n)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(_swizzled_pow2(), st.data())
 def test_property_tile_to_shape_swizzled(case, data):
     sw, L = case
@@ -460,7 +460,7 @@ def test_property_tile_to_shape_swizzled(case, data):
         assert R(i) == sw(inner(i))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(compact_layouts(max_size=64), st.sampled_from([Swizzle(1, 0, 1), Swizzle(2, 0, 2), Swizzle(1, 1, 2)]),
        st.integers(0, 5))
 def test_property_composed_evaluation_any_layout(L, sw, off):

@@ -303,7 +303,7 @@ def a_and_b_within(draw):
 # properties
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(a_and_b_within())
 def test_composition_fuzz_b_within_a(ab):
     """The key property: a LayoutError or a correct result, never a wrong layout."""
@@ -311,19 +311,19 @@ def test_composition_fuzz_b_within_a(ab):
     compose_or_reject(A, B)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(layouts(), layouts(max_leaves=3, max_stride=16, max_size=64))
 def test_composition_fuzz_arbitrary(A, B):
     compose_or_reject(A, B)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(layouts(allow_negative=True, max_stride=16), layouts(max_leaves=3, max_stride=16, max_size=64))
 def test_composition_fuzz_negative_strides_in_a(A, B):
     compose_or_reject(A, B)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(compact_layouts(), st.data())
 def test_composition_compact_a_with_compact_b_of_same_size(A, data):
     """B a permutation of A's domain built from a factorisation of size(A) into divisors."""
@@ -350,7 +350,7 @@ def test_composition_compact_a_with_compact_b_of_same_size(A, data):
         assert sorted(R(i) for i in range(n)) == list(range(n))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.one_of(layouts(), compact_layouts(), injective_layouts(), layouts(allow_negative=True)))
 def test_composition_with_own_col_major_is_a(A):
     """A o make_layout(shape(A)) is A as a function (and never rejected)."""
@@ -380,7 +380,7 @@ def _by_mode(draw):
     return A, tuple(tiler)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_by_mode())
 def test_composition_by_mode_fuzz(at):
     A, tiler = at
@@ -395,7 +395,7 @@ def _triple(draw):
     return A, B, C
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_triple())
 def test_composition_associative_where_defined(abc):
     A, B, C = abc

@@ -375,7 +375,7 @@ def _run_checked(A, T):
     return R
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=125, deadline=None)
 @given(_pair(compact_layouts()))
 def test_property_divide_compact(pair):
     A, T = pair
@@ -388,7 +388,7 @@ def test_property_divide_compact(pair):
             assert vals == list(range(_size(A)))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_pair(shapes().map(Layout)))
 def test_property_col_major_divides_never_reject(pair):
     """A compact col-major A coalesces to ``n:1``, which admits every divisor tiler."""
@@ -401,14 +401,14 @@ def test_property_col_major_divides_never_reject(pair):
         assert R(i) == M(i)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_pair(layouts()))
 def test_property_divide_arbitrary_layouts(pair):
     A, T = pair
     _run_checked(A, T)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(_pair(injective_layouts()))
 def test_property_divide_injective(pair):
     A, T = pair
@@ -434,14 +434,14 @@ def _tuple_tiler_cases(draw):
     return A, tuple(tiler)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_tuple_tiler_cases())
 def test_property_divide_tuple_tilers(case):
     A, T = case
     _run_checked(A, T)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(injective_layouts(max_leaves=3, max_size=64), injective_layouts(max_leaves=2, max_size=8))
 def test_property_divide_any_injective_tiler(A, T):
     """Any tiler: either a LayoutError or every postcondition holds."""

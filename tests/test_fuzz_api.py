@@ -193,7 +193,7 @@ def _from_fields(**fields):
     return emit.emit_gemm(spec)
 
 
-@settings(FUZZ, max_examples=300)
+@settings(FUZZ, max_examples=150)
 @given(fields=spec_fields)
 def test_gemm_spec_fields(fields):
     outcome, exc = guarded(_from_fields, "GemmSpec", (), fields)
@@ -205,7 +205,7 @@ def _from_dict(data):
     return emit.emit_gemm(spec)
 
 
-@settings(FUZZ, max_examples=200)
+@settings(FUZZ, max_examples=100)
 @given(data=st.one_of(spec_fields, spec_fields.map(lambda d: {"gemm": d}), junk,
                       st.dictionaries(st.text(max_size=5), junk_leaf, max_size=3)))
 def test_gemm_spec_from_dict(data):
@@ -238,7 +238,7 @@ def _from_file(path):
     return emit.emit_gemm(GemmSpec.from_file(path))
 
 
-@settings(FUZZ, max_examples=200)
+@settings(FUZZ, max_examples=100)
 @given(fields=spec_fields, kind=st.sampled_from(["toml", "json"]),
        garble=st.one_of(st.just(""), st.just(""), st.sampled_from(["[[", "=", "\x00", "}", "\"", "\udcff"])))
 def test_gemm_spec_from_file(fields, kind, garble):
@@ -256,7 +256,7 @@ def test_gemm_spec_from_file(fields, kind, garble):
 _bad_operand = st.one_of(host_arrays, junk_leaf, st.lists(st.integers(0, 3), max_size=4))
 
 
-@settings(FUZZ, max_examples=100)
+@settings(FUZZ, max_examples=50)
 @given(fn=st.sampled_from(["gemm", "autotune"]), a=_bad_operand, b=_bad_operand,
        kwargs=st.fixed_dictionaries({}, optional={"alpha": junk_leaf, "beta": junk_leaf, "activation": junk_leaf,
                                                   "bias": st.one_of(host_arrays, junk_leaf)}))

@@ -25,7 +25,7 @@ from cute_py import int_tuple as it
 from strategies import compact_layouts, divisor_tilers, injective_layouts, layouts, swizzles
 
 ALLOWED = (cute_py.LayoutError, TypeError)
-FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CAP = 2048  # brute-force checks only for domains up to this size
 
 

@@ -21,7 +21,7 @@ from oracle import all_coords
 
 from strategies import shapes
 
-PROPS = settings(max_examples=200, deadline=None)
+PROPS = settings(max_examples=100, deadline=None)
 
 
 # ---------------------------------------------------------------------------

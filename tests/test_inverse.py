@@ -188,7 +188,7 @@ def test_right_inverse_rejects_non_layout():
 # properties
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(compact_layouts())
 def test_right_inverse_of_compact_is_full_inverse(L):
     R = right_inverse(L)
@@ -204,19 +204,19 @@ def test_right_inverse_of_compact_is_full_inverse(L):
         assert ref_eval(Li, i) == ref_eval(R, i)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.one_of(layouts(), injective_layouts()))
 def test_right_inverse_property(L):
     check_right_inverse(L, right_inverse(L))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(layouts(allow_negative=True, max_stride=16))
 def test_right_inverse_property_signed(L):
     check_right_inverse(L, right_inverse(L))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.one_of(injective_layouts(), compact_layouts()))
 def test_left_inverse_property_injective(L):
     R = left_inverse(L)
@@ -238,13 +238,13 @@ def _with_zero_modes(draw):
     return Layout(tuple(s), tuple(d))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_with_zero_modes())
 def test_left_inverse_property_with_zero_strides(L):
     check_left_inverse(L, left_inverse(L))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(layouts(max_stride=32))
 def test_left_inverse_property_arbitrary(L):
     """Arbitrary non-negative layouts: a LayoutError, or a result meeting the postcondition."""

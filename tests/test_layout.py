@@ -28,7 +28,7 @@ from oracle import all_coords, called_values
 
 from strategies import compact_layouts, layouts, shapes
 
-PROPS = settings(max_examples=200, deadline=None)
+PROPS = settings(max_examples=100, deadline=None)
 any_layouts = layouts(allow_negative=True)
 
 

@@ -171,7 +171,7 @@ def _same_shape_compact_pair(draw):
     return a, Layout(a.shape, build(a.shape))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(_same_shape_compact_pair())
 def test_max_common_compact_pairs(ab):
     a, b = ab
@@ -183,7 +183,7 @@ def test_max_common_compact_pairs(ab):
     assert max_common_vector(a, a) == prod(a.shape)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(layouts(max_stride=16), layouts(max_stride=16))
 def test_max_common_arbitrary(a, b):
     """Arbitrary pairs: never a wrong answer (a LayoutError would be a deviation, see below)."""
@@ -196,7 +196,7 @@ def test_max_common_arbitrary(a, b):
     check_max_common(a, b, R, N)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(shapes(max_leaves=4, max_size=256), st.integers(1, 256))
 def test_domain_distribute_property(shape, n):
     check_domain_distribute(shape, n, domain_distribute(shape, n))

@@ -126,7 +126,7 @@ def test_text_of_one_term_reads_as_the_basis_element():
     assert str(parse("4:(0,3)")) == "4:3@1" and str(parse("4:(3)")) == "4:3@0"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(multi_term_layouts())
 def test_text_round_trip(L):
     assert parse(str(L)) == L
@@ -136,7 +136,7 @@ def test_text_round_trip(L):
 # evaluation, coshape, slicing
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(multi_term_layouts())
 def test_values_are_the_sum_of_coordinate_times_stride(L):
     for i in range(size(L)):
@@ -144,7 +144,7 @@ def test_values_are_the_sum_of_coordinate_times_stride(L):
         assert vec(crd2idx(idx2crd(i, L.shape), L)) == brute(L, i)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(multi_term_layouts(nonneg=True))
 def test_coshape_is_one_past_the_largest_value_in_each_codomain_mode(L):
     c = coshape(L)
@@ -162,7 +162,7 @@ def test_coshape_and_cosize_of_the_example():
     assert coshape(L) == (13, 7) and cosize(L) == 91               # (3*1 + 3*3 + 1, 3*1 + 3*1 + 1)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(multi_term_layouts(), st.data())
 def test_slice_and_offset_split_the_values(L, data):
     shape = L.shape if isinstance(L.shape, tuple) else (L.shape,)
@@ -199,7 +199,7 @@ def test_coalesce_merges_when_the_next_stride_is_the_reach_of_the_mode():
     assert str(coalesce(Layout((2, 1, 3), (AT((1, -1)), E(3), AT((2, -2)))))) == "6:(1,-1)"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(multi_term_layouts())
 def test_coalesce_keeps_the_values(L):
     C = coalesce(L)
@@ -214,7 +214,7 @@ def test_composition_scales_the_multi_term_strides():
     assert str(composition(Layout(4, AT((1, 1))), Layout(2, 2))) == "2:(2,2)"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(multi_term_layouts(), layouts(max_leaves=3, max_stride=12, max_size=64))
 def test_composition_with_an_int_b_is_the_int_algebra_through_phi(A, B):
     # phi (tuple -> int, injective here) is linear, and composition only scales A's strides by ints and
@@ -231,7 +231,7 @@ def test_composition_with_an_int_b_is_the_int_algebra_through_phi(A, B):
                for i in range(size(B)))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(multi_term_layouts(), st.data())
 def test_logical_divide_keeps_the_values(A, data):
     T = data.draw(divisor_tilers(A))

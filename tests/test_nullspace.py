@@ -98,7 +98,7 @@ def _with_zero_modes(draw):
     return Layout(tuple(s), tuple(d))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.one_of(_with_zero_modes(), layouts(max_leaves=5, max_stride=4)))
 def test_nullspace_property(L):
     check_nullspace(L, nullspace(L))

@@ -18,7 +18,7 @@ from cute_py import int_tuple as it
 
 from strategies import compact_layouts, injective_layouts, layouts, shapes, swizzles
 
-PROPS = settings(max_examples=200, deadline=None)
+PROPS = settings(max_examples=100, deadline=None)
 
 
 # ---------------------------------------------------------------------------
@@ -222,7 +222,7 @@ _ALPHABET = "()_,:@oSw<>-+0123456789 "
 
 
 @given(st.one_of(st.text(alphabet=_ALPHABET, max_size=30), st.text(max_size=20)))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 def test_parse_random_text(text):
     """Random text either parses, and then re-parses to the same value, or raises ParseError."""
     try:

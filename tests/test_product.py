@@ -56,6 +56,11 @@ def check_logical_product(A, B, R):
     assert R[0] == A
     assert compatible(Bl.shape, R[1].shape), (Bl, R)
     assert _size(R) == _size(A) * _size(Bl)
+    if all(Bl(j) == 0 for j in range(_size(Bl))):
+        # B sends every coordinate to 0: the copies are B itself, whatever A is (no complement is needed, and a
+        # non-injective A has none)
+        assert all(R[1](j) == 0 for j in range(_size(Bl))), (A, Bl, R)
+        return R
     C = cute_py.complement(A, _size(A) * cute_py.cosize(Bl))
     for j in range(_size(Bl)):
         assert R[1](j) == C(Bl(j)), f"R[1]({j})={R[1](j)} but complement(B({j}))={C(Bl(j))}; A={A} B={Bl} R={R}"
@@ -460,7 +465,7 @@ def _checked_product(A, B):
     return R
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(compact_layouts(**SMALL), compact_layouts(**SMALL))
 def test_property_product_compact(A, B):
     R = _checked_product(A, B)
@@ -468,13 +473,13 @@ def test_property_product_compact(A, B):
     assert R is not None
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(injective_layouts(**SMALL), injective_layouts(**SMALL))
 def test_property_product_injective(A, B):
     _checked_product(A, B)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(layouts(max_leaves=3, max_size=32, max_stride=16), layouts(max_leaves=3, max_size=32, max_stride=16))
 def test_property_product_arbitrary(A, B):
     _checked_product(A, B)
@@ -489,14 +494,14 @@ def _tuple_product_cases(draw):
     return A, B
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(_tuple_product_cases())
 def test_property_product_tuple_tilers(case):
     A, B = case
     _checked_product(A, B)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(st.one_of(compact_layouts(**SMALL), injective_layouts(**SMALL)), compact_layouts(**SMALL))
 def test_property_blocked_raked(A, B):
     pa, pb, _r = _padded(A, B)
@@ -532,7 +537,7 @@ def _tile_to_shape_cases(draw):
     return block, target, order
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_tile_to_shape_cases())
 def test_property_tile_to_shape(case):
     block, target, order = case
@@ -547,7 +552,7 @@ def test_property_tile_to_shape(case):
     check_tile_to_shape(block, target, R, order)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(compact_layouts(max_leaves=2, max_size=16), st.lists(st.sampled_from([1, 2, 3, 4, 5]), min_size=2, max_size=2))
 def test_property_tile_to_shape_divisibility(block, target):
     target = tuple(target)

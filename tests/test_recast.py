@@ -262,7 +262,7 @@ def _with_mode(coord, k, v):
     return tuple(c)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_major_case())
 def test_property_upcast_compact_major(case):
     L, n, k = case
@@ -283,7 +283,7 @@ def test_property_upcast_compact_major(case):
     assert sorted(called_values(D)) == list(range(_size(L))) or ext == n
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(_major_case())
 def test_property_downcast_compact_major(case):
     L, n, k = case
@@ -295,7 +295,7 @@ def test_property_downcast_compact_major(case):
     assert cute_py.upcast(D, n) == L
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(layouts(allow_negative=True), st.sampled_from([1, 2, 3, 4, 8]))
 def test_property_upcast_accepts_exactly_divisible_strides(L, n):
     ss, ds = _leaves(L)
@@ -307,7 +307,7 @@ def test_property_upcast_accepts_exactly_divisible_strides(L, n):
             cute_py.upcast(L, n)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(layouts(allow_negative=True), st.sampled_from([1, 2, 3, 4]))
 def test_property_downcast_any_layout(L, n):
     _s, ds = _leaves(L)
@@ -324,7 +324,7 @@ def test_property_downcast_any_layout(L, n):
             cute_py.downcast(L, n)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.one_of(layouts(), compact_layouts()))
 def test_property_max_alignment_upcast_succeeds(L):
     a = cute_py.max_alignment(L)
@@ -333,7 +333,7 @@ def test_property_max_alignment_upcast_succeeds(L):
     check_upcast(L, a, U)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.one_of(compact_layouts(), layouts(max_stride=32)))
 def test_property_max_alignment_matches_cxx(L):
     try:

@@ -146,7 +146,7 @@ def test_make_swizzle_rejects_bad_masks():
         make_swizzle(0b110, 0b011)            # overlapping: |S| < B
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(swizzles())
 def test_property_make_swizzle_roundtrip(sw):
     if sw.bits:
@@ -230,7 +230,7 @@ def test_swizzle_recast_non_power_of_two_raises(n):
         Swizzle(3, 4, 3).downcast(n)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(swizzles(), st.sampled_from([1, 2, 4, 8]))
 def test_property_upcast_downcast_function(sw, n):
     """Counting in units of n: up(x) == sw(x*n)/n when M >= log2 n; down(x) == sw(x/n)*n + x%n."""
@@ -259,7 +259,7 @@ def test_max_alignment():
     assert cute_py.max_alignment(Swizzle(2, 0, 3)) == 1
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(swizzles())
 def test_property_max_alignment_keeps_vectors(sw):
     """2^M consecutive aligned offsets stay consecutive (and aligned) under the swizzle."""
@@ -275,13 +275,13 @@ def test_property_max_alignment_keeps_vectors(sw):
 # properties
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(swizzles())
 def test_property_swizzle_bijective_involution(sw):
     check_swizzle(sw)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(swizzles(), st.integers(0, 1 << 16))
 def test_property_matches_definition_on_large_offsets(sw, x):
     assert sw(x) == x ^ _shiftr(x & sw.yyy_msk, sw.shift)
@@ -290,7 +290,7 @@ def test_property_matches_definition_on_large_offsets(sw, x):
     assert sw.apply(x) == sw(x)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(st.integers(0, 3), st.integers(0, 4), st.integers(-5, 5))
 def test_property_constructor_accepts_exactly_valid_params(b, m, s):
     if abs(s) >= b:

@@ -30,7 +30,7 @@ M, N, K, L = symbols("M N K L")
 SYMS = (M, N, K, L)
 i, j, m, n, k = indices("i j m n k")
 
-PROPS = settings(max_examples=100, deadline=None)
+PROPS = settings(max_examples=50, deadline=None)
 
 
 # ---------------------------------------------------------------------------
@@ -191,7 +191,7 @@ def test_malformed_symbolic_text(text, pos):
 
 
 @given(st.text(alphabet="MKo()+-*/,:_@0123456789 ", max_size=24))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 def test_parse_random_symbolic_text(text):
     """Random text either parses, and re-parses from its printed form to the same value, or raises ParseError."""
     try:

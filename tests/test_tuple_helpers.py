@@ -37,7 +37,7 @@ def test_shape_mod_refuses_what_is_no_shape():
         shape_mod(4, (2, None))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(shapes, st.integers(1, 64))
 def test_shape_mod_is_the_box_of_the_first_n_elements(s, n):
     try:

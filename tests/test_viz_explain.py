@@ -44,7 +44,7 @@ def test_composition_skips_modes_by_stride_division():
     assert steps(e, "B mode 0") == [cp.composition(parse("(4,6,8):(1,8,64)"), Layout(3, 4))]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(compact_layouts(max_leaves=3), st.data())
 def test_composition_steps_match_library(a, data):
     n = cp.size(a)
@@ -91,7 +91,7 @@ def test_complement_example_text():
     assert "filter" in e and "sorted by stride: 4:2" in e and "coalesced" in e
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(injective_layouts(max_leaves=3), st.integers(1, 600))
 def test_complement_steps_match_library(a, cotarget):
     expected = cp.complement(a, cotarget)
@@ -121,7 +121,7 @@ def test_complement_default_cotarget():
 # divides and products
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(compact_layouts(max_leaves=3), st.data())
 def test_logical_divide_steps_match_library(a, data):
     t = data.draw(divisor_tilers(a))
@@ -192,7 +192,7 @@ def test_product_rank_padding():
 # inverses
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(layouts(max_leaves=3, allow_negative=True))
 def test_right_inverse_matches_library(a):
     expected = cp.right_inverse(a)
@@ -203,7 +203,7 @@ def test_right_inverse_matches_library(a):
         assert a(expected(i)) == i
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(injective_layouts(max_leaves=3))
 def test_left_inverse_matches_library(a):
     expected = cp.left_inverse(a)

@@ -87,7 +87,7 @@ def test_algebra_refuses_empty_operands(call, op, text):
         call(parse(text))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(layouts(max_leaves=4, allow_negative=True), st.data())
 def test_any_leaf_zero_is_an_empty_layout(L, data):
     s = flat(L.shape)
