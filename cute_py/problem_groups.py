@@ -113,7 +113,7 @@ def _scales(r: _Reader, scale_a, scale_b, M, N, K, G, devices, fast_accum, batch
     kb, nb = -(-K // SCALE_BLOCK), -(-N // SCALE_BLOCK)
     (sa, ta), (sb, tb) = (SA.shape, SA.strides), (SB.shape, SB.strides)
     lead = (G,) if batch else ()                       # scale_a's group mode
-    la = ta[0] if batch and G > 1 else 0
+    la = ta[0] if batch and G > 1 and len(ta) > len(lead) else 0
     if SA.size == 1 and SB.size == 1 and (G == 1 or len(sb) <= 1):
         mode, strides, la, lb = "tensor", (0, 0, 0, 0), 0, 0
     elif sa in (lead + (M,), lead + (M, 1)) and sb in ((G, N), (G, 1, N)):

@@ -103,13 +103,32 @@ def test_groups_along_m_refuse_direct_stores_of_128_accumulators_per_thread():
 
 def test_ragged_tensor_maps_of_k_groups():
     p = gemm_plan(GemmSpec(**KGROUPS))
-    assert str(ragged_gmem(GemmSpec(**KGROUPS).a, 64)) == "(M,64,KR):(1,M,M)"
+    assert str(ragged_gmem(GemmSpec(**KGROUPS).a, 64)) == "(M,64,K):(1,M,M)"
     for op in (p.a, p.b):
         assert op.tma.box_dim == (64, 64, 1) and op.tma.gmem_modes == (0, 1, 2)
     src = emit_gemm(GemmSpec(**KGROUPS))
-    assert "kc1 = kBK - min(kBK, w.k1 - ks), kc2 = ks - kc1 + kBK" in src
+    assert "const int ks = w.k0 + kb * kBK, kc1 = min(kBK, w.k1 - ks) - kBK, kc2 = ks;" in src
     assert "tma_load_3d(stage + kOffA + 0u, &tma_a, full, w.m_tile * kBM, kc1, kc2);" in src
     assert "a unit with no k-block contributes zeros" in src
+
+
+@pytest.mark.parametrize("bk", [64, 128])
+def test_ragged_k_loads_read_their_group_and_nothing_before_the_operand(bk):
+    """The emitted coordinates (kc1, kc2) on the ragged map (MN, bk, K):(1, ld, ld), modelled as TMA reads them
+    (an element is read when every coordinate is inside its dimension, negative ones outside): each K tile of
+    each group reads exactly its rows [ks, min(ks + bk, k1)), into the box's last rows, and the map's base is the
+    operand (the earlier form, based bk rows before it, faulted where that memory was unmapped)."""
+    ends = [0, 1, 127, 128, 129, 129, 389, 400, 463, 600]
+    K = ends[-1]
+    for k0, k1 in zip([0] + ends[:-1], ends):
+        for kb in range(-(-(k1 - k0) // bk)):
+            ks = k0 + kb * bk
+            kc1, kc2 = min(bk, k1 - ks) - bk, ks                      # the emitted prologue
+            rows = {i: kc1 + i + kc2 for i in range(bk) if 0 <= kc1 + i < bk and 0 <= kc2 < K}
+            v = min(bk, k1 - ks)
+            assert sorted(rows.values()) == list(range(ks, ks + v)), (k0, k1, kb)
+            assert sorted(rows) == list(range(bk - v, bk))            # the last v rows of the box
+            assert min(rows.values()) >= 0
 
 
 def test_emitted_group_walks():
@@ -167,7 +186,7 @@ def test_batch_and_k_group_problems_and_binding():
                         check_offs=False)
     assert (k.grouping, k.out_shape, k.a_major, k.b_major) == ("k", (8, 512, 1024), "MN", "MN")
     bk = gemm_plan(GemmSpec(**KGROUPS)).bind(k)
-    assert bk.tma["tma_a"].global_dim == (512, 64, 4160) and bk.ptr_offsets == {"tma_a": -65536, "tma_b": -131072}
+    assert bk.tma["tma_a"].global_dim == (512, 64, 4096) and bk.ptr_offsets == {}   # based at a and b
 
 
 @pytest.mark.parametrize("args,message", [
@@ -228,6 +247,8 @@ def test_fp8_batch_scales():
     assert (blk.scale, blk.batch_strides[3], blk.batch_strides[6]) == ("block", 1, 64)
     with pytest.raises(GemmInputError, match=r"name no scale mode for a batch of 3 GEMMs"):
         grouped_problem(a, b, scale_a=rec((64,), (1,), "f32"), scale_b=rec((3, 96), (96, 1), "f32"))
+    one = grouped_problem(a, b, scale_a=rec((), (), "f32"), scale_b=rec((), (), "f32"))   # per tensor (an
+    assert (one.scale, one.batch_strides[3], one.batch_strides[6]) == ("tensor", 0, 0)      # IndexError on the GPU)
 
 
 def test_check_offsets_names_the_offending_index():

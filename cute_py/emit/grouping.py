@@ -87,7 +87,7 @@ def ragged_rows(layout, rows: int):
     boxes: ``(rows,N,MR):(ld,1,ld)``. A box of a group's last tile with ``v <= rows`` rows inside the group stores
     at rows coordinate ``rows - v`` and outer ``row0 + v`` from a base ``rows`` rows before D (extent
     ``MR = M + rows``): its rows ``i >= v`` fall outside the middle mode, and TMA writes nothing outside a map, so
-    the next group's rows stay untouched (:func:`ragged_gmem` is the same idea for loads along K).
+    the next group's rows stay untouched (:func:`ragged_gmem` masks loads along K with the other side of a mode's bounds).
 
     >>> from cute_py import parse
     >>> str(ragged_rows(parse("(M,N):(ldd,1)"), 64))
@@ -98,19 +98,21 @@ def ragged_rows(layout, rows: int):
 
 
 def ragged_gmem(layout, bk: int):
-    """The *ragged* gmem layout of an MN-major operand ``(MN,K):(1,ld)`` of groups along K: ``(MN,bk,KR):(1,ld,ld)``.
+    """The *ragged* gmem layout of an MN-major operand ``(MN,K):(1,ld)`` of groups along K: ``(MN,bk,K):(1,ld,ld)``.
 
     Its TMA box spans ``bk`` along the middle mode, and a K tile starting at ``ks`` with ``v <= bk`` valid rows
-    (the rest belong to the next group) loads at coordinates ``(mn, bk - v, ks - (bk - v) + bk)`` from a base
-    ``bk`` rows before the operand (extent ``KR = K + bk``): box row ``i`` reads K row ``ks + i``, and rows
-    ``i >= v`` fall outside the middle mode, so TMA fills them with zeros.
+    (the rest belong to the next group) loads at coordinates ``(mn, v - bk, ks)``: box row ``i`` reads K row
+    ``ks - (bk - v) + i``, and rows ``i < bk - v`` have a negative middle coordinate, so TMA fills them with zeros.
+    The tile's valid rows are its last ``v``; both operands load the same way, so their rows still pair up. The
+    map starts at the operand: its earlier form started ``bk`` rows before it and stopped kernels with an illegal
+    address when that memory was not mapped.
 
     >>> from cute_py import parse
     >>> str(ragged_gmem(parse("(M,K):(1,lda)"), 64))
-    '(M,64,KR):(1,lda,lda)'
+    '(M,64,K):(1,lda,lda)'
     """
-    mn, ld = layout.shape[0], layout.stride[1]
-    return parse(f"({mn},{bk},KR):(1,{ld},{ld})")
+    mn, k, ld = layout.shape[0], layout.shape[1], layout.stride[1]
+    return parse(f"({mn},{bk},{k}):(1,{ld},{ld})")
 
 
 def with_group_mode(shape: tuple, strides: tuple, groups: int, stride: int) -> tuple:

@@ -106,10 +106,11 @@ __device__ __forceinline__ void copy_1(u32 dst, const void* src, bool in) {
 """
 
 
-def direct_load(op) -> str:
+def direct_load(op, k_lower: bool = False) -> str:
     """``load_tile_<X>``: the producer thread ``t``'s loads of operand ``op``'s stage tile (an
     :class:`~cute_py.emit.plan.OperandPlan` whose ``load`` is non-zero) from gmem ``g`` (leading dimension ``ld``
-    elements) at tile origin ``(mn0, k0)``, masked at ``(mn_end, k_end)``."""
+    elements) at tile origin ``(mn0, k0)``, masked at ``(mn_end, k_end)``; with ``k_lower`` also below ``k_lo``
+    (groups along K, whose K tiles end at a group's end and start before it: their first rows load zeros)."""
     from ..layouts.symbolic import indices
 
     v, e = op.load, op.tma.dtype.bits // 8
@@ -136,14 +137,14 @@ def direct_load(op) -> str:
 //      {contiguous} contiguous elements) in {v}-byte loads, {loads} per thread, to the smem layout the wgmma
 //      descriptor reads: element (mn, k) -> {inner}, then {sw_text}, x {e} B ----
 __device__ __forceinline__ void load_tile_{x}(u32 dst0, const u8* __restrict__ g, long long ld, int mn0, int k0,
-                                         int mn_end, int k_end, int t) {{
+                                         int mn_end, {"int k_lo, " if k_lower else ""}int k_end, int t) {{
 #pragma unroll 4
   for (int j = 0; j < {loads}; ++j) {{
     const int i = t + j * kWarpGroupThreads, r = i / {vecs_row}, c = (i % {vecs_row}) * {per_vec};
     {rc[0]}
     const u32 lin = {lin};
     const int gmn = mn0 + mn, gk = k0 + k;
-    const bool in = gmn < mn_end && gk < k_end;         // a load lies wholly inside or outside (alignment {v} B)
+    const bool in = gmn < mn_end && {"gk >= k_lo && " if k_lower else ""}gk < k_end;         // a load lies wholly inside or outside (alignment {v} B)
     {copy}(dst0 + {swz} * {e}u, in ? (const void*)(g + ({rc[1]}) * {e}) : (const void*)g, in);
   }}
 }}

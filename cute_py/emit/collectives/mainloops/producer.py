@@ -124,7 +124,7 @@ class Producer:
         out = ([f"{ind}if (t == 0) {{"] + ["  " + line for line in body] + [f"{ind}}}"]) if tma else \
             [f"{ind}if (t == 0) mbar_arrive_expect_tx(full, 0u);"]
         c = self.coords
-        k0, k1 = c["k_range"] or ("", "K")
+        origin, k_lo, k1 = c["k_range"] or ("kb * kBK", None, "K")
         for op in self.direct:
             x = op.which.lower()
             if op.which == "A":        # a group's rows: from its first, masked at its end
@@ -134,8 +134,8 @@ class Producer:
                 mn, end = "w.n_tile * kBN", "N"
             src = f"{x} + (long long){c['l']} * ld_{x}l * {op.tma.dtype.bits // 8}" if \
                 carries_group_mode(self.p.spec, x) else x            # the group's matrix of an operand with mode L
-            k = f"{k0} + kb * kBK" if k0 else "kb * kBK"             # a group's K columns (groups along K)
-            out.append(f"{ind}load_tile_{op.which}(stage + kOff{op.which}, {src}, ld_{x}, {mn}, {k}, {end}, {k1}, t);")
+            lo = f"{k_lo}, " if k_lo else ""                        # a group's K columns (groups along K)
+            out.append(f"{ind}load_tile_{op.which}(stage + kOff{op.which}, {src}, ld_{x}, {mn}, {origin}, {end}, {lo}{k1}, t);")
         if lag(p):
             out += [f"{ind}cp_async_commit();",
                     f"{ind}if (ps.count > 0) {{                             // the previous stage's copies have landed",
@@ -160,7 +160,8 @@ class Producer:
         who = (f"all {WARPGROUP_THREADS} threads of warpgroup 0 (thread 0 also expects the TMA bytes and issues the "
                f"TMA loads)" if self.direct else "one elected thread")
         prologue = self.coords["k_prologue"]
-        loads = "".join([load_wrappers()] + [direct_load(op) for op in self.direct]) if self.direct else ""
+        lower = bool(self.coords["k_range"] and self.coords["k_range"][1])
+        loads = "".join([load_wrappers()] + [direct_load(op, lower) for op in self.direct]) if self.direct else ""
         return loads + f"""
 // ---- producer: {who} walks this CTA's work units and fills the ring,
 //      one stage per k-block; the stage position ps runs on across units ----

@@ -232,19 +232,18 @@ __device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_
     w.k1 = g.k1;"""
 
     def coords(self, w: str = "w") -> dict:
-        prologue = ("      // K tile at ks with v = min(kBK, k1 - ks) valid rows: box row i < v reads row ks + i, the "
-                    "rest fall past\n      // the ragged middle dimension (extent kBK) and arrive as zeros\n"
-                    f"      const int ks = {w}.k0 + kb * kBK, kc1 = kBK - min(kBK, {w}.k1 - ks), kc2 = ks - kc1 + kBK;\n")
+        prologue = ("      // K tile at ks with v = min(kBK, k1 - ks) valid rows, loaded as the tile's last v rows: box row i\n"
+                    "      // reads row ks - (kBK - v) + i, and rows i < kBK - v (middle coordinate < 0) arrive as zeros\n"
+                    f"      const int ks = {w}.k0 + kb * kBK, kc1 = min(kBK, {w}.k1 - ks) - kBK, kc2 = ks;\n")
         return dict(super().coords(w), l=f"{w}.l", k_prologue=prologue, k_coords=("kc1", "kc2"),
-                    k_range=(f"{w}.k0", f"{w}.k1"))
+                    k_range=("ks + kc1", "ks", f"{w}.k1"))
 
     @classmethod
     def gmem_maps(cls, plan, problem, maps: dict) -> tuple:
-        """A and B are ragged along K (:func:`cute_py.emit.grouping.ragged_gmem`: their maps start ``BK`` rows
-        before them), D carries the group mode."""
-        bk, e = plan.spec.tile[2], plan.a.tma.dtype.bits // 8
+        """A and B are ragged along K (:func:`cute_py.emit.grouping.ragged_gmem`), D carries the group mode."""
+        bk = plan.spec.tile[2]
         M, N, K = problem.M, problem.N, problem.K
-        maps = {"a": ((M, bk, K + bk), (1, problem.lda, problem.lda)),
-                "b": ((N, bk, K + bk), (1, problem.ldb, problem.ldb)),
+        maps = {"a": ((M, bk, K), (1, problem.lda, problem.lda)),
+                "b": ((N, bk, K), (1, problem.ldb, problem.ldb)),
                 "d": with_group_mode(*maps["d"], problem.groups, problem.batch_strides[2])}
-        return maps, {"tma_a": -bk * problem.lda * e, "tma_b": -bk * problem.ldb * e}
+        return maps, {}

@@ -15,7 +15,6 @@ another, so no schedule of the CTAs can deadlock.
 
 from __future__ import annotations
 
-from ...grouping import GROUPS_K
 from ...params import KernelParam
 from .tile import TileScheduler
 
@@ -132,14 +131,8 @@ class SplitK(PartialTiles):
 
     @classmethod
     def problems(cls, spec) -> list:
-        """Besides the base's rules: a persistent grid; and not over groups along K, whose split-K kernel stops
-        with an illegal address on the H200 when launched alone (exact in a sequence of grouped launches under
-        memcheck; benchmarks/NOTES.md, version 10): a known defect, refused rather than run."""
-        out = super().problems(spec) + ([] if spec.persistent else [f"split_k = {spec.split_k} needs persistent = True"])
-        if spec.grouping == GROUPS_K:
-            out.append(f"split_k = {spec.split_k} over groups along K stops with an illegal address on the H200 (a "
-                       f"known defect, under investigation): use split_k = 1")
-        return out
+        """Besides the base's rules: a persistent grid."""
+        return super().problems(spec) + ([] if spec.persistent else [f"split_k = {spec.split_k} needs persistent = True"])
 
     def work_fields(self) -> str:
         return f"{super().work_fields()} int tile, split;"

@@ -184,7 +184,8 @@ __device__ __forceinline__ Scheduler make_scheduler({sig}) {{
         """Where unit ``w`` (the C name of a ``Work``)'s tile lies: ``m_origin`` (the first row of the M tiles, "" for row 0), ``l`` (the
         coordinate of a group mode, None without one), ``m_end`` (the rows past which nothing is stored, None:
         M), ``k_prologue`` and ``k_coords`` (a ragged K load's lines and coordinates, :mod:`cute_py.emit.collectives.schedulers.groups`),
-        ``k_range`` (the unit's K columns ``(first, end)`` as C expressions, None: ``[0, K)``)."""
+        ``k_range`` (a K tile's origin and its valid K columns ``[first, end)``, as C expressions; None: origin
+        ``kb * kBK``, columns ``[0, K)``)."""
         return {"m_origin": "", "l": None, "m_end": None, "k_prologue": "", "k_coords": None, "k_range": None}
 
     def fixup(self) -> str:
