@@ -125,15 +125,18 @@ class SmemSynthesis:
     tile_shape: tuple
     certificate: SynthesisCertificate
 
-    def to_text(self) -> str:
+    def head(self) -> str:
+        """The first lines of :meth:`to_text`: the tile, the layout and its cost."""
         what = (f"{self.swizzle} over {self.base}" if self.swizzle is not None else
                 f"no swizzle: the plain {self.base}" if self.xor_terms == 0 else
                 f"an F2 layout: bank bits XOR line bits over {self.base}")
         return "\n".join([f"synthesize_smem_layout {self.tile_shape[0]}x{self.tile_shape[1]} {self.dtype.name}, "
                           f"family {self.family}:",
                           f"  layout {self.layout}",
-                          f"  {what}; {self.xor_terms} XOR term{'s' if self.xor_terms != 1 else ''}",
-                          self.certificate.to_text()])
+                          f"  {what}; {self.xor_terms} XOR term{'s' if self.xor_terms != 1 else ''}"])
+
+    def to_text(self) -> str:
+        return self.head() + "\n" + self.certificate.to_text()
 
     def __str__(self):
         return self.to_text()
