@@ -11,7 +11,9 @@ atom; ``cute-py explain OP ARG...`` prints the derivation of an algebra operatio
 [--bench] [--arrays auto|torch|driver] [--emit-only] [-o kernel.cu]`` generates a GEMM from a layout spec,
 compiles it and, on a GPU, runs, checks and times it (without a GPU it stops after the compile step and says
 so); ``cute-py autotune --m M --n N --k K [--layout tn] [--dtype bf16]`` lists the candidate kernels for a
-shape and, on a GPU, times them and records the fastest (see cute_py.autotune).
+shape and, on a GPU, times them and records the fastest (see cute_py.autotune); ``cute-py swizzle --tile 64x64
+--dtype bf16 --write tma --read ldmatrix`` synthesizes the cheapest conflict-free shared-memory layout for those
+accesses and prints it with its bank grid and certificate (see cute_py.cli_swizzle).
 
 Every option either changes what the command does or is refused with a message naming it (and the option
 it conflicts with): ``cute-py show --dtype f32`` without ``--banks``/``--access`` is an error, not a no-op.

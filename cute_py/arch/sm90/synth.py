@@ -52,6 +52,7 @@ class AccessCertificate:
         return self.report.max_ways <= self.lower_bound
 
     def line(self) -> str:
+        """One line: the access, its width, its worst conflict, wavefronts, lower bound and vectors."""
         r = self.report
         got = "conflict-free" if r.conflict_free else f"{r.max_ways}-way"
         return (f"{str(self.access):28} {r.vector_bits:3}-bit, {got:13} {r.total_wavefronts} wavefronts (ideal "
@@ -90,6 +91,7 @@ class SynthesisCertificate:
         return max((a.max_ways for a in self.accesses), default=1)
 
     def to_text(self) -> str:
+        """Each access's line, the verdict (or the least conflict and the reason), TMA and wgmma (``str()``)."""
         lines = ["certificate (bank analysis of the result):"]
         lines += ["  " + a.line() for a in self.accesses]
         if self.conflict_free:
@@ -136,6 +138,7 @@ class SmemSynthesis:
                           f"  {what}; {self.xor_terms} XOR term{'s' if self.xor_terms != 1 else ''}"])
 
     def to_text(self) -> str:
+        """The tile, the layout, its cost and the certificate (``str()``)."""
         return self.head() + "\n" + self.certificate.to_text()
 
     def __str__(self):
