@@ -246,6 +246,6 @@ def test_accesses_must_be_lists():
         synthesize_smem_layout((64, 64), "bf16", ["tma"], "ldmatrix")
 
 
-def test_exported_lazily_light():
+def test_exported_from_cute_py():
     assert cp.synthesize_smem_layout is synthesize_smem_layout
     assert "synthesize_smem_layout" in cp.__all__
