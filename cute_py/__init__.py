@@ -34,8 +34,9 @@ __all__ = [n for n in _layout_all if n not in SHADOWED_BUILTINS] + [
 # tiling classes, so notebooks draw them with no extra call (layouts/ and atoms/ never import viz).
 from . import viz  # noqa: E402,F401
 from .viz.explain import explain  # noqa: E402
+from .arch.sm90.synth import synthesize_smem_layout  # noqa: E402
 
-__all__ += ["explain"]
+__all__ += ["explain", "synthesize_smem_layout"]
 
 # The GEMM product. cute_py.gemm and cute_py.autotune are the modules, made callable (cute_py._callable):
 # cute_py.gemm(a, b, ...) runs the GEMM and cute_py.gemm.pick_spec, cute_py.autotune.clear_cache ... resolve.

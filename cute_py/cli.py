@@ -11,7 +11,9 @@ atom; ``cute-py explain OP ARG...`` prints the derivation of an algebra operatio
 [--bench] [--arrays auto|torch|driver] [--emit-only] [-o kernel.cu]`` generates a GEMM from a layout spec,
 compiles it and, on a GPU, runs, checks and times it (without a GPU it stops after the compile step and says
 so); ``cute-py autotune --m M --n N --k K [--layout tn] [--dtype bf16]`` lists the candidate kernels for a
-shape and, on a GPU, times them and records the fastest (see cute_py.autotune).
+shape and, on a GPU, times them and records the fastest (see cute_py.autotune); ``cute-py swizzle --tile 64x64
+--dtype bf16 --write tma --read ldmatrix`` synthesizes the cheapest conflict-free shared-memory layout for those
+accesses and prints it with its bank grid and certificate (see cute_py.cli_swizzle).
 
 Every option either changes what the command does or is refused with a message naming it (and the option
 it conflicts with): ``cute-py show --dtype f32`` without ``--banks``/``--access`` is an error, not a no-op.
@@ -137,7 +139,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("tour", help="print a short live tour of the layout algebra (default)")
     cli_draw.add_parsers(sub)
-    from . import cli_autotune, cli_gemm
+    from . import cli_autotune, cli_gemm, cli_swizzle
+    cli_swizzle.add_parser(sub)
     cli_gemm.add_parser(sub)
     cli_autotune.add_parser(sub)
     return parser
@@ -153,13 +156,14 @@ def _run(args) -> int:
     if args.command in (None, "tour"):
         tour()
         return EXIT_OK
-    from . import cli_autotune
+    from . import cli_autotune, cli_swizzle
     from .autotune import AutotuneError
     from .problem import GemmInputError
     from .runtime.errors import CudaNotInstalledError, NvrtcNotFoundError
 
     handler = {"show": cli_draw.run_show, "mma": cli_draw.run_mma, "copy": cli_draw.run_copy,
-               "explain": cli_draw.run_explain, "gemm": _cmd_gemm, "autotune": cli_autotune.run}[args.command]
+               "explain": cli_draw.run_explain, "swizzle": cli_swizzle.run, "gemm": _cmd_gemm,
+               "autotune": cli_autotune.run}[args.command]
     try:
         return handler(args)
     except BrokenPipeError:                                      # stdout's reader went away: main's to handle

@@ -112,6 +112,25 @@ EXPECTED = {
             "same offsets as the tile: True",
         ],
     },
+    "07_designing_a_smem_layout.ipynb": {
+        "svg": 2,
+        "text": [
+            "ldmatrix  16 warp requests: 512 wavefronts (ideal 64); 8-way conflicts, 8.00x the ideal",
+            "  layout Sw<3,3,3> o 0 o (64,64):(64,1)",
+            "same offsets as the GMMA atom tile: True",
+            "read ldmatrix  max 1-way, bound 1, vectors whole True, same as bank_conflicts: True",
+            "synthesize_smem_layout: no layout keeps every vector whole",
+            "  layout Sw<2,4,3> o 0 o (64,64):(1,64)",
+            "TMA: no (smem swizzle Sw<2,4,3> on 16-bit elements is Sw<2,5,3> on bytes; TMA swizzles are Sw<B,4,3>)",
+            "swizzle family: 2-way at best;",
+            "the F2 family has a conflict-free layout with 3 XOR terms",
+            "3 XOR terms, conflict-free: True",
+            "least worst conflict: 2-way; the whole family searched: True",
+            "their phases span 6 index bits",
+            "-> GemmSpec(swizzle=128); plan's A stage tile Sw<3,3,3> o 0 o ((8,16),(64,1)):((64,512),(1,0)), "
+            "same function: True",
+        ],
+    },
     "05_cute_py_in_pytorch.ipynb": {
         "svg": 0,
         "text": [

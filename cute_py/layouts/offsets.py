@@ -2,13 +2,15 @@
 
 :func:`layout_offsets` is the vectorized ``[L(i) for i in range(size(L))]``
 the emitter, the bank analysis and host tensors use for Layouts and swizzled
-(composed) layouts with integer strides.
+(composed) layouts with integer strides, and layouts with F2 strides (their
+contributions combine with XOR).
 """
 
 from __future__ import annotations
 
 from . import int_tuple as it
 from .errors import SymbolicError, layout_error
+from .f2 import F2
 from .int_tuple import is_int
 from .layout import Layout, flat_modes
 from .swizzle import Swizzle
@@ -25,7 +27,7 @@ def np_module():
 
 def _int_strides(layout) -> bool:
     if isinstance(layout, Layout):
-        return all(type(d) is int or is_int(d) for d in flat_modes(layout)[1])
+        return all(type(d) is int or type(d) is F2 or is_int(d) for d in flat_modes(layout)[1])
     if getattr(layout, "_is_composed_layout", False):
         return (is_int(layout.offset) and _int_strides(layout.inner)
                 and (isinstance(layout.outer, Swizzle) or _int_strides(layout.outer)))
@@ -44,7 +46,11 @@ def _eval_1d(f, idx):
                 c = rem
             else:
                 c, rem = rem % s, rem // s
-            acc = acc + c * int(d)
+            if type(d) is F2:                  # XOR of d << j over the set bits j of c (a power-of-two extent)
+                for j in range(s.bit_length() - 1):
+                    acc = acc ^ (((c >> j) & 1) * (d.value << j))
+            else:
+                acc = acc + c * int(d)
         return acc
     if isinstance(f, Swizzle):
         return f(idx)
@@ -69,6 +75,8 @@ def layout_offsets(layout):
     [0, 3, 1, 4, 2, 5]
     >>> from cute_py import composition
     >>> layout_offsets(composition(Swizzle(1, 0, 1), Layout(4))).tolist()
+    [0, 1, 3, 2]
+    >>> layout_offsets(Layout((2, 2), (F2(1), F2(3)))).tolist()     # F2 strides: contributions XOR
     [0, 1, 3, 2]
     """
     shape = layout.shape if isinstance(layout, Layout) else getattr(layout, "shape", None)
