@@ -62,7 +62,7 @@ def page(browser):
 
 def shot(pg, name):
     if os.environ.get("CUTE_PY_SCREENSHOTS"):
-        pg.screenshot(path=str(SHOTS / name), full_page=False)
+        pg.screenshot(path=str(SHOTS / name), clip={"x": 0, "y": 0, "width": 1100, "height": 520})
 
 
 def open_page(pg, tmp_path, obj, **options):
@@ -219,6 +219,8 @@ def test_widget_module_with_a_jupyter_model_follows_python(page, tmp_path):
     ref = bank_conflicts(cp.parse("(64,64):(64,1)"), _ldsm(), "bf16")
     assert ref.summary() in page.inner_text(".cpx-summary") and ref.max_ways == 8
     assert count(page, "rect.cpx-c.cf") == sum(1 for c in w.scene["panels"][0]["cells"] if c.get("cf"))
+    hover_facts(page, 9, 1)
+    shot(page, "explore_widget.png")
     page.select_option(".cpx-swizzle", "128")
     page.wait_for_function("document.querySelector('.cpx-summary').textContent.includes('conflict-free')")
     lay = cp.parse("Sw<3,3,3> o 0 o (64,64):(64,1)")
@@ -228,7 +230,6 @@ def test_widget_module_with_a_jupyter_model_follows_python(page, tmp_path):
     cell = next(c for c in w.scene["panels"][0]["cells"] if c["i"] == i)
     assert facts["swz"] == str(lay(i)) and facts["bank"] == str(bank_map(lay, "bf16")[i].bank)
     assert facts["req"] == w.scene["report"]["labels"][cell["req"]] and facts["thr"] == str(cell["thr"])
-    shot(page, "explore_widget.png")
     retype(page, "(64,64):(64,1")
     page.wait_for_function("document.querySelector('.cpx-error').textContent !== ''")
     assert page.inner_text(".cpx-error") == w.error == "parse: expected ')', found end of input at position 13"

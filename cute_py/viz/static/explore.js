@@ -16,7 +16,7 @@ const CSS = `
 .cpx .cpx-note{color:#555;margin:2px 0}
 .cpx .cpx-main{display:flex;gap:12px;align-items:flex-start}
 .cpx .cpx-pic{overflow:auto;max-width:100%;max-height:640px;border:1px solid #ddd}
-.cpx .cpx-side{min-width:18em;max-width:30em}
+.cpx .cpx-side{min-width:18em;max-width:36em}.cpx td:first-child{white-space:nowrap;text-align:left}
 .cpx .cpx-cell dt{color:#555;float:left;clear:left;width:8em}
 .cpx .cpx-cell dd{margin:0 0 0 8.5em}
 .cpx table{border-collapse:collapse;margin:4px 0}.cpx td,.cpx th{border:1px solid #ccc;padding:1px 4px;text-align:right}
