@@ -217,9 +217,9 @@ def scene(obj, *, dtype="bf16", view=None, access="row128", tile=None, text=None
 
     >>> import cute_py as cp
     >>> s = scene(cp.parse("Sw<3,3,3> o 0 o (8,64):(64,1)"), view="banks", access="row128")
-    >>> c = s["panels"][0]["cells"][8]        # element (0, 1)
+    >>> c = s["panels"][0]["cells"][1]        # element (1, 0): row 1 starts at 64, the swizzle moves it to 72
     >>> c["off"], c["swz"], c["bank"], s["report"]["summary"]
-    (64, 64, 0, '8 warp requests: 8 wavefronts (ideal 8); conflict-free')
+    (64, 72, 4, '8 warp requests: 8 wavefronts (ideal 8); conflict-free')
     """
     kind = "tv" if tile is not None else kind_of(obj)
     if tile is not None and not isinstance(obj, (Layout, ComposedLayout)):
