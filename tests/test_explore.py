@@ -186,6 +186,10 @@ def test_tensor_cells_hold_its_elements():
     assert [c["elem"] for c in cells(w.scene)[:3]] == ["0", "16", "32"] and w.scene["dtype"] == "f32"
     w.text = "(4,8):(1,4)"
     assert w.error == "" and cells(w.scene)[1]["elem"] == "2"
+    w.dtype = "bf16"
+    assert w.error == "explore: the tensor's elements are f32; dtype bf16 contradicts them"
+    with pytest.raises(ValueError, match="contradicts"):
+        explore(t, dtype="f16")
 
 
 @pytest.mark.parametrize("view, access", [("banks", "ldmatrix"), ("coalescing", "(32,8):(1,64)"), ("offsets", "row128")])

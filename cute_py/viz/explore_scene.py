@@ -211,7 +211,7 @@ def _tv_panel(name, layout_tv, M, N):
 def scene(obj, *, dtype="bf16", view=None, access="row128", tile=None, text=None) -> dict:
     """The scene of ``obj`` in ``view`` (see the module docstring); raises what the object or options break.
 
-    ``dtype`` is the element type of the bank and coalescing views (a tensor's own type when it has one);
+    ``dtype`` is the element type of the bank and coalescing views (a tensor's own type, if it has one);
     ``access`` the access pattern of the threads, banks and coalescing views; ``tile`` the ``(M, N)`` tile of
     a TV layout (then ``obj`` is drawn as a TV layout); ``text`` the text box's content (default ``str(obj)``).
 
@@ -228,10 +228,9 @@ def scene(obj, *, dtype="bf16", view=None, access="row128", tile=None, text=None
     view = view or views[0]
     if view not in views:
         raise ValueError(f"explore: view {view!r} is not one of {', '.join(views)} for {_KIND_NAMES[kind]}")
-    if kind == "tensor" and obj.dtype is not None and not obj.is_identity:
-        t = obj.dtype
-    else:
-        t = as_dtype("explore", dtype)
+    t = as_dtype("explore", dtype)
+    if kind == "tensor" and obj.dtype is not None and not obj.is_identity and t != obj.dtype:
+        raise ValueError(f"explore: the tensor's elements are {obj.dtype.name}; dtype {t.name} contradicts them")
     out = {"kind": kind, "text": str(obj) if text is None else text, "view": view, "views": list(views),
            "dtype": t.name, "bits": t.bits, "access": access, "accesses": list(ACCESSES), "tile": None,
            "report": None, "report_error": "", "facts": [], "notes": [], "palette": _palette()}

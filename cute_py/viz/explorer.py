@@ -82,6 +82,8 @@ class ExplorerState:
     def __init__(self, obj, *, dtype, view, access, swizzle, tile):
         self.base = obj
         self.kind = "tv" if tile is not None else kind_of(obj)
+        own = getattr(obj, "dtype", None) if self.kind == "tensor" and not obj.is_identity else None
+        dtype = dtype or (own.name if own is not None else "bf16")
         self.tile = tile
         text = str(obj.layout if self.kind == "tensor" else obj)
         if self.kind in ("mma", "copy"):
@@ -192,7 +194,7 @@ def _widget_class():
     return Explorer
 
 
-def explore(obj, *, dtype: str = "bf16", view: str | None = None, access: str = "row128", swizzle: str | None = None,
+def explore(obj, *, dtype: str | None = None, view: str | None = None, access: str = "row128", swizzle: str | None = None,
             tile=None):
     """An interactive explorer of ``obj`` (an anywidget widget; needs the ``explore`` extra).
 
@@ -204,7 +206,8 @@ def explore(obj, *, dtype: str = "bf16", view: str | None = None, access: str = 
     of :data:`~cute_py.viz.explore_scene.ACCESSES` (``"row128"`` TMA rows, ``"vec32"``/``"vec64"``/
     ``"vec128"``, ``"ldmatrix"``) or any access :func:`cute_py.viz.bank_conflicts` takes as text (a copy op
     name, a TV layout). ``swizzle``: ``"Sw<B,M,S>"`` put over the layout (replacing its outer swizzle).
-    ``dtype``: the element type of banks and coalescing (a tensor's own type wins).
+    ``dtype``: the element type of banks and coalescing (default ``"bf16"``; a tensor's own, which another
+    ``dtype`` contradicts).
 
     The widget's ``scene`` trait holds what it shows and ``error`` the line under the text box; setting
     ``text`` (or ``dtype``, ``view``, ``access``, ``swizzle``) recomputes them, as typing does. Options that
@@ -238,7 +241,7 @@ mod.default.render({{model: window.cpxModel, el: document.getElementById("cpx-ro
 """
 
 
-def explore_html(obj, *, dtype: str = "bf16", view: str | None = None, access: str = "row128",
+def explore_html(obj, *, dtype: str | None = None, view: str | None = None, access: str = "row128",
                  swizzle: str | None = None, tile=None) -> str:
     """One offline HTML page running the explorer of ``obj`` (options as :func:`explore`); nothing is written.
 
