@@ -139,8 +139,9 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("tour", help="print a short live tour of the layout algebra (default)")
     cli_draw.add_parsers(sub)
-    from . import cli_autotune, cli_gemm, cli_swizzle
+    from . import cli_autotune, cli_explore, cli_gemm, cli_swizzle
     cli_swizzle.add_parser(sub)
+    cli_explore.add_parser(sub)
     cli_gemm.add_parser(sub)
     cli_autotune.add_parser(sub)
     return parser
@@ -156,14 +157,14 @@ def _run(args) -> int:
     if args.command in (None, "tour"):
         tour()
         return EXIT_OK
-    from . import cli_autotune, cli_swizzle
+    from . import cli_autotune, cli_explore, cli_swizzle
     from .autotune import AutotuneError
     from .problem import GemmInputError
     from .runtime.errors import CudaNotInstalledError, NvrtcNotFoundError
 
     handler = {"show": cli_draw.run_show, "mma": cli_draw.run_mma, "copy": cli_draw.run_copy,
-               "explain": cli_draw.run_explain, "swizzle": cli_swizzle.run, "gemm": _cmd_gemm,
-               "autotune": cli_autotune.run}[args.command]
+               "explain": cli_draw.run_explain, "swizzle": cli_swizzle.run, "explore": cli_explore.run,
+               "gemm": _cmd_gemm, "autotune": cli_autotune.run}[args.command]
     try:
         return handler(args)
     except BrokenPipeError:                                      # stdout's reader went away: main's to handle

@@ -477,7 +477,8 @@ PRODUCT_RANKS = {
     "gemm": 4,                                           # the path, end to end
     "autotune": 5,                                       # measures through gemm, writes the tuned table
     "problem_groups": 3,                                 # grouped and batched arrays (problem's reader, arraylib)
-    "cli_errors": 6, "cli_scaled": 6, "cli_grouped": 7, "cli_draw": 7, "cli_swizzle": 8, "cli_gemm": 8, "cli_autotune": 9, "cli": 10,
+    "cli_errors": 6, "cli_scaled": 6, "cli_grouped": 7, "cli_draw": 7, "cli_swizzle": 8, "cli_gemm": 8,
+    "cli_explore": 8, "cli_autotune": 9, "cli": 10,
     "__main__": 11,
     "torch.ops": 6, "torch.functional": 7, "torch.grouped": 7, "torch.nn": 8, "torch.tune": 8,
     "torch": 9,                                          # the PyTorch operators

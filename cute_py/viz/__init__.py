@@ -13,6 +13,8 @@ gives Layout, ComposedLayout, Swizzle, Tensor, the atoms and the tilings
 * :func:`to_latex`: CuTe's ``print_latex`` / ``print_latex_tv`` /
   ``print_latex_mma`` / ``print_latex_copy`` TikZ documents.
 * :func:`to_html`: the SVG with a caption, for notebooks.
+* :func:`explore`: an interactive explorer widget (the ``explore`` extra);
+  :func:`explore_html`: the same explorer as one offline HTML page.
 
 >>> import cute_py
 >>> from cute_py.viz import to_text
@@ -36,7 +38,8 @@ from .banks import (  # noqa: E402
 from .coalesce import CoalescingReport, coalescing  # noqa: E402
 from .explain import Explanation, explain  # noqa: E402
 from .walk import TileWalk, tile_walk, tile_walk_svg  # noqa: E402
+from .explorer import explore, explore_html  # noqa: E402 - anywidget is imported by explore() only
 
 __all__ += ["bank_map", "bank_conflicts", "compare_swizzle", "suggest_swizzle", "BankMap", "BankConflictReport",
             "SwizzleComparison", "SwizzleSuggestion", "coalescing", "CoalescingReport", "explain", "Explanation",
-            "tile_walk", "tile_walk_svg", "TileWalk"]
+            "tile_walk", "tile_walk_svg", "TileWalk", "explore", "explore_html"]
