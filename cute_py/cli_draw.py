@@ -220,6 +220,9 @@ def run_show(args) -> int:
             sw = Swizzle(b, m, s)
         except LayoutError as e:
             raise CliError(f"--swizzle {args.swizzle}: {e}") from None
+        if b == 0:
+            raise CliError(f"--swizzle {args.swizzle}: Sw<0,{m},{s}> moves no bit (B = 0 is the identity), so it "
+                           f"would change nothing; give B >= 1")
         if not isinstance(obj, Layout):
             raise CliError(f"--swizzle applies to a plain layout; {obj} already is a swizzle or composed layout")
         obj = composition(sw, obj)

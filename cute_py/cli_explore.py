@@ -87,8 +87,9 @@ def run(args) -> int:
     try:
         state = ExplorerState(obj, dtype=dtype, view=args.view, access=args.access or "row128", swizzle=swizzle,
                               tile=tile)
-    except (TypeError, ValueError) as e:
-        raise CliError(str(e).splitlines()[0]) from None
+    except (TypeError, ValueError) as e:                  # with --tile, LAYOUT is read as a TV layout over it
+        message = str(e).splitlines()[0]
+        raise CliError(f"--tile {args.tile}: {message}" if tile else message) from None
     if args.access and (args.view or "offsets") == "offsets":
         raise CliError(f"--access {args.access} sets the access of the threads, banks and coalescing views; "
                        f"with the offsets view it would change nothing (add --view)")

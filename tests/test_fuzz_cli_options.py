@@ -110,6 +110,10 @@ def base_args(draw, command: str, option: str):
         return ["copy", draw(_copy)]
     if command == "explain":
         return ["explain", *draw(_explain)]
+    if command == "swizzle":             # --tile and one access are required (the option under test comes after)
+        return ["swizzle", "--tile", draw(st.sampled_from(["64x64", "8x64", "32x32"])), "--write", "tma"]
+    if command == "explore":             # writes its page, FILE_OUTPUT, and prints nothing
+        return ["explore", str(draw(compact_layouts(max_size=64))), "-o", FILE_OUTPUT["explore"]]
     if command in ("gemm", "autotune"):
         argv = [command] + (["--emit-only"] if command == "gemm" else [])
         for dim in ("--m", "--n", "--k"):
@@ -134,7 +138,20 @@ VALUES = {
     ("explain", "--output"): st.sampled_from(["out.txt", "explained", "out.md"]),
     ("gemm", "--spec"): st.sampled_from(["example:tn_bf16_128x256", "example:nope"]),
     ("gemm", "--output"): st.sampled_from(["kernel.cu"]),
+    ("swizzle", "--tile"): st.sampled_from(["16x64", "64x128", "8x8"]),
+    ("swizzle", "--dtype"): st.sampled_from(["f32", "e4m3", "f16x"]),
+    ("swizzle", "--write"): st.sampled_from(["vec128", "stmatrix", "cp.async", "epilogue:32", "nope"]),
+    ("swizzle", "--read"): st.sampled_from(["ldmatrix", "wgmma", "vec32", "vec64:mn", "nope"]),
+    ("swizzle", "--output"): st.sampled_from(["out.txt"]),
+    ("explore", "--output"): st.sampled_from(["other.html", "page.txt"]),
+    ("explore", "--dtype"): st.sampled_from(["f32", "s8", "e4m3"]),
+    ("explore", "--access"): st.sampled_from(["vec32", "vec128", "ldmatrix", "(32,1):(1,0)"]),
+    ("explore", "--swizzle"): st.sampled_from(["1,2,3", "3,4,3", "2,1,2"]),
+    ("explore", "--tile"): st.sampled_from(["8,8", "16,4", "4,16"]),
 }
+
+FILE_OUTPUT = {"explore": "page.html"}
+"""Commands whose outcome is the file they write (their base run's ``-o``): compared beside the status and stdout."""
 
 # Options that legitimately leave stdout and the status as they are, each with the reason.
 SAME_OUTPUT = {
@@ -154,7 +171,8 @@ SAME_OUTPUT = {
 }
 
 
-EFFECTIVE_DEFAULTS = {"gemm": {"--dtype": "bf16", "--layout": "tn", "--arrays": "auto"}}
+EFFECTIVE_DEFAULTS = {"gemm": {"--dtype": "bf16", "--layout": "tn", "--arrays": "auto"},
+                      "explore": {"--view": "offsets"}, "swizzle": {"--family": "swizzle"}}
 """What an option left out means, where argparse's default is None (``--format``'s is text everywhere)."""
 
 
@@ -206,7 +224,11 @@ def test_option_changes_the_outcome_or_is_refused(command, option, data, tmp_pat
     status0, out0, err0 = run_cli(base)
     _check_status(base, status0, err0)
     assert status0 == 0, f"the generated input cute-py {base!r} is valid, but exited {status0}: {err0}"
+    page = FILE_OUTPUT.get(command)
+    page0 = open(page, encoding="utf-8").read() if page and status0 == 0 else None
     argv = base + given_
+    if page:
+        os.remove(page)
     status, out, err = run_cli(argv)
     COUNTS["cli-options", command or "top"] += 2
     _check_status(argv, status, err)
@@ -215,6 +237,13 @@ def test_option_changes_the_outcome_or_is_refused(command, option, data, tmp_pat
         assert len(lines) == 1 and not out, (argv, out[:200], err)
         named = {*action.option_strings, *given_[1:]}
         assert any(n in lines[0] for n in named), f"cute-py {argv!r} refused without naming {option}: {lines[0]}"
+        return
+    if page and option != "--output":                                 # the page is the outcome
+        page1 = open(page, encoding="utf-8").read() if os.path.exists(page) else None
+        assert (status, out, page1) != (status0, out0, page0), f"cute-py {argv!r}: {option} was ignored"
+        return
+    if page:                                                          # another page, and no other output
+        assert status == 0 and os.path.getsize(given_[1]) and not out, (argv, out, err)
         return
     if option == "--output":                                          # the file holds what stdout had
         path = given_[1]
@@ -236,6 +265,13 @@ def test_refusals_and_statuses_of_the_usage_errors():
         status, out, err = run_cli(argv)
         _check_status(argv, status, err)
         assert status == 2 and len(err.strip().splitlines()) == 1 and not out, (argv, status, err)
+
+
+def test_an_identity_swizzle_is_refused():
+    """Found by the property above: ``show 2:1 --swizzle 0,4,3`` printed 2:1 unchanged (composition drops the
+    identity swizzle), so the option did nothing."""
+    status, out, err = run_cli(["show", "(8,8):(8,1)", "--swizzle", "0,4,3"])
+    assert status == 2 and not out and "--swizzle 0,4,3: Sw<0,4,3> moves no bit" in err, err
 
 
 def test_an_access_that_does_not_fit_names_access():

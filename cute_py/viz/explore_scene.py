@@ -61,8 +61,9 @@ _KIND_NAMES = {"layout": "a layout", "tensor": "a tensor", "tv": "a TV layout", 
 _MAX_REQUESTS = 64                                    # report rows a scene carries (the summary counts them all)
 
 
-def kind_of(obj) -> str:
-    """``"layout"``, ``"tensor"``, ``"tv"`` (needs a tile), ``"mma"`` or ``"copy"``; TypeError for anything else."""
+def kind_of(obj, op: str = "explore") -> str:
+    """``"layout"``, ``"tensor"``, ``"tv"`` (needs a tile), ``"mma"`` or ``"copy"``; TypeError naming ``op`` for
+    anything else."""
     if isinstance(obj, (MMAAtom, TiledMMA)):
         return "mma"
     if isinstance(obj, (CopyAtom, TiledCopy)):
@@ -71,7 +72,7 @@ def kind_of(obj) -> str:
         return "tensor"
     if isinstance(obj, (Layout, ComposedLayout)):
         return "layout"
-    raise TypeError(f"explore: expected a Layout, ComposedLayout, Tensor, MMA or copy atom, TiledMMA or "
+    raise TypeError(f"{op}: expected a Layout, ComposedLayout, Tensor, MMA or copy atom, TiledMMA or "
                     f"TiledCopy, got {type(obj).__name__}" +
                     ("; a bare swizzle has no tile: compose it with one, e.g. Sw<3,3,3> o 0 o (8,64):(64,1)"
                      if type(obj).__name__ == "Swizzle" else ""))

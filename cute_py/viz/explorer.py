@@ -152,12 +152,12 @@ def _dtype_bits(current: str) -> dict:
     return {as_dtype("explore", n).name: as_dtype("explore", n).bits for n in names}
 
 
-def _check_options(view, access, swizzle, dtype):
+def _check_options(view, access, swizzle, dtype, op: str = "explore"):
     if view is not None and view not in VIEWS:
-        raise ValueError(f"explore: view must be one of {', '.join(VIEWS)}, got {view!r}")
+        raise ValueError(f"{op}: view must be one of {', '.join(VIEWS)}, got {view!r}")
     for name, val in (("access", access), ("swizzle", swizzle), ("dtype", dtype)):
         if val is not None and not isinstance(val, str):
-            raise TypeError(f"explore: {name} must be a str, got {type(val).__name__}")
+            raise TypeError(f"{op}: {name} must be a str, got {type(val).__name__}")
 
 
 @functools.lru_cache(maxsize=None)
@@ -248,7 +248,8 @@ def explore_html(obj, *, dtype: str | None = None, view: str | None = None, acce
     The page needs no network and no Python: it holds the front end and the scene computed now. Retyped text
     is evaluated in the page where it can be (see the module docstring). Does not need anywidget.
     """
-    _check_options(view, access, swizzle, dtype)
+    _check_options(view, access, swizzle, dtype, "explore_html")
+    kind_of(obj, "explore_html")
     return page(ExplorerState(obj, dtype=dtype, view=view, access=access, swizzle=swizzle, tile=tile))
 
 

@@ -5,11 +5,10 @@ or bmm) on small integers (scales of one), so D must equal the float64 reference
 compared within bf16 rounding. Shapes are ragged (M, N, K not tile multiples) and give several tiles per CTA
 where the schedule has them.
 
-Each pair runs in a process of its own: run one after another in one process, a launch after the grouped ones
-(first seen at groups along K after groups along M) hits an illegal address on the H200, while every pair passes
-alone and the whole sequence of grouped pairs passes under compute-sanitizer memcheck with no error. That
-interaction is an open defect (benchmarks/NOTES.md, version 9); isolating the pairs keeps this test about the
-pairs.
+Each pair runs in a process of its own, so that a fault in one cannot be charged to the next. (Run one after
+another in one process, groups along K after groups along M once hit an illegal address: the ragged K map's base
+lay before the operand, in unmapped memory when the operand began a fresh allocation; benchmarks/NOTES.md, version
+10c, and benchmarks/pair_sequence.py, which runs pairs in one process.)
 """
 
 from __future__ import annotations
