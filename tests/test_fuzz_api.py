@@ -35,7 +35,7 @@ from cute_py.emit import GemmSpec
 
 from fuzz_support import COUNTS, describe, guarded, host_arrays, junk, junk_leaf, values
 
-FUZZ = settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))  # per function; deep: x10
+FUZZ = settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))  # per function; deep: x20
 
 # Functions handled by their own tests below (they need a GPU past argument validation).
 GPU_ONLY = {"cute_py.gemm", "cute_py.autotune"}
@@ -285,7 +285,7 @@ CLI_COMMANDS = ["show", "mma", "explain", "gemm", "autotune", "tour", "bogus", "
 CLI_GPU_EXITS = {"gemm": {3, 4}, "autotune": {3, 4}}
 
 
-@settings(FUZZ, max_examples=10)  # a process each (about 0.5-1 s); deep: x10
+@settings(FUZZ, max_examples=10)  # a process each (about 0.5-1 s); deep: x20
 @given(cmd=st.sampled_from(CLI_COMMANDS), rest=st.lists(st.sampled_from(CLI_TOKENS), max_size=4),
        toml=st.sampled_from(["tile = true\n", "tile = [128,128,64]\n", "[[x\n", "consumers = \"2\"\n", ""]))
 def test_cli(cmd, rest, toml):
