@@ -129,11 +129,6 @@ class SplitK(PartialTiles):
     def implied_by(cls, spec) -> bool:
         return cls.walks(spec) and spec.split_k > 1
 
-    @classmethod
-    def problems(cls, spec) -> list:
-        """Besides the base's rules: a persistent grid."""
-        return super().problems(spec) + ([] if spec.persistent else [f"split_k = {spec.split_k} needs persistent = True"])
-
     def work_fields(self) -> str:
         return f"{super().work_fields()} int tile, split;"
 
