@@ -306,20 +306,24 @@ def synthesize_smem_layout(tile_shape, dtype, writers=(), readers=(), *, family=
     with ``:mn`` to run along mode 0 and some with ``:BITS``; see :mod:`cute_py.arch.sm90.synth_access`), a TV
     layout ``(thread, value) -> m + rows * n`` (or its CuTe text), or a copy atom / tiled copy: what
     :func:`~cute_py.arch.sm90.banks.bank_conflicts` takes. ``family="swizzle"`` searches ``Sw<B,M,S> o base``
-    (``base`` the row- or column-major tile; cost ``B``); ``family="f2"`` also the F2 layouts whose bank bits
-    XOR any set of line bits (cost: one per term), and returns a swizzle when one is as cheap.
+    (``base`` the row- or column-major tile or a canonical GMMA atom tiled over it; cost ``B``); ``family="f2"``
+    also the F2 layouts whose bank bits XOR any set of line bits (cost: one per term), and returns a swizzle
+    when one is as cheap. The ranking: least worst conflict, then fewest XOR terms; when TMA moves the tile
+    (a ``tma`` access), layouts TMA can address come first and fewer TMA boxes (contiguous runs of the box's
+    inner mode) before fewer XOR terms.
 
     Postconditions: ``result.layout`` is a bijection onto ``[0, rows*cols)``; each access's vectors are whole;
     ``result.certificate.accesses[i].report == bank_conflicts(result.layout, access_i, dtype, ...)``; when
-    ``certificate.conflict_free`` no layout of the family with fewer XOR terms is; otherwise
-    ``certificate.max_ways == certificate.min_max_ways``, the least any layout of the family achieves.
+    ``certificate.conflict_free`` no layout of the family ranked before it is; otherwise
+    ``certificate.max_ways == certificate.min_max_ways``, the least any layout of the family achieves (among
+    those searched when ``certificate.exhaustive`` is False); ``certificate.lower_bound`` is a proven bound.
 
-    >>> r = synthesize_smem_layout((64, 32), "bf16", writers=["tma"], readers=["ldmatrix"])
+    >>> r = synthesize_smem_layout((64, 32), "bf16", writers=["tma"], readers=["ldmatrix", "wgmma"])
     >>> print(r.swizzle, r.certificate.tma, r.certificate.wgmma)
     Sw<2,3,3> True True
     >>> r = synthesize_smem_layout((64, 64), "bf16", writers=["epilogue:16"], readers=["tma:mn"])
-    >>> print(r.swizzle, r.certificate.tma, r.certificate.canonical)
-    Sw<2,4,3> False MN-major INTER: ((8,8),(8,8)):((1,512),(8,64))
+    >>> print(r.layout, r.certificate.tma, r.certificate.wgmma)
+    Sw<3,3,3> o 0 o (64,64):(1,64) True None
     """
     if family not in FAMILIES:
         raise layout_error(LayoutError, _OP, "family must be 'swizzle' or 'f2'", f"got family={family!r}")
