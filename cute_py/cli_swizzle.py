@@ -46,17 +46,23 @@ def _tile(text: str) -> tuple:
     return shape
 
 
+def _line(e: Exception) -> str:
+    return " ".join(str(e).split())
+
+
 def run(args) -> int:
-    from .arch.sm90.synth import synthesize_smem_layout
-    from .arch.sm90.synth_access import as_access, element_type
+    from .arch.sm90.synth import checked_element_type, synthesize_smem_layout
+    from .arch.sm90.synth_access import as_access
     from .cli_draw import write
     from .viz.banks import bank_map
 
     shape = _tile(args.tile)
     try:
-        t = element_type(args.dtype)
-    except LayoutError:
-        raise CliError(f"unknown --dtype {args.dtype!r} (e.g. bf16, f16, f32, e4m3)") from None
+        t = checked_element_type(args.dtype)
+    except LayoutError as e:
+        if e.rule == "unknown element type":
+            raise CliError(f"unknown --dtype {args.dtype!r} (e.g. bf16, f16, f32, e4m3)") from None
+        raise CliError(f"--dtype {args.dtype}: {_line(e)}") from None
     if not args.write and not args.read:
         raise CliError("give at least one --write or --read access, e.g. --write tma --read ldmatrix")
     for option, role, values in (("--write", "write", args.write), ("--read", "read", args.read)):
@@ -64,11 +70,11 @@ def run(args) -> int:
             try:
                 as_access(v, shape, t, role)
             except LayoutError as e:
-                raise CliError(f"{option} {v}: {e}") from None
+                raise CliError(f"{option} {v}: {_line(e)}") from None
     try:
         result = synthesize_smem_layout(shape, t, list(args.write), list(args.read), family=args.family)
     except LayoutError as e:
-        raise CliError(f"{'--dtype' if 'dtype=' in str(e) else '--write/--read'}: {e}") from None
+        raise CliError(f"--write/--read: {_line(e)}") from None
     grid = bank_map(result.layout, t).to_text("bank")
     write("\n\n".join([result.head(), grid, result.certificate.to_text()]), args.output)
     return 0

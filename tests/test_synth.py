@@ -11,7 +11,8 @@ from cute_py import Layout, LayoutError, Swizzle, composition
 from cute_py.arch.sm90 import smem_atom, tile_smem
 from cute_py.arch.sm90.banks import bank_conflicts
 from cute_py.arch.sm90.synth import synthesize_smem_layout
-from cute_py.arch.sm90.synth_search import rank
+from cute_py.arch.sm90 import synth_search
+from cute_py.layouts.f2 import echelon
 from cute_py.layouts.offsets import layout_offsets
 
 
@@ -54,20 +55,33 @@ def check_result(r, dtype):
         assert (fresh.max_ways, fresh.wavefronts) == (a.report.max_ways, a.report.wavefronts)
         assert vectors_whole(r.layout, a.access, dtype) and a.vectors_whole
         assert a.lower_bound <= fresh.max_ways
-    assert cert.max_ways == cert.min_max_ways
+    assert cert.max_ways == cert.min_max_ways and cert.lower_bound <= cert.max_ways
     assert cert.conflict_free == (cert.max_ways == 1) == (not cert.incompatible)
 
 
+def bases(rows, cols, dtype):
+    """The base orders of the family: the row- and column-major tile and the canonical GMMA atoms tiled over it."""
+    out = [("K", Layout((rows, cols), (cols, 1))), ("MN", Layout((rows, cols), (1, rows)))]
+    for major in ("K", "MN"):
+        for sw_bytes in (0, 32, 64, 128):
+            try:
+                tiled = tile_smem(smem_atom(major, sw_bytes, dtype), rows, cols, major=major)
+            except LayoutError:
+                continue
+            out.append((major, getattr(tiled, "inner", tiled)))
+    return out
+
+
 def brute_force(r, dtype):
-    """``(least max conflict, fewest XOR terms at it)`` over every ``Sw<B,M,S>`` (``S >= B``) on the row- and
-    column-major tile, counted by the bank analysis; candidates that break a vector or a TMA box's order are
-    out. Stops at the first conflict-free B."""
+    """``(least max conflict, fewest XOR terms at it)`` over every ``Sw<B,M,S>`` (``S >= B``) on every base
+    order, counted by the bank analysis; candidates that break a vector or a TMA box's order are out. Stops at
+    the first conflict-free B."""
     rows, cols = r.tile_shape
     k = (rows * cols).bit_length() - 1
     accesses = [a.access for a in r.certificate.accesses]
     best = None
     for b in range(0, k):
-        for major, base in (("K", Layout((rows, cols), (cols, 1))), ("MN", Layout((rows, cols), (1, rows)))):
+        for major, base in bases(rows, cols, dtype):
             if any(a.major not in (None, major) for a in accesses):
                 continue
             for m in range(0, k - b if b else 1):
@@ -94,7 +108,8 @@ def synth_or_skip(shape, dtype, writers, readers, family):
         return synthesize_smem_layout(shape, dtype, writers, readers, family=family)
     except LayoutError as e:                       # accesses that do not fit the tile, or vectors no layout keeps
         expected = e.rule in ("no layout keeps every vector whole", "vector width must be 8..128 bits and at "
-                              "least one element") or e.rule.startswith(("the tile does not fit", "an epilogue"))
+                              "least one element") or e.rule.startswith(("the tile does not fit", "an epilogue",
+                                                                         "ldmatrix moves", "stmatrix moves"))
         assume(not expected)
         raise
 
@@ -114,6 +129,7 @@ def test_results_are_bijections_with_whole_vectors_and_true_certificates(shape, 
 @given(shape=st.tuples(st.sampled_from([8, 16, 32]), st.sampled_from([8, 16, 32])),
        dtype=st.sampled_from(["bf16", "f32"]), writer=st.sampled_from(WRITERS), reader=st.sampled_from(READERS))
 def test_brute_force_over_every_swizzle_finds_nothing_cheaper(shape, dtype, writer, reader):
+    assume(not writer.startswith("tma") and not reader.startswith("tma"))   # TMA ranks its boxes first
     r = synth_or_skip(shape, dtype, [writer], [reader], "swizzle")
     assert brute_force(r, dtype) == (r.certificate.max_ways, r.xor_terms)
 
@@ -150,7 +166,7 @@ def test_tma_rows_and_wgmma_reads_give_the_k_major_gmma_atom(dtype, cols, sw_byt
 
 
 def test_ldmatrix_reads_and_the_mn_major_atoms():
-    r = synthesize_smem_layout((64, 64), "bf16", ["tma"], ["ldmatrix"])
+    r = synthesize_smem_layout((64, 64), "bf16", ["tma"], ["ldmatrix", "wgmma"])
     assert str(r.layout) == "Sw<3,3,3> o 0 o (64,64):(64,1)"
     assert "descriptor 0x4000004000010000" in r.certificate.wgmma_reason       # notebook 03's SW128 descriptor
     r = synthesize_smem_layout((64, 64), "bf16", ["tma:mn"], ["wgmma:mn"])
@@ -158,12 +174,22 @@ def test_ldmatrix_reads_and_the_mn_major_atoms():
     assert r.certificate.tma and r.certificate.wgmma
 
 
-def test_a_transposing_epilogue_is_not_canonical_and_says_which_canonical_tile_serves():
+def test_a_transposing_epilogue_gets_a_layout_tma_can_address():
+    """TMA stores the tile, so a layout TMA addresses comes first (Sw<2,4,3> over the column-major tile is
+    conflict-free with 2 terms, but TMA cannot), then the fewest boxes: the MN-major INTER tile is conflict-free
+    with no XOR term but needs a box per 16-byte column; the 128-byte atom needs one."""
     r = synthesize_smem_layout((64, 64), "bf16", writers=["epilogue:16"], readers=["tma:mn"])
     check_result(r, "bf16")
-    assert (str(r.swizzle), r.xor_terms, r.certificate.tma, r.certificate.wgmma) == ("Sw<2,4,3>", 2, False, False)
-    assert "TMA swizzles are Sw<B,4,3>" in r.certificate.tma_reason
-    assert r.certificate.canonical.startswith("MN-major")
+    assert same_function(r.layout, tile_smem(smem_atom("MN", 128, "bf16"), 64, 64, major="MN"))
+    assert (r.xor_terms, r.certificate.tma, r.certificate.wgmma, r.certificate.canonical) == (3, True, None, None)
+    inter = tile_smem(smem_atom("MN", 0, "bf16"), 64, 64, major="MN")
+    cheap = composition(Swizzle(2, 4, 3), Layout((64, 64), (1, 64)))
+    for lay in (inter, cheap):
+        for a in r.certificate.accesses:
+            assert bank_conflicts(lay, a.access.access, "bf16", vector_bits=a.report.vector_bits).conflict_free
+    assert [m.inner_runs for m in synth_search.base_models((64, 64), cp.dtypes.dtype("bf16"), [])
+            if m.layout == inter] == [8]
+    assert "TMA swizzles are Sw<B,4,3>" in cp.arch.sm90.synth._tma(cheap, "MN", cp.dtypes.dtype("bf16"))[1]
     # two-element stores cannot stay whole in an m-contiguous tile: refused, with the reason
     with pytest.raises(LayoutError, match="no layout keeps every vector whole.*mode 0 contiguous"):
         synthesize_smem_layout((64, 64), "bf16", writers=["epilogue"], readers=["tma:mn"])
@@ -186,6 +212,9 @@ def test_an_impossible_case_gives_the_least_conflict_and_the_reason(family):
     assert (cert.conflict_free, cert.min_max_ways, cert.exhaustive) == (False, 2, True)
     assert cert.incompatible == (f"write {ROW}", f"read {BLOCK}", f"read {STAGGER}")
     assert "span 6 index bits" in cert.reason and "the word and bank bits of an offset are 5" in cert.reason
+    assert "linear over GF(2)" in cert.reason
+    assert (cert.lower_bound, cert.meets_bound) == (2, True) and [a.lower_bound for a in cert.accesses] == [1, 1, 1]
+    assert "all the accesses together take at least 2-way in the family (met)" in str(cert)
     # the proof's premise, by hand: the three phases (index bits: m is bit 0, column n is bits 1..5) are the
     # hyperplanes n4 = 0 (row), ... they cover all 63 nonzero 6-bit vectors, and no 5 bank bits separate 6
     row, block, stagger = ({1 << j for j in range(1, 6)}, {1} | {1 << j for j in range(1, 5)},
@@ -195,7 +224,7 @@ def test_an_impossible_case_gives_the_least_conflict_and_the_reason(family):
         span = {0}
         for g in gens:
             span |= {x ^ g for x in span}
-        assert rank(gens) == 5 and len(span) == 32
+        assert len(echelon(gens)) == 5 and len(span) == 32
         spans.append(span)
     assert set().union(*spans) == set(range(64))
     for two in ([ROW, BLOCK], [ROW, STAGGER], [BLOCK, STAGGER]):   # any two alone are fine
@@ -206,14 +235,51 @@ SPREAD = "((2,2,2,2,2,2,8),8):((1,4,16,2,8,32,512),64)"   # 8 lanes read rows {0
 
 
 def test_f2_layout_where_no_swizzle_is_conflict_free():
-    sw = synthesize_smem_layout((64, 64), "bf16", ["tma"], [SPREAD])
-    assert (sw.certificate.min_max_ways, sw.certificate.incompatible) == (2, (f"read {SPREAD}",))
+    sw = synthesize_smem_layout((64, 64), "bf16", ["cp.async"], [SPREAD])
+    assert (sw.certificate.min_max_ways, sw.certificate.incompatible) == (2, ("write cp.async", f"read {SPREAD}"))
     assert "the F2 family has a conflict-free layout with 3 XOR terms" in sw.certificate.reason
-    f2 = synthesize_smem_layout((64, 64), "bf16", ["tma"], [SPREAD], family="f2")
+    f2 = synthesize_smem_layout((64, 64), "bf16", ["cp.async"], [SPREAD], family="f2")
     check_result(f2, "bf16")
     assert f2.swizzle is None and f2.xor_terms == 3 and f2.certificate.conflict_free
-    assert not f2.certificate.tma and not f2.certificate.wgmma and f2.certificate.canonical is None
-    assert "no canonical GMMA tile serves" in str(f2)
+    assert (f2.certificate.tma, f2.certificate.wgmma, f2.certificate.canonical) == (None, None, None)
+    assert "TMA:" not in str(f2) and "wgmma:" not in str(f2)
+    # a TMA writer needs a layout TMA addresses, and no F2 layout is one: a swizzle over the tiled 32-byte atom
+    tma = synthesize_smem_layout((64, 64), "bf16", ["tma"], [SPREAD], family="f2")
+    assert tma.certificate.tma and tma.swizzle == Swizzle(3, 3, 3) and tma.certificate.conflict_free
+
+
+def test_a_search_that_is_not_exhaustive_says_so(monkeypatch):
+    monkeypatch.setattr(synth_search, "EXHAUSTIVE_BITS", 2)
+    r = synthesize_smem_layout((2, 32), "f32", writers=[ROW], readers=[BLOCK, STAGGER], family="f2")
+    assert not r.certificate.exhaustive
+    assert "the layouts of the f2 family searched" in r.certificate.reason
+    assert "among those searched (the F2 search was not exhaustive)" in str(r)
+
+
+def linear_brute_force(readers):
+    """The least worst conflict of the TV accesses ``readers`` (64-bit elements: no byte bits, 4 bank bits, 16
+    lanes a phase) over every linear bijection of a 32-element tile, by brute force. A phase (a coset of the
+    subspace U of its index differences) holds as many words in one bank as U has elements whose offsets differ
+    in no bank bit: U's intersection with the kernel of the bank bits' projection, which for a bijection of
+    5 bits onto 4 bank bits and 1 line bit is {0, w} for a nonzero w, and every w is some bijection's."""
+    phases = []
+    for tv in readers:                                   # every phase: 16 lanes of one value
+        lanes = offsets(cp.parse(tv))[:16]
+        phases.append({x ^ lanes[0] for x in lanes})
+    return min(max(2 if w in u else 1 for u in phases) for w in range(1, 32))
+
+
+def test_the_lower_bounds_are_proven_by_brute_force_over_every_linear_layout():
+    """A 2x16 f64 tile: a row, a block of both rows and a staggered block read every nonzero combination of the 5
+    index bits, and an offset has 4 bank bits: 2-way at least, under every linear layout (brute force); any two
+    are conflict-free."""
+    row, block, stagger = "(16):(2)", "((8,2),1):((2,1),0)", "((8,2),1):((2,17),0)"
+    r = synthesize_smem_layout((2, 16), "f64", [row], [block, stagger], family="f2")
+    check_result(r, "f64")
+    assert r.certificate.lower_bound == 2 == linear_brute_force([row, block, stagger])
+    for a in r.certificate.accesses:
+        assert a.lower_bound == 1 == linear_brute_force([a.access.name])
+    assert synthesize_smem_layout((2, 16), "f64", [row], [block]).certificate.lower_bound == 1
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -226,6 +292,8 @@ def test_f2_layout_where_no_swizzle_is_conflict_free():
     (dict(dtype="bf17"), "unknown element type: dtype='bf17'"),
     (dict(readers=["ldsm"]), "unknown access: read 'ldsm'"),
     (dict(readers=["ldmatrix:64"]), "a width does not apply: read 'ldmatrix:64'"),
+    (dict(readers=["vec16:8"]), "a width does not apply: read 'vec16:8': the width is in the name"),
+    (dict(dtype="f64"), "ldmatrix moves 16-bit elements: read 'ldmatrix' for f64"),
     (dict(readers=["tma:xy"]), "unknown option of a named access: 'xy' in read 'tma:xy'"),
     (dict(family="gf2"), "family must be 'swizzle' or 'f2'"),
     (dict(writers=[], readers=[]), "needs at least one access"),

@@ -13,12 +13,14 @@ def test_swizzle_prints_the_layout_the_grid_and_the_certificate():
     assert out == f"{r.head()}\n\n{grid}\n\n{r.certificate}\n"
     assert "  layout Sw<3,3,3> o 0 o (64,64):(64,1)" in out
     assert " 1 |  4  4  5  5  6  6  7  7  0  0" in out                  # row 1: chunks 0 and 1 swapped
-    assert "read ldmatrix" in out and "wgmma: yes (K-major operand, descriptor 0x4000004000010000)" in out
+    assert "read ldmatrix" in out and "TMA: yes (a row-major box)" in out and "wgmma:" not in out
+    out = ok("swizzle", "--tile", "64x64", "--write", "tma", "--read", "wgmma")
+    assert "wgmma: yes (K-major operand, descriptor 0x4000004000010000)" in out
 
 
 def test_swizzle_repeats_accesses_and_takes_the_family(tmp_path):
     tv = "((2,2,2,2,2,2,8),8):((1,4,16,2,8,32,512),64)"
-    args = ["swizzle", "--tile", "64x64", "--write", "tma", "--read", tv, "--read", "ldmatrix"]
+    args = ["swizzle", "--tile", "64x64", "--write", "cp.async", "--read", tv, "--read", "ldmatrix"]
     assert "2-way" in ok(*args) and "family='f2'" in ok(*args)
     target = tmp_path / "f2.txt"
     assert ok(*args, "--family", "f2", "-o", str(target)) == ""
@@ -31,6 +33,8 @@ def test_swizzle_repeats_accesses_and_takes_the_family(tmp_path):
     (["--tile", "6y4", "--read", "tma"], "cute-py swizzle: error: --tile must be ROWSxCOLS"),
     (["--tile", "64x64", "--dtype", "bf17", "--read", "tma"], "cute-py swizzle: error: unknown --dtype 'bf17'"),
     (["--tile", "64x64"], "cute-py swizzle: error: give at least one --write or --read"),
+    (["--tile", "64x64", "--dtype", "b1", "--read", "tma"], "cute-py swizzle: error: --dtype b1: "
+                                                            "synthesize_smem_layout: the element width must be"),
     (["--tile", "64x64", "--read", "ldsm"], "cute-py swizzle: error: --read ldsm: synthesize_smem_layout: unknown "
                                             "access"),
     (["--tile", "64x64", "--write", "vec128:mn", "--read", "tma"],

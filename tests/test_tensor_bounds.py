@@ -70,3 +70,16 @@ def test_slices_and_thread_partitions_stay_checked():
     assert part(0) == t(4, 4)
     with pytest.raises(CoordinateError):
         part(1)                                           # (6, 4)
+
+
+def test_make_tensor_takes_an_f2_layout():
+    """The bounds check of make_tensor evaluates F2 strides (their contributions XOR): offsets 0..3 fit 4 elements,
+    not 3."""
+    import numpy as np
+
+    from cute_py import F2, Layout, LayoutError, make_tensor
+
+    t = make_tensor(np.arange(4), Layout((2, 2), (F2(1), F2(3))))
+    assert [int(t(i)) for i in range(4)] == [0, 1, 3, 2]
+    with pytest.raises(LayoutError, match="layout does not fit in the data"):
+        make_tensor(np.arange(3), Layout((2, 2), (F2(1), F2(3))))

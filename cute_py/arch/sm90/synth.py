@@ -17,16 +17,19 @@ from dataclasses import dataclass
 
 from ...layouts import ComposedLayout, Layout, Swizzle, composition, int_tuple as it
 from ...layouts.errors import LayoutError, layout_error, names_caller
+from ...layouts.dtypes import DType
 from ...layouts.f2_algebra import from_bits
 from .banks import BankConflictReport, bank_conflicts
 from .gmma_desc import make_gmma_desc
 from .requests import element_bits, requests_of
 from .smem import smem_atom, tile_smem
 from .synth_access import SmemAccess, as_access, element_type
-from .synth_search import f2_candidate, f2_search, swizzle_candidates, base_models
+from .synth_search import (apply_images, base_models, canonical_swizzle, covering_bound, f2_candidate, f2_search,
+                           swizzle_candidates)
 from .tma import validate_tma
 
-__all__ = ["synthesize_smem_layout", "SmemSynthesis", "SynthesisCertificate", "AccessCertificate"]
+__all__ = ["synthesize_smem_layout", "SmemSynthesis", "SynthesisCertificate", "AccessCertificate",
+           "checked_element_type"]
 
 _OP = "synthesize_smem_layout"
 FAMILIES = ("swizzle", "f2")
@@ -35,8 +38,9 @@ FAMILIES = ("swizzle", "f2")
 @dataclass(frozen=True)
 class AccessCertificate:
     """One access on the result: its bank-conflict ``report`` (the bank analysis), ``lower_bound`` (the
-    fewest wavefronts its worst phase can take under any bijective layout, from its bank-bit rank) and
-    whether its vectors stay whole (``vectors_whole``)."""
+    fewest wavefronts its worst phase can take alone under any layout of the family, a proven bound:
+    :func:`~cute_py.arch.sm90.synth_search.covering_bound`) and whether its vectors stay whole
+    (``vectors_whole``)."""
 
     access: SmemAccess
     report: BankConflictReport
@@ -52,11 +56,11 @@ class AccessCertificate:
         return self.report.max_ways <= self.lower_bound
 
     def line(self) -> str:
-        """One line: the access, its width, its worst conflict, wavefronts, lower bound and vectors."""
+        """One line: the access, its width, its worst conflict, wavefronts, lower bound alone and vectors."""
         r = self.report
         got = "conflict-free" if r.conflict_free else f"{r.max_ways}-way"
         return (f"{str(self.access):28} {r.vector_bits:3}-bit, {got:13} {r.total_wavefronts} wavefronts (ideal "
-                f"{r.total_ideal}); lower bound {self.lower_bound}-way "
+                f"{r.total_ideal}); alone at least {self.lower_bound}-way, "
                 f"{'met' if self.meets_bound else 'not met'}; vectors {'whole' if self.vectors_whole else 'BROKEN'}")
 
 
@@ -65,14 +69,18 @@ class SynthesisCertificate:
     """What :func:`synthesize_smem_layout` proves about its result.
 
     ``accesses``: an :class:`AccessCertificate` per access; ``min_max_ways``: the smallest worst conflict any
-    layout of the family achieves (1: conflict-free; the result achieves it); ``exhaustive``: the search saw
-    the whole family; ``incompatible``: the accesses that cannot all be conflict-free together (empty when
-    they can) and ``reason`` in words; ``tma`` / ``wgmma``: whether TMA and wgmma can address the result
-    (``tma_reason`` / ``wgmma_reason`` say why not); ``canonical``: a conflict-free canonical GMMA tile when
-    the result is not one (else None)."""
+    layout of the family achieves (1: conflict-free; the result achieves it; among the layouts searched when
+    ``exhaustive`` is False); ``lower_bound``: the fewest wavefronts the worst phase of all the accesses
+    together can take under any layout of the family (a proven bound, from the covering argument of
+    :func:`~cute_py.arch.sm90.synth_search.covering_bound`); ``exhaustive``: the search saw the whole family;
+    ``incompatible``: the accesses that cannot all be conflict-free together (empty when they can) and
+    ``reason`` in words; ``tma`` / ``wgmma``: whether TMA and wgmma can address the result (None when no
+    access is TMA's, or wgmma's; ``tma_reason`` / ``wgmma_reason`` say why); ``canonical``: a conflict-free
+    canonical GMMA tile when TMA or wgmma is asked for and cannot address the result (else None)."""
 
     accesses: tuple
     min_max_ways: int
+    lower_bound: int
     exhaustive: bool
     incompatible: tuple
     reason: str
@@ -90,6 +98,11 @@ class SynthesisCertificate:
     def max_ways(self) -> int:
         return max((a.max_ways for a in self.accesses), default=1)
 
+    @property
+    def meets_bound(self) -> bool:
+        """The result's worst conflict is the proven lower bound: no layout of the family does better."""
+        return self.max_ways <= self.lower_bound
+
     def to_text(self) -> str:
         """Each access's line, the verdict (or the least conflict and the reason), TMA and wgmma (``str()``)."""
         lines = ["certificate (bank analysis of the result):"]
@@ -97,14 +110,19 @@ class SynthesisCertificate:
         if self.conflict_free:
             lines.append("  every access conflict-free: each meets its lower bound")
         else:
-            lines.append(f"  no layout of the family is conflict-free: the smallest worst conflict is "
-                         f"{self.min_max_ways}-way{'' if self.exhaustive else ' among those searched'}")
+            head = ("no layout of the family is conflict-free: the smallest worst conflict is" if self.exhaustive
+                    else "no conflict-free layout among those searched (the F2 search was not exhaustive): the "
+                         "least worst conflict found is")
+            lines.append(f"  {head} {self.min_max_ways}-way; all the accesses together take at least "
+                         f"{self.lower_bound}-way in the family ({'met' if self.meets_bound else 'not met'})")
             lines.append(f"  incompatible: {', '.join(self.incompatible)}: {self.reason}")
-        lines.append(f"  TMA: {'yes' if self.tma else 'no'} ({self.tma_reason})")
-        lines.append(f"  wgmma: {'yes' if self.wgmma else 'no'} ({self.wgmma_reason})")
+        if self.tma is not None:
+            lines.append(f"  TMA: {'yes' if self.tma else 'no'} ({self.tma_reason})")
+        if self.wgmma is not None:
+            lines.append(f"  wgmma: {'yes' if self.wgmma else 'no'} ({self.wgmma_reason})")
         if self.canonical is not None:
             lines.append(f"  the cheapest conflict-free canonical GMMA tile: {self.canonical}")
-        elif not (self.tma and self.wgmma):
+        elif self.tma is False or self.wgmma is False:
             lines.append("  no canonical GMMA tile serves these accesses conflict-free with whole vectors")
         return "\n".join(lines)
 
@@ -169,7 +187,9 @@ def _vectors_whole(layout, acc: SmemAccess, t, vector_bits) -> bool:
 
     reqs = requests_of(_OP, layout, acc.access, t, element_bits(_OP, layout, t.bits), vector_bits=vector_bits)
     per = np.bincount(reqs.access)
-    if not len(per) or np.any(per != per[0]) or per[0] == 1:
+    if len(per) and np.any(per != per[0]):
+        return False                                    # lanes move unequal vectors: not one vector access
+    if not len(per) or per[0] == 1:
         return True
     bits = reqs.bits.reshape(-1, int(per[0]))
     return bool(np.all(bits == bits[:, :1] + np.arange(bits.shape[1]) * t.bits)
@@ -181,16 +201,7 @@ def _build(cand, tile_shape):
     if cand.swizzle is not None:
         return composition(cand.swizzle, cand.base.layout) if cand.swizzle.bits else cand.base.layout
     img = cand.offset_images()
-    full = []
-    for x in cand.base.images:
-        y, j = 0, 0
-        while x:
-            if x & 1:
-                y ^= img[j]
-            x >>= 1
-            j += 1
-        full.append(y)
-    return from_bits(tile_shape, full)
+    return from_bits(tile_shape, [apply_images(img, x) for x in cand.base.images])
 
 
 def _tma(layout, major, t):
@@ -248,32 +259,41 @@ def _core(feasible, names) -> tuple:
     return tuple(core)
 
 
-def _reason(core, accesses, model, family, f2_cost) -> str:
-    """Why the accesses ``core`` cannot all be conflict-free, in words (a proof where the covering argument
-    applies: their phases read every nonzero combination of more index bits than a word and a bank hold)."""
-    from ...layouts.f2 import echelon
+def _bound(models, indices) -> int:
+    """The proven lower bound of the accesses ``indices`` together over every base (the least of the bases')."""
+    return min(covering_bound(m, indices)[0] for m in models)
 
+
+def _reason(core, accesses, models, family, f2_cost, exhaustive) -> str:
+    """Why the accesses ``core`` cannot all be conflict-free, in words (a proof where the covering argument
+    applies on every base: their phases read every nonzero combination of more index bits than a word and a
+    bank hold)."""
     names = [str(accesses[i]) for i in core]
-    seen = set()
-    for i in core:
-        for sp in model.forms[i].phases:
-            elems = [0]
-            for x in sp:
-                elems = elems + [y ^ x for y in elems]
-            seen.update(y for y in elems if y)
-    span = len(echelon(seen))
+    where = f"the {family} family" if exhaustive else f"the layouts of the {family} family searched"
     if len(core) == 1:
-        text = f"{names[0]} cannot be conflict-free even alone in the {family} family"
+        text = f"{names[0]} cannot be conflict-free even alone in {where}"
     else:
-        text = (f"each can be conflict-free alone (or with fewer of the others), but no layout of the {family} "
-                f"family serves {', '.join(names[:-1])} and {names[-1]} together")
-    if len(seen) + 1 == 1 << span and span > model.hi:
+        text = (f"each can be conflict-free alone (or with fewer of the others), but no layout of {where} "
+                f"serves {', '.join(names[:-1])} and {names[-1]} together")
+    if _bound(models, core) > 1:
+        span = max(covering_bound(m, core)[1] for m in models)
         text += (f": their phases span {span} index bits and read every nonzero combination of them within one "
-                 f"phase, while the word and bank bits of an offset are {model.hi}; so any bijective layout sends "
-                 f"some combination only to the line bits, and the phase that reads it conflicts")
+                 f"phase, while the word and bank bits of an offset are {models[0].hi}; so any bijective layout "
+                 f"that is linear over GF(2) (every layout of both families) sends some combination only to the "
+                 f"line bits, and the phase that reads it conflicts")
     if family == "swizzle" and f2_cost is not None:
         text += f"; the F2 family has a conflict-free layout with {f2_cost} XOR terms (family='f2')"
     return text
+
+
+def checked_element_type(dtype) -> DType:
+    """The element type of a synthesis: a known one, a power of two from 4 to 64 bits (else a LayoutError
+    naming ``dtype=``)."""
+    t = element_type(dtype)
+    if t.bits & (t.bits - 1) or not 4 <= t.bits <= 64:
+        raise layout_error(LayoutError, _OP, "the element width must be a power of two from 4 to 64 bits",
+                           f"dtype={t.name} ({t.bits} bits)")
+    return t
 
 
 @names_caller
@@ -286,28 +306,29 @@ def synthesize_smem_layout(tile_shape, dtype, writers=(), readers=(), *, family=
     with ``:mn`` to run along mode 0 and some with ``:BITS``; see :mod:`cute_py.arch.sm90.synth_access`), a TV
     layout ``(thread, value) -> m + rows * n`` (or its CuTe text), or a copy atom / tiled copy: what
     :func:`~cute_py.arch.sm90.banks.bank_conflicts` takes. ``family="swizzle"`` searches ``Sw<B,M,S> o base``
-    (``base`` the row- or column-major tile; cost ``B``); ``family="f2"`` also the F2 layouts whose bank bits
-    XOR any set of line bits (cost: one per term), and returns a swizzle when one is as cheap.
+    (``base`` the row- or column-major tile or a canonical GMMA atom tiled over it; cost ``B``); ``family="f2"``
+    also the F2 layouts whose bank bits XOR any set of line bits (cost: one per term), and returns a swizzle
+    when one is as cheap. The ranking: least worst conflict, then fewest XOR terms; when TMA moves the tile
+    (a ``tma`` access), layouts TMA can address come first and fewer TMA boxes (contiguous runs of the box's
+    inner mode) before fewer XOR terms.
 
     Postconditions: ``result.layout`` is a bijection onto ``[0, rows*cols)``; each access's vectors are whole;
     ``result.certificate.accesses[i].report == bank_conflicts(result.layout, access_i, dtype, ...)``; when
-    ``certificate.conflict_free`` no layout of the family with fewer XOR terms is; otherwise
-    ``certificate.max_ways == certificate.min_max_ways``, the least any layout of the family achieves.
+    ``certificate.conflict_free`` no layout of the family ranked before it is; otherwise
+    ``certificate.max_ways == certificate.min_max_ways``, the least any layout of the family achieves (among
+    those searched when ``certificate.exhaustive`` is False); ``certificate.lower_bound`` is a proven bound.
 
-    >>> r = synthesize_smem_layout((64, 32), "bf16", writers=["tma"], readers=["ldmatrix"])
+    >>> r = synthesize_smem_layout((64, 32), "bf16", writers=["tma"], readers=["ldmatrix", "wgmma"])
     >>> print(r.swizzle, r.certificate.tma, r.certificate.wgmma)
     Sw<2,3,3> True True
     >>> r = synthesize_smem_layout((64, 64), "bf16", writers=["epilogue:16"], readers=["tma:mn"])
-    >>> print(r.swizzle, r.certificate.tma, r.certificate.canonical)
-    Sw<2,4,3> False MN-major INTER: ((8,8),(8,8)):((1,512),(8,64))
+    >>> print(r.layout, r.certificate.tma, r.certificate.wgmma)
+    Sw<3,3,3> o 0 o (64,64):(1,64) True None
     """
     if family not in FAMILIES:
         raise layout_error(LayoutError, _OP, "family must be 'swizzle' or 'f2'", f"got family={family!r}")
     shape = _tile(tile_shape)
-    t = element_type(dtype)
-    if t.bits & (t.bits - 1) or not 4 <= t.bits <= 64:
-        raise layout_error(LayoutError, _OP, "the element width must be a power of two from 4 to 64 bits",
-                           f"dtype={t.name} ({t.bits} bits)")
+    t = checked_element_type(dtype)
     for role, group in (("writers", writers), ("readers", readers)):
         if isinstance(group, (str, Layout)) or not isinstance(group, (list, tuple)):
             raise TypeError(f"{_OP}: {role} must be a list of accesses, got {type(group).__name__} {group!r:.60}")
@@ -321,36 +342,44 @@ def synthesize_smem_layout(tile_shape, dtype, writers=(), readers=(), *, family=
     if not usable:
         why = "; ".join(dict.fromkeys(r for m in models for r in m.refused.values()))
         raise layout_error(LayoutError, _OP, "no layout keeps every vector whole", why)
-    best, f2_cost, per_model = None, None, []
+    by_tma = any(a.major is not None for a in accesses)
+    tops, f2_cost, per_model = [], None, []
     for m in usable:
         cands = swizzle_candidates(m, t)
-        top = min(cands, key=lambda c: c.max_ways)            # stable: the cheapest among the least conflicted
+        tops.append(min(cands, key=lambda c: c.max_ways))    # stable: the cheapest among the least conflicted
+        if by_tma:                                           # and the cheapest of those TMA knows
+            tops.append(min((c for c in cands if canonical_swizzle(c.swizzle, t)), key=lambda c: c.max_ways))
         f2 = None
-        if family == "f2" or top.max_ways > 1:
-            f2 = f2_search(m, top.cost - 1 if family == "f2" and top.max_ways == 1 else None)
+        if family == "f2" or tops[-1].max_ways > 1:
+            least = min(c.cost for c in cands if c.max_ways == 1) if any(c.max_ways == 1 for c in cands) else None
+            f2 = f2_search(m, least - 1 if family == "f2" and least is not None else None)
             cells, masks, ways, costs, _complete = f2
             if len(masks):
                 joint = np.max(np.stack(ways), axis=0)
                 j = int(np.lexsort((masks, costs, joint))[0])
                 if joint[j] == 1:
                     f2_cost = int(costs[j]) if f2_cost is None else min(f2_cost, int(costs[j]))
-                f2_best = f2_candidate(m, cells, int(masks[j]), [w[j] for w in ways])
-                if family == "f2" and (f2_best.max_ways, f2_best.cost) < (top.max_ways, top.cost):
-                    top = f2_best
+                if family == "f2":
+                    tops.append(f2_candidate(m, cells, int(masks[j]), [w[j] for w in ways]))
         per_model.append((m, cands, f2))
-        if best is None or (top.max_ways, top.cost) < (best.max_ways, best.cost):
-            best = top
+    ranked = []
+    for c in tops:
+        layout = _build(c, shape)
+        tma_ok = _tma(layout, c.base.major, t) if by_tma else (True, "")
+        key = ((not tma_ok[0], c.max_ways, c.base.inner_runs, c.cost) if by_tma else (c.max_ways, c.cost)) + \
+              (c.swizzle is None,)                  # a swizzle when one is as cheap
+        ranked.append((key, c, layout, tma_ok))
+    _key, best, layout, (tma_ok, tma_why) = min(ranked, key=lambda r: r[0])   # stable: compact bases first
     m = best.base
-    layout = _build(best, shape)
     vbits = [m.forms[i].vector_bits for i in range(len(accesses))]
-    certs = tuple(AccessCertificate(a, bank_conflicts(layout, a.access, t, vector_bits=vb), m.lower_bound(i),
+    certs = tuple(AccessCertificate(a, bank_conflicts(layout, a.access, t, vector_bits=vb), _bound(usable, [i]),
                                     _vectors_whole(layout, a, t, vb))
                   for i, (a, vb) in enumerate(zip(accesses, vbits)))
     exhaustive = family == "swizzle" or all(f is None or f[4] for _m, _c, f in per_model)
     core, reason = (), ""
     if best.max_ways > 1:
         def feasible(idx):
-            """Some layout of the family (over either base) makes the accesses ``idx`` conflict-free."""
+            """Some layout of the family (over any base) makes the accesses ``idx`` conflict-free."""
             for _m, cs, f in per_model:
                 if any(max(c.ways[i] for i in idx) == 1 for c in cs):
                     return True
@@ -360,11 +389,14 @@ def synthesize_smem_layout(tile_shape, dtype, writers=(), readers=(), *, family=
             return False
 
         core = _core(lambda idx: not idx or feasible(idx), accesses)
-        reason = _reason(core, accesses, m, family, f2_cost)
-    tma_ok, tma_why = _tma(layout, m.major, t)
+        reason = _reason(core, accesses, usable, family, f2_cost, exhaustive)
+    joint = max(_bound(usable, range(len(accesses))), _bound(usable, core) if core else 1)
     wg_ok, wg_why = _wgmma(layout, m.major, t, shape)
-    canonical = None if (tma_ok and wg_ok) else _canonical_alternative(shape, t, accesses, vbits)
-    cert = SynthesisCertificate(certs, best.max_ways, exhaustive, tuple(str(accesses[i]) for i in core), reason,
-                                tma_ok, tma_why, wg_ok, wg_why, canonical)
+    by_wgmma = any(a.name.split(":")[0].strip().lower() == "wgmma" for a in accesses)
+    canonical = (_canonical_alternative(shape, t, accesses, vbits)
+                 if (by_tma and not tma_ok) or (by_wgmma and not wg_ok) else None)
+    cert = SynthesisCertificate(certs, best.max_ways, joint, exhaustive, tuple(str(accesses[i]) for i in core),
+                                reason, tma_ok if by_tma else None, tma_why if by_tma else "",
+                                wg_ok if by_wgmma else None, wg_why if by_wgmma else "", canonical)
     return SmemSynthesis(layout, best.swizzle if best.swizzle is not None and best.swizzle.bits else None,
                          m.layout, best.cost, family, t, shape, cert)

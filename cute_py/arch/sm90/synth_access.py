@@ -100,7 +100,9 @@ def named_access(text: str, tile_shape, t: DType, role: str) -> SmemAccess:
 
     def fixed_width():
         if bits is not None:
-            raise _fail("a width does not apply", f"{role} {name!r}: {head} moves 16-byte rows")
+            what = (f"the width is in the name ({head}: {head[3:]} bits per lane; vec8..vec128)"
+                    if head.startswith("vec") else f"{head} moves 16-byte rows")
+            raise _fail("a width does not apply", f"{role} {name!r}: {what}")
 
     if head == "cp.async":
         head = "vec128"
@@ -119,6 +121,9 @@ def named_access(text: str, tile_shape, t: DType, role: str) -> SmemAccess:
         return SmemAccess(name, role, "row128", 128, major)
     if head in ("ldmatrix", "stmatrix"):
         fixed_width()
+        if t.bits != 16:
+            raise _fail(f"{head} moves 16-bit elements", f"{role} {name!r} for {t.name} ({t.bits} bits); its "
+                        f"8x8 matrices are of b16 (use vecN or a TV layout for other types)")
         need(y % 16 == 0 and x % (2 * chunk) == 0, f"blocks of 16 rows x 2 chunks of {chunk} elements")
         tv = Layout(((16, 2, y // 16, x // (2 * chunk)), chunk),
                     ((across, chunk * along, 16 * across, 2 * chunk * along), along))

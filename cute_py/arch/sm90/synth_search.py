@@ -21,11 +21,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...layouts import Layout, Swizzle
+from ...layouts import ComposedLayout, Layout, Swizzle, int_tuple as it
 from ...layouts.errors import LayoutError
+from ...layouts.f2 import echelon
+from ...layouts.f2_algebra import bits_of
+from .smem import smem_atom, tile_smem
 from .synth_access import linear_form
 
-__all__ = ["BaseModel", "Candidate", "base_models", "swizzle_candidates", "f2_search", "rank", "EXHAUSTIVE_BITS"]
+__all__ = ["BaseModel", "Candidate", "base_models", "swizzle_candidates", "f2_search", "apply_images",
+           "covering_bound", "canonical_swizzle", "EXHAUSTIVE_BITS"]
+
+_OP = "synthesize_smem_layout"
 
 EXHAUSTIVE_BITS = 16
 """The F2 search tries XOR matrices cheapest first, at most ``2^EXHAUSTIVE_BITS`` of them: all of them when
@@ -33,24 +39,16 @@ there are no more (every matrix of up to 16 cells, or every one below a cost); p
 the search was not exhaustive."""
 
 
-def rank(vectors) -> int:
-    """The GF(2) rank of ints taken as bit vectors.
+def _rank(vectors) -> int:
+    return len(echelon(vectors))
 
-    >>> rank([0b011, 0b101, 0b110]), rank([1, 2, 4])
-    (2, 3)
+
+def apply_images(images, x: int) -> int:
+    """The GF(2)-linear map with bit images ``images`` at ``x``.
+
+    >>> apply_images([1, 6, 4], 0b011)
+    7
     """
-    basis = []
-    for v in vectors:
-        for b in basis:
-            v = min(v, v ^ b)
-        if v:
-            basis.append(v)
-            basis.sort(reverse=True)
-    return len(basis)
-
-
-def _apply(images, x: int) -> int:
-    """The GF(2)-linear map with bit images ``images`` at ``x``."""
     out, j = 0, 0
     while x:
         if x & 1:
@@ -75,9 +73,20 @@ class BaseModel:
     forms: list
     refused: dict
 
+    @property
+    def inner_runs(self) -> int:
+        """How many contiguous runs the base cuts its contiguous mode into (K: a row, MN: a column): one TMA
+        box each, since a box's inner extent is contiguous in shared memory."""
+        a = it.product(self.layout.shape[0]).bit_length() - 1
+        first, bits = (a, self.k - a) if self.major == "K" else (0, a)
+        run = 0
+        while run < bits and self.images[first + run] == 1 << run:
+            run += 1
+        return 1 << (bits - run)
+
     def offset_spaces(self, i):
         """Access ``i``'s phase subspaces as bases of offsets (``base`` applied)."""
-        return [[_apply(self.images, u) for u in space] for space in self.forms[i].phases]
+        return [[apply_images(self.images, u) for u in space] for space in self.forms[i].phases]
 
     def ways(self, sw_images, spaces) -> int:
         """Largest wavefront count of one phase among ``spaces`` (offset bases) after the offset map ``sw``."""
@@ -85,24 +94,65 @@ class BaseModel:
         bank = word & ((1 << self.hi) - 1)
         worst = 1
         for sp in spaces:
-            img = [_apply(sw_images, x) for x in sp]
-            worst = max(worst, 1 << (rank(x & word for x in img) - rank(x & bank for x in img)))
+            img = [apply_images(sw_images, x) for x in sp]
+            worst = max(worst, 1 << (_rank(x & word for x in img) - _rank(x & bank for x in img)))
         return worst
 
-    def lower_bound(self, i) -> int:
-        """Fewest wavefronts the worst phase of access ``i`` can take under any bijective layout: its phase
-        spans ``2^d`` elements, of which at most ``2^lo`` share a word, over ``hi - lo`` bank bits."""
-        d = max((len(s) for s in self.forms[i].phases), default=0)
-        return 1 << max(0, d - self.lo - (min(self.hi, self.k) - self.lo))
+
+
+def covering_bound(model: BaseModel, indices) -> tuple:
+    """``(bound, span)``: the fewest wavefronts the worst phase of the accesses ``indices`` can take together
+    under any bijective layout that is linear over GF(2) (``S o base`` for every offset map ``S``: both
+    families), and the number of index bits their phases span.
+
+    The covering argument: when the phases read every nonzero combination of ``span`` index bits and
+    ``span`` exceeds the ``hi`` word and bank bits of an offset, a linear bijection maps some combination
+    ``u`` to an offset whose bank bits are zero and whose line bits are not (the combinations with zero bank
+    bits form a subspace of dimension at least ``span - (hi - lo)``, and at most ``lo`` of its dimensions stay
+    within a word), so the phase that reads ``u`` holds two words of one bank: the bound is 2. Otherwise it is
+    1: one phase reads at most 128 bytes, so it alone never forces a conflict. Only TMA's rows depend on the
+    base; the phases of a TV layout are the same over every base, so for them the bound holds for any linear
+    bijection.
+    """
+    seen = set()
+    for i in indices:
+        for sp in model.forms[i].phases:
+            elems = [0]
+            for x in sp:
+                elems = elems + [y ^ x for y in elems]
+            seen.update(y for y in elems if y)
+    span = _rank(seen)
+    return (2 if len(seen) + 1 == 1 << span and span > model.hi else 1), span
+
+
+def _bases(tile_shape, t) -> list:
+    """``(major, layout)`` of each distinct base order: the compact row-major (K) and column-major (MN) tile,
+    and the canonical GMMA atoms of each major tiled over it (their order under the swizzle)."""
+    rows, cols = tile_shape
+    out, seen = [], set()
+    for major in ("K", "MN"):
+        layouts = [Layout((rows, cols), (cols, 1)) if major == "K" else Layout((rows, cols), (1, rows))]
+        for sw_bytes in (0, 32, 64, 128):
+            try:
+                tiled = tile_smem(smem_atom(major, sw_bytes, t), rows, cols, major=major)
+            except LayoutError:                     # the atom does not divide the tile
+                continue
+            layouts.append(tiled.inner if isinstance(tiled, ComposedLayout) else tiled)
+        for layout in layouts:
+            key = (major, tuple(bits_of(_OP, layout)))
+            if key not in seen:
+                seen.add(key)
+                out.append((major, layout))
+    return out
 
 
 def base_models(tile_shape, t, accesses) -> list:
-    """The :class:`BaseModel` of each base order (K: ``(R,C):(C,1)``, MN: ``(R,C):(1,R)``)."""
+    """The :class:`BaseModel` of each base order (:func:`_bases`)."""
     rows, cols = tile_shape
     k = (rows * cols).bit_length() - 1
     e = t.bits.bit_length() - 1
     out = []
-    for major, layout in (("K", Layout((rows, cols), (cols, 1))), ("MN", Layout((rows, cols), (1, rows)))):
+    for major, layout in _bases(tile_shape, t):
         forms, refused = [], {}
         for i, acc in enumerate(accesses):
             if acc.major is not None and acc.major != major:
@@ -118,11 +168,11 @@ def base_models(tile_shape, t, accesses) -> list:
                 forms.append(None)
                 refused[i] = f"{acc}: its {acc.vector_bits}-bit vectors are not whole with mode " \
                              f"{1 if major == 'K' else 0} contiguous"
-        images = [layout(1 << j) for j in range(k)]
+        images = bits_of(_OP, layout)
         vbits = [len(f.vector) for f in forms if f is not None]
         v = max(vbits, default=0)
         for i, f in enumerate(forms):                  # every vector's bits must be the lowest offset bits
-            if f is not None and any(_apply(images, c) != 1 << b for b, c in enumerate(f.vector)):
+            if f is not None and any(apply_images(images, c) != 1 << b for b, c in enumerate(f.vector)):
                 forms[i], refused[i] = None, f"{accesses[i]}: its vector does not map to the lowest offset bits"
         out.append(BaseModel(major, layout, images, k, max(0, 5 - e), min(k, 10 - e), v, forms, refused))
     return out
@@ -154,7 +204,7 @@ class Candidate:
         return img
 
 
-def _canonical(sw: Swizzle, t) -> bool:
+def canonical_swizzle(sw: Swizzle, t) -> bool:
     """``Sw<B,4,3>`` on bytes: the swizzles TMA and wgmma know."""
     return sw.bits == 0 or (sw.base + (t.bits // 8).bit_length() - 1 == 4 and sw.shift == 3 and t.bits >= 8)
 
@@ -174,7 +224,7 @@ def swizzle_candidates(model: BaseModel, t) -> list:
         img = [sw(1 << j) for j in range(k)]
         ways = tuple(model.ways(img, sp) for sp in spaces)
         out.append(Candidate(model, sw, (), sw.bits, ways))
-    out.sort(key=lambda c: (c.cost, not _canonical(c.swizzle, t), c.swizzle.shift, c.swizzle.base))
+    out.sort(key=lambda c: (c.cost, not canonical_swizzle(c.swizzle, t), c.swizzle.shift, c.swizzle.base))
     return out
 
 
