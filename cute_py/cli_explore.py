@@ -3,7 +3,8 @@
 The page is :func:`cute_py.viz.explore_html`'s: the explorer's front end and the scene of LAYOUT (CuTe
 notation, or an MMA atom or copy op by its CuTe name), opened in any browser without a network or Python.
 Every option reaches the page or is refused: ``--tile`` makes LAYOUT a TV layout over that tile, where
-``--view``, ``--access``, ``--swizzle`` and ``--dtype`` would change nothing.
+``--view``, ``--access``, ``--swizzle`` and ``--dtype`` would change nothing; an MMA atom's name fixes its
+element types (no ``--dtype``), and an atom's threads are its own (no ``--access``).
 """
 
 from __future__ import annotations
@@ -62,6 +63,18 @@ def _object(text: str, dtype: str):
     return obj
 
 
+def _refuse_atom_options(obj, args) -> None:
+    """An atom's picture takes neither an access nor, for an MMA atom, a dtype: refuse them rather than ignore."""
+    from .atoms import CopyAtom, MMAAtom
+
+    if isinstance(obj, MMAAtom) and args.dtype:
+        raise CliError(f"--dtype {args.dtype}: the MMA atom {obj.name} names its own element types; "
+                       f"--dtype would change nothing")
+    if isinstance(obj, (MMAAtom, CopyAtom)) and args.access:
+        raise CliError(f"--access {args.access}: an atom's picture shows its own threads; "
+                       f"--access would change nothing")
+
+
 def run(args) -> int:
     from .dtypes import dtype as to_dtype
     from .viz.explorer import ExplorerState, page
@@ -69,8 +82,8 @@ def run(args) -> int:
     out = pathlib.Path(args.output)
     if out.suffix.lower() != ".html":
         raise CliError(f"-o {args.output}: the explorer page is HTML; name the file .html")
-    if args.tile and (args.view or args.access or args.swizzle):
-        given = [f"--{k}" for k in ("view", "access", "swizzle") if getattr(args, k)]
+    if args.tile and (args.view or args.access or args.swizzle or args.dtype):
+        given = [f"--{k}" for k in ("view", "access", "swizzle", "dtype") if getattr(args, k)]
         raise CliError(f"--tile draws LAYOUT as a TV layout, whose only view is its threads; "
                        f"{', '.join(given)} would change nothing")
     dtype = args.dtype or "bf16"
@@ -79,13 +92,14 @@ def run(args) -> int:
     except (KeyError, ValueError, TypeError):
         raise CliError(f"unknown --dtype {dtype!r} (e.g. bf16, f16, f32, e4m3, s8)") from None
     obj = _object(args.layout, dtype)
+    _refuse_atom_options(obj, args)
     swizzle = None
     if args.swizzle:
         b, m, s = integers(args.swizzle, 3, "--swizzle")
         swizzle = f"Sw<{b},{m},{s}>"
     tile = integers(args.tile, 2, "--tile", positive=True) if args.tile else None
     try:
-        state = ExplorerState(obj, dtype=dtype, view=args.view, access=args.access or "row128", swizzle=swizzle,
+        state = ExplorerState(obj, dtype=args.dtype, view=args.view, access=args.access or "row128", swizzle=swizzle,
                               tile=tile)
     except (TypeError, ValueError) as e:                  # with --tile, LAYOUT is read as a TV layout over it
         message = str(e).splitlines()[0]

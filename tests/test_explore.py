@@ -19,12 +19,13 @@ from cute_py.layouts import int_tuple as it
 from cute_py.viz import bank_conflicts, bank_map, coalescing, explore, explore_html
 from cute_py.viz._grid import tv_owner
 from cute_py.viz.explore_scene import scene, shown
+from cute_py.viz.explorer import _dtype_bits
 from test_cli_commands import fails, run_cli
 
 anywidget = pytest.importorskip("anywidget", reason="the explore extra (anywidget) is not installed")
 
 LAYOUTS = ["(4,8):(8,1)", "Sw<3,3,3> o 0 o (8,64):(64,1)", "(2,(3,4)):(12,(1,3))", "(4,3,2):(1,8,4)", "24:2",
-           "Sw<2,1,4> o 3 o (16,16):(1,16)"]
+           "Sw<2,1,4> o 3 o (16,16):(1,16)", "Sw<2,2,-2> o 0 o (8,16):(16,1)"]
 
 
 def cells(sc, p=0):
@@ -48,6 +49,20 @@ def test_layout_cells_are_the_layouts_facts(text, dtype):
         assert c["swz"] == lay(i) == banks[i].offset
         assert c["off"] == pre + inner(i)
         assert c["bank"] == banks[i].bank
+
+
+@pytest.mark.parametrize("text", ["(4,4):(-4,1)", "8:-1", "Sw<3,3,3> o -8 o (4,8):(8,1)"])
+def test_negative_offsets_have_no_bank_as_bank_map_has_none(text):
+    lay = cp.parse(text)
+    sc = scene(lay, view="banks", access="row128")
+    with pytest.raises(cp.LayoutError, match="non-negative integer offsets"):
+        bank_map(lay, "bf16")
+    assert "non-negative" in sc["report_error"]
+    assert any(c["swz"] < 0 for c in cells(sc)) and all(c["swz"] == lay(c["i"]) for c in cells(sc))
+    for c in cells(sc):
+        assert ("bank" in c) == (c["swz"] >= 0)
+        if c["swz"] >= 0:
+            assert c["bank"] == bank_map(cp.Layout(2, c["swz"]), "bf16")[1].bank        # element 1 is at swz
 
 
 def test_large_layouts_are_elided_as_the_text_views_are():
@@ -121,6 +136,13 @@ def test_smem_tile_facts_are_the_descriptor_and_tma_box():
     assert scene(cp.Layout((4, 3, 2)))["facts"] == []
 
 
+def test_a_layout_under_a_layout_has_no_smem_facts_and_still_explores():
+    lay = cp.parse("(4,8):(8,1) o 0 o (4,4):(1,4)")            # no swizzle outside: no tile TMA or wgmma reads
+    sc = scene(lay, view="banks")
+    assert sc["facts"] == [] and [c["swz"] for c in cells(sc)] == [lay(c["i"]) for c in cells(sc)]
+    assert explore(lay).error == ""
+
+
 def test_tv_mma_and_copy_cells_are_the_owners():
     tv = cp.parse("((4,8),(2,2)):((32,1),(16,8))")
     sc = scene(tv, tile=(16, 8))
@@ -147,6 +169,10 @@ def test_explore_options_are_checked():
         explore(cp.Swizzle(3, 3, 3))
     with pytest.raises(cp.LayoutError, match="unknown element type"):
         explore(lay, dtype="bf17")
+    with pytest.raises(TypeError, match="explore_html: access must be a str .*got NoneType"):
+        explore_html(lay, view="banks", access=None)
+    with pytest.raises(ValueError, match="explore: an MMA atom or tiling names its own element types; dtype='f32'"):
+        explore(cp.atoms.get("SM90_64x64x16_F32BF16BF16_SS"), dtype="f32")
 
 
 def test_widget_recomputes_on_input_and_reports_errors_inline():
@@ -192,15 +218,33 @@ def test_tensor_cells_hold_its_elements():
         explore(t, dtype="f16")
 
 
-@pytest.mark.parametrize("view, access", [("banks", "ldmatrix"), ("coalescing", "(32,8):(1,64)"), ("offsets", "row128")])
-def test_exported_python_rebuilds_the_view(view, access, capsys):
-    lay = cp.parse("Sw<3,3,3> o 0 o (64,64):(64,1)")
-    code = explore(lay, view=view, access=access).scene["python"]
+@pytest.mark.parametrize("text, swizzle, view, access", [
+    ("Sw<3,3,3> o 0 o (64,64):(64,1)", None, "banks", "ldmatrix"),
+    ("Sw<3,3,3> o 0 o (64,64):(64,1)", None, "coalescing", "(32,8):(1,64)"),
+    ("Sw<3,3,3> o 0 o (64,64):(64,1)", None, "offsets", "row128"),
+    ("(64,64):(64,1)", "Sw<3,3,3>", "banks", "ldmatrix"),            # the swizzle picker's choice is in the code
+    ("Sw<2,1,4> o 0 o (64,64):(64,1)", "Sw<3,3,3>", "offsets", "row128"),
+])
+def test_exported_python_rebuilds_the_view(text, swizzle, view, access, capsys):
+    w = explore(cp.parse(text), view=view, access=access, swizzle=swizzle)
+    shown_lay = cp.parse("Sw<3,3,3> o 0 o (64,64):(64,1)")
+    assert w.scene["title"] == str(shown_lay)
     ns = {}
-    exec(code, ns)                                    # noqa: S102 - the code the Python button shows
-    ref = scene(lay, view=view, access=access)
-    assert ns["obj"] == lay
-    assert (ref["report"]["summary"] if ref["report"] else "Sw<3,3,3> o 0 o (64,64):(64,1)") in capsys.readouterr().out
+    exec(w.scene["python"], ns)                       # noqa: S102 - the code the Python button shows
+    ref = scene(shown_lay, view=view, access=access)
+    assert ns["obj"] == shown_lay
+    assert (ref["report"]["summary"] if ref["report"] else str(shown_lay)) in capsys.readouterr().out
+
+
+def test_exported_python_rebuilds_a_tensor_with_its_offset_and_dtype():
+    import numpy as np
+
+    engine = np.arange(64, dtype=np.uint16)
+    t = cp.Tensor(engine, cp.parse("(4,8):(8,1)"), 3, dtype="bf16")
+    ns = {"engine": engine}
+    exec(explore(t).scene["python"], ns)              # noqa: S102
+    obj = ns["obj"]
+    assert (obj.layout, obj.offset, obj.dtype) == (t.layout, 3, t.dtype)
 
 
 def test_import_cute_py_does_not_load_anywidget():
@@ -228,7 +272,8 @@ def test_page_is_offline_and_holds_the_scene():
     assert not re.search(r"""(src|href)\s*=\s*["']?https?:|import\s*\(?\s*["']https?:|@import""", page)
     state = json.loads(re.search(r'<script type="application/json" id="cpx-state">(.*?)</script>', page, re.S)[1])
     module = json.loads(re.search(r'<script type="application/json" id="cpx-module">(.*?)</script>', page, re.S)[1])
-    assert state["scene"] == json.loads(json.dumps(scene(lay, view="banks", access="row128") | state["scene"]))
+    want = scene(lay, view="banks", access="row128") | {"editable": True, "dtypes": _dtype_bits("bf16")}
+    assert state["scene"] == json.loads(json.dumps(want))          # every key, every value
     assert state["text"] == str(lay) and "export default { render }" in module and "</script" not in module
 
 
@@ -255,6 +300,11 @@ def test_cli_writes_the_page(tmp_path):
     (["(4,8)", "--dtype", "bf17", "-o", "p.html"], "unknown --dtype 'bf17'"),
     (["(4,8)", "--swizzle", "3,3", "-o", "p.html"], "--swizzle"),
     (["(4,8)"], "the following arguments are required: -o/--output"),
+    (["SM90_64x64x16_F32BF16BF16_SS", "--dtype", "f32", "-o", "p.html"],
+     "--dtype f32: the MMA atom SM90_64x64x16_F32BF16BF16_SS names its own element types"),
+    (["SM75_U32x4_LDSM_N", "--view", "threads", "--access", "vec32", "-o", "p.html"],
+     "--access vec32: an atom's picture shows its own threads"),
+    (["(4,8)", "--tile", "4,8", "--dtype", "f32", "-o", "p.html"], "--dtype would change nothing"),
 ])
 def test_cli_refuses_bad_input_in_one_line(tmp_path, args, message):
     args = [str(tmp_path / a) if a.endswith((".html", ".svg")) else a for a in args]

@@ -92,18 +92,21 @@ def hover_facts(pg, m, n, p=0):
 
 
 RETYPED = ["Sw<3,3,3> o 0 o (8,64):(64,1)", "(2,(3,4)):(12,(1,3))", "(4,3,2):(1,8,4)", "24:2", "(4,8)",
-           "Sw<2,1,4> o 3 o (16,16):(1,16)", "(128,80):(80,1)", "Sw<3,4,3> o 0 o ((8,2),(4,16)):((64,4096),(16,1))"]
+           "Sw<2,1,4> o 3 o (16,16):(1,16)", "(128,80):(80,1)", "(4,4):(-4,1)", "8:-1", "Sw<3,3,3> o -8 o (4,8):(8,1)",
+           "Sw<2,2,-2> o 0 o (8,16):(16,1)", "Sw<3,3,3>o 0 o(8,64):(64,1)",
+           "Sw<3,4,3> o 0 o ((8,2),(4,16)):((64,4096),(16,1))"]
 
 
 def test_page_evaluates_retyped_layouts_as_python_does(page, tmp_path):
-    open_page(page, tmp_path, cp.parse("(4,8):(8,1)"), dtype="bf16")
+    open_page(page, tmp_path, cp.parse("(4,8):(8,1)"), dtype="bf16", view="banks")      # banks: cells read bank
     for text in RETYPED:
         retype(page, text)
         want = scene(cp.parse(text) if ":" in text else cp.Layout(cp.parse(text)), dtype="bf16")
         page.wait_for_function("t => window.cpxModel.get('scene').text === t", arg=text)
         got = js_cells(page)
-        assert [{k: c[k] for k in CELL_KEYS} for c in got] == [{k: c[k] for k in CELL_KEYS} for c in want["panels"][0]["cells"]]
-        assert page.inner_text(".cpx-error") == ""
+        assert [{k: c.get(k) for k in CELL_KEYS} for c in got] == [{k: c.get(k) for k in CELL_KEYS}
+                                                                   for c in want["panels"][0]["cells"]]
+        assert page.inner_text(".cpx-error") == "" and count(page, "rect.cpx-c") == len(got)
     lay = cp.parse(RETYPED[-1])
     facts = hover_facts(page, 9, 50)
     i = 9 + 16 * 50
@@ -112,17 +115,36 @@ def test_page_evaluates_retyped_layouts_as_python_does(page, tmp_path):
     shot(page, "explore_page.png")
 
 
+def picked(pg, q=".cpx-swizzle"):
+    return pg.evaluate("q => { const s = document.querySelector(q); return [s.value, s.selectedOptions[0].text]; }", q)
+
+
 def test_page_dtype_and_swizzle_pickers(page, tmp_path):
     open_page(page, tmp_path, cp.parse("(8,64):(64,1)"), dtype="bf16")
-    page.select_option(".cpx-swizzle", "128")
+    assert picked(page) == ["", "none"]
+    page.select_option(".cpx-swizzle", label="128B")
     page.wait_for_function("window.cpxModel.get('scene').title.startsWith('Sw<3,3,3>')")
     lay = cp.parse("Sw<3,3,3> o 0 o (8,64):(64,1)")
     assert [(c["swz"], c["bank"]) for c in js_cells(page)] == [(lay(c["i"]), bank_map(lay, "bf16")[c["i"]].bank)
                                                               for c in js_cells(page)]
-    page.select_option(".cpx-dtype", "f32")
+    assert picked(page) == ["Sw<3,3,3>", "128B"]
+    page.select_option(".cpx-dtype", "f32")            # 128B in f32 elements: Sw<3,2,3>, the width kept
     page.wait_for_function("window.cpxModel.get('scene').bits === 32")
-    banks = bank_map(lay, "f32")
-    assert [c["bank"] for c in js_cells(page)] == [banks[c["i"]].bank for c in js_cells(page)]
+    lay32 = cp.parse("Sw<3,2,3> o 0 o (8,64):(64,1)")
+    banks = bank_map(lay32, "f32")
+    assert window_model(page, "swizzle") == "Sw<3,2,3>" and picked(page) == ["Sw<3,2,3>", "128B"]
+    assert [(c["swz"], c["bank"]) for c in js_cells(page)] == [(lay32(c["i"]), banks[c["i"]].bank) for c in js_cells(page)]
+
+
+def test_page_swizzle_picker_shows_the_swizzle_it_was_given(page, tmp_path):
+    for swizzle, dtype, shows in [("Sw<3,3,3>", "bf16", "128B"), ("Sw<1,2,3>", "f32", "32B"),
+                                  ("Sw<2,1,4>", "bf16", "Sw<2,1,4>"), ("Sw<3,3,3>", "f32", "Sw<3,3,3>")]:
+        open_page(page, tmp_path, cp.parse("(8,64):(64,1)"), dtype=dtype, swizzle=swizzle)
+        assert picked(page) == [swizzle, shows], (swizzle, dtype)
+
+
+def window_model(pg, key):
+    return pg.evaluate("k => window.cpxModel.get(k)", key)
 
 
 def test_page_retyped_tv_layout_owns_the_tile_as_python(page, tmp_path):
@@ -221,7 +243,7 @@ def test_widget_module_with_a_jupyter_model_follows_python(page, tmp_path):
     assert count(page, "rect.cpx-c.cf") == sum(1 for c in w.scene["panels"][0]["cells"] if c.get("cf"))
     hover_facts(page, 9, 1)
     shot(page, "explore_widget.png")
-    page.select_option(".cpx-swizzle", "128")
+    page.select_option(".cpx-swizzle", label="128B")
     page.wait_for_function("document.querySelector('.cpx-summary').textContent.includes('conflict-free')")
     lay = cp.parse("Sw<3,3,3> o 0 o (64,64):(64,1)")
     assert w.swizzle == "Sw<3,3,3>" and count(page, "rect.cpx-c.cf") == 0

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ..arch.sm90 import make_gmma_desc, make_tma_params
 from ..arch.sm90.requests import as_dtype
 from ..atoms import CopyAtom, MMAAtom
-from ..layouts import ComposedLayout, Layout, parse
+from ..layouts import ComposedLayout, Layout, Swizzle, parse
 from ..layouts import int_tuple as it
 from ..layouts.errors import LayoutError
 
@@ -25,6 +25,9 @@ __all__ = ["smem_facts", "python_code", "GMEM"]
 
 GMEM = {"K": "(M,K):(K,1)", "MN": "(M,K):(1,M)"}
 """The symbolic gmem matrix the TMA box is derived from, by the major order of the smem tile."""
+
+
+_REFUSALS = (LayoutError, TypeError, ValueError)
 
 
 def _first_line(e) -> str:
@@ -36,9 +39,15 @@ def smem_facts(layout, dtype) -> list:
 
     ``text`` is the fact's ``describe()`` when ``ok``, else why :mod:`cute_py.arch.sm90` refuses the tile. The
     descriptor's slice is ``(64, instruction K)`` (the tile's MN extent when that is smaller). A major order whose
-    descriptor and TMA box are both refused is listed once, with both reasons.
+    descriptor and TMA box are both refused is listed once, with both reasons. A composed layout whose outer
+    function is not a swizzle is no shared-memory tile of the hardware's: it has no facts.
+
+    >>> smem_facts(parse("(4,8):(8,1) o 0 o (4,4):(1,4)"), "bf16")
+    []
     """
     t = as_dtype("explore", dtype)
+    if isinstance(layout, ComposedLayout) and not isinstance(layout.outer, Swizzle):
+        return []
     inner = layout.inner if isinstance(layout, ComposedLayout) else layout
     if not isinstance(inner, Layout) or it.rank(inner.shape) != 2 or t.bits not in (8, 16, 32):
         return []
@@ -50,22 +59,21 @@ def smem_facts(layout, dtype) -> list:
         try:
             desc = make_gmma_desc(layout, t, major, mma_mn=64 if mn % 64 == 0 else mn)
             facts.append({"title": f"wgmma descriptor, {major}-major", "ok": True, "text": desc.describe()})
-        except LayoutError as e:
+        except _REFUSALS as e:                          # one refused fact is a line, never the whole scene
             refused.append(f"wgmma descriptor, {major}-major: {_first_line(e)}")
     for major, gmem in GMEM.items():
         try:
             p = make_tma_params(parse(gmem), layout, t)
             facts.append({"title": f"TMA box, gmem {gmem}", "ok": True, "text": p.describe()})
-        except LayoutError as e:
+        except _REFUSALS as e:
             refused.append(f"TMA box, gmem {gmem}: {_first_line(e)}")
     if refused:
         facts.append({"title": "refused", "ok": False, "text": "\n".join(refused)})
     return facts
 
 
-def _obj_code(obj, kind, scene) -> list:
+def _obj_code(obj, kind) -> list:
     """Lines that bind ``obj`` to the explored object."""
-    text = scene["text"]
     if kind == "mma":
         atom = obj if isinstance(obj, MMAAtom) else obj.atom
         if isinstance(obj, MMAAtom):
@@ -82,8 +90,13 @@ def _obj_code(obj, kind, scene) -> list:
         return [line, f"obj = cp.TiledCopy(atom, cp.parse({str(obj.layout_tv)!r}), "
                       f"{tuple(str(x) if not it.is_int(x) else x for x in obj.tiler_mn)!r})"]
     if kind == "tensor":
-        return [f"obj = cp.Tensor(engine, cp.parse({str(obj.layout)!r}))  # engine: the tensor's 1-D array"]
-    return [f"obj = cp.parse({text!r})"]
+        args = ["engine", f"cp.parse({str(obj.layout)!r})"]
+        if not obj.is_identity and obj.offset != 0:
+            args.append(repr(obj.offset))
+        if not obj.is_identity and obj.dtype is not None:
+            args.append(f"dtype={obj.dtype.name!r}")
+        return [f"obj = cp.Tensor({', '.join(args)})  # engine: the tensor's 1-D array"]
+    return [f"obj = cp.parse({str(obj)!r})"]              # the object shown: the swizzle picker's included
 
 
 def python_code(obj, kind, scene) -> str:
@@ -97,7 +110,7 @@ def python_code(obj, kind, scene) -> str:
     cp.viz.explore(obj, dtype='f32', view='banks', access='vec32')
     print(cp.viz.bank_conflicts(obj, 'vec32', 'f32'))
     """
-    lines = ["import cute_py as cp", *_obj_code(obj, kind, scene)]
+    lines = ["import cute_py as cp", *_obj_code(obj, kind)]
     view, access, dtype = scene["view"], scene["access"], scene["dtype"]
     if kind == "tv":
         lines.append(f"cp.viz.explore(obj, tile={tuple(scene['tile'])!r})")

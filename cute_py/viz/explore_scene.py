@@ -13,7 +13,7 @@ holds ``crd`` (the natural coordinate ``idx2crd(i, shape)``), ``off`` (the
 offset before the swizzle: the inner layout plus the preoffset of a
 ComposedLayout, ``layout(i)`` otherwise), ``swz`` (``layout(i)``, after the
 swizzle) and ``bank`` (the 4-byte bank of ``swz``, :mod:`cute_py.arch.sm90.banks`'s
-model). With an access (``"row128"``, ``"vec128"``, ``"ldmatrix"``, a copy op or
+model; none when ``swz`` is negative). With an access (``"row128"``, ``"vec128"``, ``"ldmatrix"``, a copy op or
 a TV layout in CuTe text, as :func:`cute_py.viz.bank_conflicts` reads them), a
 cell also holds the warp request ``req`` that touches it (its label in the
 report), the ``lane``, thread ``thr`` and value ``val``, and ``cf`` when the
@@ -175,7 +175,7 @@ def _layout_panel(obj, t, where=None, words=()):
             i = m + rows * n
             cell = {"m": m, "n": n, "i": i, "crd": it.to_str(it.idx2crd(i, shape)), "off": _int(off[k]),
                     "swz": _int(swz[k])}
-            if it.is_int(swz[k]):
+            if it.is_int(swz[k]) and swz[k] >= 0:        # a negative offset has no bank (bank_map refuses it)
                 cell["bank"] = (int(swz[k]) * t.bits // 8 // BANK_BYTES) % NUM_BANKS
             if tensor is not None:
                 cell["elem"] = _fmt_value(tensor(i))

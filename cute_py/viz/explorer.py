@@ -82,6 +82,9 @@ class ExplorerState:
     def __init__(self, obj, *, dtype, view, access, swizzle, tile):
         self.base = obj
         self.kind = "tv" if tile is not None else kind_of(obj)
+        if self.kind == "mma" and dtype is not None:
+            raise ValueError(f"explore: an MMA atom or tiling names its own element types; dtype={dtype!r} would "
+                             f"change nothing")
         own = getattr(obj, "dtype", None) if self.kind == "tensor" and not obj.is_identity else None
         dtype = dtype or (own.name if own is not None else "bf16")
         self.tile = tile
@@ -155,7 +158,10 @@ def _dtype_bits(current: str) -> dict:
 def _check_options(view, access, swizzle, dtype, op: str = "explore"):
     if view is not None and view not in VIEWS:
         raise ValueError(f"{op}: view must be one of {', '.join(VIEWS)}, got {view!r}")
-    for name, val in (("access", access), ("swizzle", swizzle), ("dtype", dtype)):
+    if not isinstance(access, str):
+        raise TypeError(f"{op}: access must be a str (e.g. 'row128', 'ldmatrix', a TV layout), got "
+                        f"{type(access).__name__}")
+    for name, val in (("swizzle", swizzle), ("dtype", dtype)):
         if val is not None and not isinstance(val, str):
             raise TypeError(f"{op}: {name} must be a str, got {type(val).__name__}")
 
@@ -207,7 +213,7 @@ def explore(obj, *, dtype: str | None = None, view: str | None = None, access: s
     ``"vec128"``, ``"ldmatrix"``) or any access :func:`cute_py.viz.bank_conflicts` takes as text (a copy op
     name, a TV layout). ``swizzle``: ``"Sw<B,M,S>"`` put over the layout (replacing its outer swizzle).
     ``dtype``: the element type of banks and coalescing (default ``"bf16"``; a tensor's own, which another
-    ``dtype`` contradicts).
+    ``dtype`` contradicts; none for an MMA atom or tiling, whose name fixes its types). ``access`` is a str.
 
     The widget's ``scene`` trait holds what it shows and ``error`` the line under the text box; setting
     ``text`` (or ``dtype``, ``view``, ``access``, ``swizzle``) recomputes them, as typing does. Options that

@@ -29,7 +29,7 @@ const CSS = `
 // The evaluator: CuTe text -> layout, and the cells of a scene (checked against Python in tests/test_explore_browser.py)
 
 export function parse(text) {
-  const split = [...text.matchAll(/\s+o\s+/g)];
+  const split = [...text.matchAll(/\s*(?<![A-Za-z_])o(?![A-Za-z_])\s*/g)];   // a lone o, spaced or not, as cute_py.parse
   if (/^\s*Sw</.test(text)) {
     if (split.length !== 2) throw new Error(`parse: a composed layout has three parts (outer o offset o inner), got ${split.length + 1}`);
     const at = [0, split[0].index + split[0][0].length, split[1].index + split[1][0].length];
@@ -156,8 +156,9 @@ export function layoutCells(lay, bits) {
     if (m === null || n === null) continue;
     const i = BigInt(m) + rows * BigInt(n);
     const e = evaluate(lay, i);
-    cells.push({ m, n, i: num(i), crd: fmt(e.crd), off: num(e.off), swz: num(e.swz),
-                 bank: Number(((e.swz * BigInt(bits)) / 8n / 4n) % 32n) });
+    const cell = { m, n, i: num(i), crd: fmt(e.crd), off: num(e.off), swz: num(e.swz) };
+    if (e.swz >= 0n) cell.bank = Number(((e.swz * BigInt(bits)) / 8n / 4n) % 32n);   // a negative offset has no bank
+    cells.push(cell);
   }
   return { name: "", rows: num(rows), cols: num(cols), ms, ns, cells };
 }
@@ -226,8 +227,9 @@ export function localModel(state) {
     save_changes: () => {
       if (INPUTS.every((k) => data[k] === initial[k])) { put("error", ""); put("scene", initial.scene); return; }
       if (!initial.scene.js) { put("error", `this page holds the precomputed picture of ${initial.scene.title}; retyping it needs the notebook (cute_py.viz.explore)`); return; }
+      const last = data.scene;                                    // kept if the new scene cannot be drawn
       try { const sc = jsScene(initial.scene, data); put("error", ""); put("scene", sc); }
-      catch (e) { put("error", String(e.message || e)); }
+      catch (e) { data.scene = last; put("error", String(e.message || e)); }
     },
   };
 }
@@ -313,12 +315,21 @@ function reportHtml(sc) {
     body.map((row) => `<tr>${row.map((x) => `<td>${esc(x)}</td>`).join("")}</tr>`).join("") + `</table>${more}`;
 }
 
-const SWIZZLES = [["", "none"], ["32", "32B"], ["64", "64B"], ["128", "128B"]];
+const SWIZZLE_BYTES = [32, 64, 128];
 
 function swizzleText(bytes, bits) {                                // the TMA / GMMA swizzles in element units
-  if (!bytes) return "";
   const b = { 32: 1, 64: 2, 128: 3 }[bytes], m = 4 - Math.log2(bits / 8);
-  return m < 0 ? "" : `Sw<${b},${m},3>`;
+  return m < 0 || !Number.isInteger(m) ? "" : `Sw<${b},${m},3>`;
+}
+
+const bare = (sw) => (sw || "").replace(/\s+/g, "");
+
+// The swizzle picker's options for `bits`-bit elements, the model's swizzle selected: none, the byte widths in
+// element units, and the model's own swizzle when it is none of those.
+function swizzleOptions(sw, bits) {
+  const opts = [["", "none"], ...SWIZZLE_BYTES.map((k) => [swizzleText(k, bits), `${k}B`]).filter(([v]) => v)];
+  if (!opts.some(([v]) => v === bare(sw))) opts.push([sw, sw]);
+  return opts.map(([v, label]) => `<option value="${esc(v)}"${v === bare(sw) || v === sw ? " selected" : ""}>${esc(label)}</option>`).join("");
 }
 
 function render({ model, el }) {
@@ -334,7 +345,7 @@ function render({ model, el }) {
   root.innerHTML = `<div class="cpx-bar">
     <input class="cpx-text" spellcheck="false" title="CuTe layout: (4,8):(8,1), Sw<3,3,3> o 0 o (8,64):(64,1)">
     <label>dtype <select class="cpx-dtype">${options(Object.keys(sc0.dtypes), model.get("dtype"))}</select></label>
-    <label>swizzle <select class="cpx-swizzle">${SWIZZLES.map(([k, v]) => `<option value="${k}">${v}</option>`).join("")}</select></label>
+    <label>swizzle <select class="cpx-swizzle"></select></label>
     <label>view <select class="cpx-view"></select></label>
     <label>access <input class="cpx-access" list="cpx-accesses" size="14"><datalist id="cpx-accesses">${options(sc0.accesses, "")}</datalist></label>
     <button class="cpx-export-svg">SVG</button><button class="cpx-export-py">Python</button></div>
@@ -351,10 +362,16 @@ function render({ model, el }) {
   const push = (k, v) => { model.set(k, v); model.save_changes(); };
   text.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(() => push("text", text.value), 150); });
   text.addEventListener("keydown", (e) => { if (e.key === "Enter") { clearTimeout(timer); push("text", text.value); } });
-  $(".cpx-dtype").addEventListener("change", (e) => push("dtype", e.target.value));
+  $(".cpx-dtype").addEventListener("change", (e) => {              // a byte-width swizzle keeps its width
+    const sc = model.get("scene"), sw = bare(model.get("swizzle")), bits = sc.dtypes[e.target.value];
+    const bytes = SWIZZLE_BYTES.find((k) => sw && swizzleText(k, sc.bits) === sw);
+    model.set("dtype", e.target.value);
+    if (bytes && bits) model.set("swizzle", swizzleText(bytes, bits));
+    model.save_changes();
+  });
   $(".cpx-view").addEventListener("change", (e) => push("view", e.target.value));
   $(".cpx-access").addEventListener("change", (e) => push("access", e.target.value));
-  $(".cpx-swizzle").addEventListener("change", (e) => push("swizzle", swizzleText(+e.target.value, model.get("scene").bits)));
+  $(".cpx-swizzle").addEventListener("change", (e) => push("swizzle", e.target.value));
 
   const show = (p, m, n) => {
     const sc = model.get("scene"), c = sc.panels[p] && sc.panels[p].cells.find((x) => x.m === m && x.n === n);
@@ -381,6 +398,8 @@ function render({ model, el }) {
     text.readOnly = !sc.editable;
     if (document.activeElement !== text && !err) text.value = model.get("text");
     $(".cpx-view").innerHTML = options(sc.views, sc.view);
+    $(".cpx-swizzle").innerHTML = swizzleOptions(model.get("swizzle") || "", sc.bits);
+    $(".cpx-dtype").value = model.get("dtype");
     $(".cpx-title").textContent = sc.title + (sc.notes.length ? ` \u2014 ${sc.notes.join("; ")}` : "");
     $(".cpx-report-error").textContent = sc.report_error || "";
     pic.innerHTML = sceneSvg(sc);
