@@ -43,8 +43,7 @@ def test_scheduling_and_epilogue_constraints():
     with pytest.raises(SpecError, match="needs a row-major D"):
         GemmSpec(c="(M,N):(1,M)", epilogue="tma").validate()
     assert GemmSpec(c="(M,N):(1,M)").epilogue == "direct" and GemmSpec().epilogue == "tma"
-    with pytest.raises(SpecError, match="needs persistent"):
-        GemmSpec(split_k=2, persistent=False).validate()
+    assert GemmSpec(split_k=2, persistent=False).validate()          # a grid of every split: one unit per CTA
     for cluster in ((2, 1), (1, 2)):
         GemmSpec(tile=(128, 256, 64), cluster=cluster).validate()
     names = {GemmSpec(group=g, split_k=k, persistent=p).name for g in (1, 8) for k in (1, 2) for p in (True,)}
@@ -65,7 +64,7 @@ def test_pingpong_constraints():
     assert ok.tile_warpgroups == 1 and ok.name.endswith("_pingpong")
     assert GemmSpec().tile_warpgroups == 2 and GemmSpec(tile=(64, 64, 64), consumers=1).tile_warpgroups == 1
     text = "\n".join(problems_of(schedule="pingpong", consumers=1, split_k=2, persistent=False))
-    assert "needs consumers = 2" in text and "split_k = 2" in text and "needs persistent = True" in text
+    assert "needs consumers = 2" in text and "needs persistent = True" in text
     # each warpgroup holds the whole BM x BN tile: 128x256 needs 256 accumulators per thread
     assert any("accumulators need 256 registers" in p for p in problems_of(schedule="pingpong", tile=(128, 256, 64)))
     assert "schedule = 'zigzag' not in" in "\n".join(problems_of(schedule="zigzag"))

@@ -147,7 +147,7 @@ def _bases(tile_shape, t) -> list:
 
 
 def base_models(tile_shape, t, accesses) -> list:
-    """The :class:`BaseModel` of each base order (:func:`_bases`)."""
+    """The :class:`BaseModel` of each base order (``_bases``)."""
     rows, cols = tile_shape
     k = (rows * cols).bit_length() - 1
     e = t.bits.bit_length() - 1
