@@ -15,7 +15,7 @@ Hypothesis profiles (pick one with ``HYPOTHESIS_PROFILE=NAME`` or ``pytest --hyp
     to fix and then to pin with an ``@example``.
 
 The tests listed in :data:`SLOW` are marked ``slow``: ``pytest -m "not slow"`` is the quick subset to iterate with
-(everything but the docs build, the notebooks, the NVRTC compiles and the CLI fuzzing).
+(everything but the docs build, the notebooks, the browser tests, the NVRTC compiles and the CLI fuzzing).
 
 Under pytest-xdist (``pytest -n auto``) each worker runs whole test files (a file's tests share module state: the
 docs build, the fuzz harness's counts), the files of :data:`SLOW` first, so that no long file starts last.
@@ -49,6 +49,7 @@ SLOW = {
     "tests/test_emit_compile.py::test_compiles_without_spills": "compiles kernels with NVRTC",
     "tests/test_feature_pairs.py::test_composing_pair_compiles_without_spills": "compiles kernels with NVRTC",
     "tests/test_notebooks.py": "executes every notebook in a Jupyter kernel",
+    "tests/test_explore_browser.py": "drives a headless Chromium",
     "tests/test_runtime_compile.py::test_gpu_test_kernels_compile": "compiles kernels with NVRTC",
     "tests/test_emit_pins.py::test_compiled_facts_are_pinned": "compiles kernels with NVRTC",
 }
