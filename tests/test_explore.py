@@ -14,6 +14,7 @@ import sys
 import pytest
 
 import cute_py as cp
+from cute_py.arch.sm90.synth_access import named_access
 from cute_py.arch.sm90 import make_gmma_desc, make_tma_params, smem_atom, tile_smem
 from cute_py.layouts import int_tuple as it
 from cute_py.viz import bank_conflicts, bank_map, coalescing, explore, explore_html
@@ -78,14 +79,17 @@ def test_large_layouts_are_elided_as_the_text_views_are():
 
 @pytest.mark.parametrize("layout, access, ways", [("(64,64):(64,1)", "ldmatrix", 8), ("(64,64):(64,1)", "(32,8):(1,64)", 8),
                                                  ("Sw<3,3,3> o 0 o (64,64):(64,1)", "ldmatrix", 1),
-                                                 ("(32,32):(32,1)", "vec32", 32)])
+                                                 ("(32,32):(32,1)", "vec32", 32), ("(64,64):(64,1)", "wgmma", 8),
+                                                 ("Sw<3,3,3> o 0 o (64,64):(64,1)", "wgmma", 1)])
 def test_banks_view_is_the_bank_conflict_report(layout, access, ways):
+    """wgmma: the core-matrix reads of swizzle synthesis's model (synth_access.named_access)."""
     dtype = "f32" if access == "vec32" else "bf16"
     lay = cp.parse(layout)
     sc = scene(lay, view="banks", access=access, dtype=dtype)
     acc = sc["report"]["access"]
     ref = bank_conflicts(lay, cp.parse(access) if ":" in access else _ldmatrix(dtype) if access == "ldmatrix"
-                         else access, dtype)
+                         else named_access("wgmma", (64, 64), cp.dtype(dtype), "read").access
+                         if access == "wgmma" else access, dtype)
     assert sc["report"]["summary"] == ref.summary() and ref.max_ways == ways and acc == ref.access
     assert [r["wavefronts"] for r in sc["report"]["requests"]] == list(ref.wavefronts[:64])
     words = {(c.request, a) for c in ref.conflicts for a, _ in c.words}
@@ -94,6 +98,11 @@ def test_banks_view_is_the_bank_conflict_report(layout, access, ways):
         touched = "req" in c                              # (32,8):(1,64) reads rows 0..31, columns 0..7 only
         assert bool(c.get("cf")) == (touched and (c["req"], c["swz"] * bits // 32 * 4) in words)
     assert any(c.get("cf") for c in cells(sc)) == (ways > 1)
+
+
+def test_wgmma_access_needs_a_2d_tile():
+    sc = scene(cp.parse("64:1"), view="banks", access="wgmma", dtype="bf16")
+    assert sc["report_error"] == "explore: access 'wgmma' reads a 2-D tile (rows, columns); the layout's shape is 64"
 
 
 def _ldmatrix(dtype):

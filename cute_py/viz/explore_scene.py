@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from ..arch.sm90.banks import BANK_BYTES, NUM_BANKS, count_bank_conflicts
 from ..arch.sm90.requests import as_dtype, element_bits, requests_of
+from ..arch.sm90.synth_access import named_access
 from ..atoms import CopyAtom, MMAAtom, TiledCopy, TiledMMA, make_copy_atom, make_tiled_copy_A, make_tiled_mma
 from ..atoms import get as get_atom
 from ..layouts import ComposedLayout, Layout
@@ -51,7 +52,7 @@ __all__ = ["scene", "VIEWS", "ACCESSES", "kind_of"]
 
 VIEWS = ("offsets", "threads", "banks", "coalescing")
 """The views of a layout or tensor; TV layouts, MMAs and copies have ``"threads"`` only."""
-ACCESSES = ("row128", "vec32", "vec64", "vec128", "ldmatrix")
+ACCESSES = ("row128", "vec32", "vec64", "vec128", "ldmatrix", "wgmma")
 """The accesses the explorer offers (any access :func:`cute_py.viz.bank_conflicts` reads is taken too):
 TMA's 128-byte rows, lanes reading consecutive vectors, and ``ldmatrix`` (``SM75_U32x4_LDSM_N`` tiled as the A
 operand of ``SM80_16x8x16_F32BF16BF16F32_TN``, 16-bit elements)."""
@@ -101,9 +102,22 @@ def _int(x):
 # access resolution
 
 
-def resolve_access(access, t):
-    """The access object :func:`~cute_py.arch.sm90.requests.requests_of` takes for the explorer's ``access`` text."""
+def resolve_access(access, t, layout=None):
+    """The access object :func:`~cute_py.arch.sm90.requests.requests_of` takes for the explorer's ``access`` text.
+    ``wgmma`` (and ``stmatrix``, ``epilogue``) are the named accesses of
+    :func:`~cute_py.arch.sm90.synth_access.named_access` over ``layout``'s 2-D tile: wgmma reading core matrices of
+    8 rows x 16 bytes, one phase each (the model swizzle synthesis uses)."""
     name = access.strip()
+    head = name.split(":")[0].lower()
+    if head in ("wgmma", "stmatrix", "epilogue"):
+        shape = getattr(layout, "inner", layout).shape if layout is not None else None
+        if not isinstance(shape, tuple) or len(shape) != 2:
+            raise LayoutError(f"explore: access {name!r} reads a 2-D tile (rows, columns); the layout's shape is "
+                              f"{shape}")
+        try:
+            return named_access(name, (it.product(shape[0]), it.product(shape[1])), t, "read").access
+        except LayoutError as e:
+            raise LayoutError(f"explore: access {name!r}: " + str(e).split(": ", 1)[-1]) from None
     if name.lower() == "ldmatrix":
         if t.bits != 16:
             raise LayoutError(f"explore: access 'ldmatrix' is {LDMATRIX_MMA}'s A operand read with "
@@ -117,7 +131,7 @@ def _requests(layout, access, t, space):
     """``(Requests, per-index dict)``: the warp requests of ``access`` and, per domain index, its first
     ``(request, lane, thread, value)``."""
     addr = element_bits("explore", layout, t.bits, name="layout")
-    reqs = requests_of("explore", layout, resolve_access(access, t), t, addr, space=space)
+    reqs = requests_of("explore", layout, resolve_access(access, t, layout), t, addr, space=space)
     where, seen = {}, {}
     req, lane, thread = reqs.req.tolist(), reqs.lane.tolist(), reqs.thread.tolist()
     for a, i in zip(reqs.access.tolist(), reqs.index.tolist()):
@@ -141,7 +155,7 @@ def _bank_report(layout, access, t):
 
 def _coalescing_report(layout, access, t):
     reqs, where = _requests(layout, access, t, "gmem")
-    rep = coalescing(resolve_access(access, t), layout, t)
+    rep = coalescing(resolve_access(access, t, layout), layout, t)
     rows = [{"label": r.label, "useful": r.useful_bytes, "sectors": r.sectors, "min_sectors": r.min_sectors,
              "lines": r.lines, "efficiency": round(r.efficiency, 4)} for r in rep.requests[:_MAX_REQUESTS]]
     return where, {"kind": "coalescing", "summary": rep.summary(), "text": rep.to_text(max_requests=8),

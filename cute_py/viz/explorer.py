@@ -210,7 +210,8 @@ def explore(obj, *, dtype: str | None = None, view: str | None = None, access: s
     view of TV layouts, atoms and tilings), ``"banks"`` (4-byte banks and the per-warp conflicts of ``access``)
     or ``"coalescing"`` (the per-warp sectors of ``access`` over the layout as global memory). ``access``: one
     of :data:`~cute_py.viz.explore_scene.ACCESSES` (``"row128"`` TMA rows, ``"vec32"``/``"vec64"``/
-    ``"vec128"``, ``"ldmatrix"``) or any access :func:`cute_py.viz.bank_conflicts` takes as text (a copy op
+    ``"vec128"``, ``"ldmatrix"``, ``"wgmma"``: core matrices of 8 rows x 16 bytes, as swizzle synthesis models
+    them) or any access :func:`cute_py.viz.bank_conflicts` takes as text (a copy op
     name, a TV layout). ``swizzle``: ``"Sw<B,M,S>"`` put over the layout (replacing its outer swizzle).
     ``dtype``: the element type of banks and coalescing (default ``"bf16"``; a tensor's own, which another
     ``dtype`` contradicts; none for an MMA atom or tiling, whose name fixes its types). ``access`` is a str.
