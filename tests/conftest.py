@@ -27,6 +27,12 @@ import sys
 import pytest
 from hypothesis import is_hypothesis_test, settings
 
+# The processes the suite starts (xdist workers, notebook kernels, Sphinx, the CLI and import-graph runs) import
+# cute_py from source: where PYTHONDONTWRITEBYTECODE is set (as on the CI machine), each compiled every module it
+# imports again. The suite caches bytecode for them (in __pycache__, which git ignores).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
