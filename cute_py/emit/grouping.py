@@ -87,7 +87,8 @@ def ragged_rows(layout, rows: int):
     boxes: ``(rows,N,MR):(ld,1,ld)``. A box of a group's last tile with ``v <= rows`` rows inside the group stores
     at rows coordinate ``rows - v`` and outer ``row0 + v`` from a base ``rows`` rows before D (extent
     ``MR = M + rows``): its rows ``i >= v`` fall outside the middle mode, and TMA writes nothing outside a map, so
-    the next group's rows stay untouched (:func:`ragged_gmem` masks loads along K with the other side of a mode's bounds).
+    the next group's rows stay untouched (:func:`ragged_gmem` masks loads along K with the other side of a mode's
+    bounds).
 
     >>> from cute_py import parse
     >>> str(ragged_rows(parse("(M,N):(ldd,1)"), 64))

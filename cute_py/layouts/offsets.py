@@ -11,6 +11,7 @@ from __future__ import annotations
 from . import int_tuple as it
 from .errors import SymbolicError, layout_error
 from .f2 import F2, f2_span_max
+from .f2_algebra import is_f2_layout
 from .int_tuple import is_int
 from .layout import Layout, flat_modes
 from .swizzle import Swizzle
@@ -87,7 +88,7 @@ def layout_offsets(layout):
 
 def _offset_range(layout):
     """(smallest, largest) offset of ``layout`` over its domain (integer or F2 strides)."""
-    if isinstance(layout, Layout) and any(type(d) is F2 for d in flat_modes(layout)[1]):
+    if is_f2_layout(layout):
         return 0, f2_span_max(*flat_modes(layout))          # XOR of non-negative images: 0 is the least
     if isinstance(layout, Layout):
         lo = hi = 0

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ...layouts import ComposedLayout, Layout, Swizzle, composition, int_tuple as it
 from ...layouts.errors import LayoutError, layout_error, names_caller
 from ...layouts.dtypes import DType
-from ...layouts.f2_algebra import from_bits
+from ...layouts.f2_algebra import from_bits, is_f2_layout
 from .banks import BankConflictReport, bank_conflicts
 from .gmma_desc import make_gmma_desc
 from .requests import element_bits, requests_of
@@ -205,8 +205,7 @@ def _build(cand, tile_shape):
 
 
 def _tma(layout, major, t):
-    if not isinstance(layout, ComposedLayout) and any(getattr(d, "_is_f2", False)
-                                                      for d in it.flatten_to_tuple(layout.stride)):
+    if is_f2_layout(layout):
         return False, "an F2 layout: TMA writes a box through one of its swizzle modes, Sw<B,4,3> on bytes"
     gmem = Layout((4096, 4096), (4096, 1) if major == "K" else (1, 4096))
     try:
@@ -219,8 +218,7 @@ def _tma(layout, major, t):
 
 
 def _wgmma(layout, major, t, tile_shape):
-    if not isinstance(layout, (ComposedLayout, Layout)) or (
-            isinstance(layout, Layout) and any(getattr(d, "_is_f2", False) for d in it.flatten_to_tuple(layout.stride))):
+    if not isinstance(layout, (ComposedLayout, Layout)) or is_f2_layout(layout):
         return False, "an F2 layout is none of the canonical GMMA layouts"
     mn = tile_shape[0]
     try:

@@ -135,7 +135,8 @@ class Producer:
             src = f"{x} + (long long){c['l']} * ld_{x}l * {op.tma.dtype.bits // 8}" if \
                 carries_group_mode(self.p.spec, x) else x            # the group's matrix of an operand with mode L
             lo = f"{k_lo}, " if k_lo else ""                        # a group's K columns (groups along K)
-            out.append(f"{ind}load_tile_{op.which}(stage + kOff{op.which}, {src}, ld_{x}, {mn}, {origin}, {end}, {lo}{k1}, t);")
+            out.append(f"{ind}load_tile_{op.which}(stage + kOff{op.which}, {src}, ld_{x}, {mn}, {origin}, {end}, "
+                       f"{lo}{k1}, t);")
         if lag(p):
             out += [f"{ind}cp_async_commit();",
                     f"{ind}if (ps.count > 0) {{                             // the previous stage's copies have landed",

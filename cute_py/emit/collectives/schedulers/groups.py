@@ -232,8 +232,9 @@ __device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_
     w.k1 = g.k1;"""
 
     def coords(self, w: str = "w") -> dict:
-        prologue = ("      // K tile at ks with v = min(kBK, k1 - ks) valid rows, loaded as the tile's last v rows: box row i\n"
-                    "      // reads row ks - (kBK - v) + i, and rows i < kBK - v (middle coordinate < 0) arrive as zeros\n"
+        prologue = ("      // K tile at ks with v = min(kBK, k1 - ks) valid rows, loaded as the tile's last v rows: box "
+                    "row i\n      // reads row ks - (kBK - v) + i, and rows i < kBK - v (middle coordinate < 0) arrive "
+                    "as zeros\n"
                     f"      const int ks = {w}.k0 + kb * kBK, kc1 = min(kBK, {w}.k1 - ks) - kBK, kc2 = ks;\n")
         return dict(super().coords(w), l=f"{w}.l", k_prologue=prologue, k_coords=("kc1", "kc2"),
                     k_range=("ks + kc1", "ks", f"{w}.k1"))
