@@ -219,7 +219,18 @@ def explore(obj, *, dtype: str | None = None, view: str | None = None, access: s
     The widget's ``scene`` trait holds what it shows and ``error`` the line under the text box; setting
     ``text`` (or ``dtype``, ``view``, ``access``, ``swizzle``) recomputes them, as typing does. Options that
     cannot apply raise here (a TypeError or ValueError naming ``explore`` and the option), and so does an
-    object the explorer cannot draw.
+    object the explorer cannot draw. Text that does not parse never raises: it sets ``error``.
+
+    >>> from cute_py import parse
+    >>> w = explore(parse("Sw<3,3,3> o 0 o (16,64):(64,1)"), view="banks", access="ldmatrix")
+    >>> w.scene["report"]["summary"]
+    '4 warp requests: 16 wavefronts (ideal 16); conflict-free'
+    >>> w.text = "(16,64):(64,1)"                   # typing in the box: the unswizzled tile
+    >>> w.scene["report"]["summary"]
+    '4 warp requests: 128 wavefronts (ideal 16); 8-way conflicts, 8.00x the ideal'
+    >>> w.text = "(16,64):(64,"
+    >>> w.error
+    'parse: expected an integer, found end of input at position 12'
     """
     _check_options(view, access, swizzle, dtype)
     state = ExplorerState(obj, dtype=dtype, view=view, access=access, swizzle=swizzle, tile=tile)
@@ -253,7 +264,13 @@ def explore_html(obj, *, dtype: str | None = None, view: str | None = None, acce
     """One offline HTML page running the explorer of ``obj`` (options as :func:`explore`); nothing is written.
 
     The page needs no network and no Python: it holds the front end and the scene computed now. Retyped text
-    is evaluated in the page where it can be (see the module docstring). Does not need anywidget.
+    is evaluated in the page where it can be (see the module docstring). Does not need anywidget. Raises as
+    :func:`explore` does, naming ``explore_html``.
+
+    >>> from cute_py import parse
+    >>> page = explore_html(parse("(8,64):(64,1)"))
+    >>> page.startswith("<!DOCTYPE html>"), "https://" in page
+    (True, False)
     """
     _check_options(view, access, swizzle, dtype, "explore_html")
     kind_of(obj, "explore_html")

@@ -286,7 +286,15 @@ def _reason(core, accesses, models, family, f2_cost, exhaustive) -> str:
 
 def checked_element_type(dtype) -> DType:
     """The element type of a synthesis: a known one, a power of two from 4 to 64 bits (else a LayoutError
-    naming ``dtype=``)."""
+    naming ``dtype=``).
+
+    >>> checked_element_type("bf16").bits
+    16
+    >>> checked_element_type("f16x")
+    Traceback (most recent call last):
+    ...
+    cute_py.layouts.errors.LayoutError: synthesize_smem_layout: unknown element type: dtype='f16x'
+    """
     t = element_type(dtype)
     if t.bits & (t.bits - 1) or not 4 <= t.bits <= 64:
         raise layout_error(LayoutError, _OP, "the element width must be a power of two from 4 to 64 bits",
