@@ -39,6 +39,8 @@ def main() -> int:
                                          epilogue="direct"),
         "pingpong cluster": dict(tile=(128, 64, 64), schedule="pingpong", cluster=(1, 2)),
         "direct loads": dict(tile=(128, 128, 64), load_a=2, load_b=16),
+        "direct a, b multicast": dict(tile=(128, 128, 64), load_a=2, cluster=(2, 1)),
+        "direct b in a cluster": dict(tile=(128, 128, 64), load_b=16, cluster=(2, 1)),
     }
     for name, kw in dense.items():
         for M, N, K in ((200, 264, 136), (1160, 1344, 648)):
@@ -69,27 +71,33 @@ def main() -> int:
         bad += not ok
         print(f"{'promoting ' + str(kw.get('scheduler', 'tile')):28s} {spec.name}: {'exact' if ok else 'WRONG'}", flush=True)
 
-    # groups along M (MoE), along K (weight gradient) and a batch
+    # groups along M (MoE), along K (weight gradient) and a batch: their own schedulers, stream-K and split-K over
+    # each, and groups along K in a cluster (a multicast of ragged K tiles)
     sizes = [200, 0, 64, 300]
     M, N, K, L = sum(sizes), 256, 192, len(sizes)
     a, w = ints(M, K), ints(L, K, N)
-    offs = torch.tensor(np.cumsum(sizes), dtype=torch.int32, device="cuda")
-    d = cute_py.grouped_gemm(a.bfloat16().cuda(), w.bfloat16().cuda(), offs=offs)
-    ref = torch.cat([a[o - s:o].double() @ w[g].double() for g, (s, o) in enumerate(zip(sizes, np.cumsum(sizes)))])
-    ok = torch.equal(d.float().cpu(), ref.bfloat16().float())
-    bad += not ok
-    print(f"{'groups along M':28s}: {'exact' if ok else 'WRONG'}", flush=True)
     x, dy = ints(M, K), ints(M, N)             # a weight gradient: D[g] = x[group rows].t() @ dy[group rows]
-    d = cute_py.grouped_gemm(x.bfloat16().cuda().t(), dy.bfloat16().cuda(), offs=offs)
-    ref = torch.stack([x[o - s:o].double().t() @ dy[o - s:o].double() for s, o in zip(sizes, np.cumsum(sizes))])
-    ok = torch.equal(d.float().cpu(), ref.bfloat16().float())
-    bad += not ok
-    print(f"{'groups along K':28s}: {'exact' if ok else 'WRONG'}", flush=True)
     a3, b3 = ints(3, 136, 200), ints(3, 200, 264)
-    d = cute_py.bmm(a3.bfloat16().cuda(), b3.bfloat16().cuda())
-    ok = torch.equal(d.float().cpu(), (a3.double() @ b3.double()).bfloat16().float())
-    bad += not ok
-    print(f"{'batch':28s}: {'exact' if ok else 'WRONG'}", flush=True)
+    offs = torch.tensor(np.cumsum(sizes), dtype=torch.int32, device="cuda")
+    layouts = {"m": dict(b="(N,K,L):(1,N,ldb_l)"), "k": dict(a="(M,K):(1,M)", b="(N,K):(1,N)", c="(M,N,L):(N,1,ldd_l)"),
+               "batch": dict(a="(M,K,L):(K,1,lda_l)", b="(N,K,L):(1,N,ldb_l)", c="(M,N,L):(N,1,ldd_l)")}
+    for form, extra in (("m", {}), ("k", {}), ("batch", {}), ("m", dict(scheduler="stream_k")),
+                        ("k", dict(scheduler="stream_k")), ("batch", dict(scheduler="stream_k")),
+                        ("m", dict(split_k=2)), ("k", dict(split_k=3)), ("batch", dict(split_k=2)),
+                        ("k", dict(cluster=(2, 1))), ("k", dict(cluster=(1, 2), scheduler="stream_k"))):
+        spec = GemmSpec(tile=(128, 128, 64), **layouts[form], **extra)
+        if form == "m":
+            d = cute_py.grouped_gemm(a.bfloat16().cuda(), w.bfloat16().cuda(), offs=offs, spec=spec)
+            ref = torch.cat([a[o - s:o].double() @ w[g].double() for g, (s, o) in enumerate(zip(sizes, np.cumsum(sizes)))])
+        elif form == "k":
+            d = cute_py.grouped_gemm(x.bfloat16().cuda().t(), dy.bfloat16().cuda(), offs=offs, spec=spec)
+            ref = torch.stack([x[o - s:o].double().t() @ dy[o - s:o].double() for s, o in zip(sizes, np.cumsum(sizes))])
+        else:
+            d = cute_py.bmm(a3.bfloat16().cuda(), b3.bfloat16().cuda(), spec=spec)
+            ref = a3.double() @ b3.double()
+        ok = torch.equal(d.float().cpu(), ref.bfloat16().float())
+        bad += not ok
+        print(f"{'groups ' + form:28s} {spec.name}: {'exact' if ok else 'WRONG'}", flush=True)
     torch.cuda.synchronize()
     print(f"{bad} wrong")
     return 1 if bad else 0

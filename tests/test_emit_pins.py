@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from cute_py.emit import GemmSpec, emit_gemm, gemm_plan
+from cute_py.emit.collectives.schedulers import SCHEDULERS, scheduler_class
 from cute_py.emit.spec import example_specs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,6 +106,9 @@ def test_pins_cover_the_branches():
     for scale in ("tensor", "row", "block"):
         assert has(lambda s: s.scale == scale), scale
     assert has(lambda s: s.load_a) and has(lambda s: s.load_b)
+    assert has(lambda s: s.load_a and s.cluster != (1, 1)) and has(lambda s: s.load_b and s.cluster != (1, 1))
+    assert has(lambda s: s.grouping == "k" and s.cluster != (1, 1))
+    assert {scheduler_class(s).name for s in specs} == set(SCHEDULERS)
 
 
 @pytest.mark.parametrize("name", sorted(PINS["kernels"]))

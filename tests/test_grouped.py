@@ -68,7 +68,6 @@ def test_the_group_strides_of_c_bias_and_scales_are_parameters():
 
 @pytest.mark.parametrize("kw,message", [
     (dict(KGROUPS, a="(M,K):(K,1)"), "groups along K read a MN-major"),
-    (dict(KGROUPS, cluster=(2, 1)), "a multicast would split"),
     (dict(epi_buffers=9), "epi_buffers = 9 not in [1, 8]"),
 ])
 def test_group_rules(kw, message):

@@ -23,12 +23,16 @@ def test_each_spec_takes_the_scheduler_it_names_or_implies():
         a="(M,K,L):(K,1,lda_l)", b="(N,K,L):(K,1,ldb_l)", c="(M,N,L):(N,1,ldd_l)"),
         "groups_m": GemmSpec(b="(N,K,L):(K,1,ldb_l)"),
         "groups_k": GemmSpec(a="(M,K):(1,M)", b="(N,K):(1,N)", c="(M,N,L):(N,1,ldd_l)")}
-    for name, spec in list(implied.items())[2:4]:              # split-K over batches and groups along M
+    grouped = list(implied.items())[2:5]
+    for name, spec in grouped:                                 # split-K over batches and groups
         implied[f"split_k_{name}"] = spec.replace(split_k=3)
     for name, spec in implied.items():
         assert scheduler_class(spec).name == name
     assert scheduler_class(GemmSpec(scheduler="stream_k")) is StreamKScheduler
-    assert set(SCHEDULERS) == set(implied) | {"stream_k", "split_k_groups_k"}      # the last refused: a defect
+    named = {f"stream_k_{name}": spec.replace(scheduler="stream_k") for name, spec in grouped}
+    for name, spec in named.items():                           # "stream_k" takes the member walking the problem
+        assert scheduler_class(spec).name == name
+    assert set(SCHEDULERS) == set(implied) | {"stream_k"} | set(named)
     assert GemmSpec(scheduler="stream_k").name.endswith("_streamk")
 
 
@@ -41,8 +45,16 @@ def test_unknown_and_conflicting_schedulers_are_refused():
         GemmSpec(scheduler="stream_k", split_k=2).validate()
     with pytest.raises(SpecError, match="needs persistent = True"):
         GemmSpec(scheduler="stream_k", persistent=False).validate()
-    with pytest.raises(SpecError, match="walks one GEMM"):
-        GemmSpec(scheduler="stream_k", b="(N,K,L):(K,1,ldb_l)").validate()
+    with pytest.raises(SpecError, match="scheduler = 'tile' does not walk groups along M .* its scheduler is "
+                                        "'groups_m'"):
+        GemmSpec(scheduler="tile", b="(N,K,L):(K,1,ldb_l)").validate()
+    with pytest.raises(SpecError, match="scheduler = 'stream_k_batches' does not walk one GEMM"):
+        GemmSpec(scheduler="stream_k_batches").validate()
+    with pytest.raises(SpecError, match="scheduler = 'tile' conflicts with split_k = 2, which takes 'split_k'"):
+        GemmSpec(scheduler="tile", split_k=2).validate()
+    with pytest.raises(SpecError, match="scheduler = 'split_k' conflicts with split_k = 1, which takes 'tile'"):
+        GemmSpec(scheduler="split_k").validate()
+    assert GemmSpec(scheduler="split_k", split_k=2, b="(N,K,L):(K,1,ldb_l)").validate()     # the family's member
 
 
 @pytest.mark.parametrize("ctas", (1, 2, 3, 5, 7, 8, 13))
@@ -60,6 +72,30 @@ def test_stream_k_walk_runs_every_k_block_once(ctas):
         assert runs == {(t, kb): 1 for t in range(tiles) for kb in range(k_tiles)}, (tiles, k_tiles)
         for t in range(tiles):
             assert len(parts[t]) == parts[t][0] and set(parts[t]) == {parts[t][0]}, (tiles, k_tiles, t, parts[t])
+
+
+@pytest.mark.parametrize("ctas", (1, 2, 3, 7, 13))
+def test_stream_k_walk_of_tiles_with_their_own_k_runs_each_once(ctas):
+    """Groups along K: each tile has its group's k-blocks (0 for an empty group). Every k-block runs once, every
+    tile (an empty one too: its zeros are stored) is in a unit, and a CTA has at most two partial units."""
+    import random
+    rng = random.Random(ctas)
+    for _ in range(300):
+        tiles = rng.randint(1, 40)
+        ks = [rng.choice((0, 0, 1, 2, 3, 5, 9)) for _ in range(tiles)]
+        walk = stream_k_walk(tiles, ks, ctas)
+        runs, parts = {}, {}
+        for units in walk:
+            assert sum(1 for u in units if u[3] > 1) <= 2
+            for t, kb0, kb1, n in units:
+                assert 0 <= kb0 <= kb1 <= ks[t] and (kb0 < kb1 or ks[t] == 0)      # empty: an empty tile's
+                runs.update({(t, kb): runs.get((t, kb), 0) + 1 for kb in range(kb0, kb1)})
+                parts.setdefault(t, []).append(n)
+        assert runs == {(t, kb): 1 for t in range(tiles) for kb in range(ks[t])}, (tiles, ks)
+        assert set(parts) == set(range(tiles))
+        for t, n in parts.items():
+            assert len(n) == n[0] and set(n) == {n[0]}, (tiles, ks, t, n)
+    assert stream_k_walk(3, [2, 2, 2], 2) == stream_k_walk(3, 2, 2)
 
 
 def test_stream_k_shares_only_the_last_waves():

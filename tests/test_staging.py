@@ -159,7 +159,7 @@ def test_k_zero_grouped_and_batched_problems_are_read():
 def test_load_fields_are_validated():
     from cute_py.emit import SpecError
     assert GemmSpec(load_a=2, load_b=8).validate().name.endswith("_ld2x8")
-    for bad, message in ((dict(load_a=3), "load_a = 3 not in"), (dict(load_b=4, cluster=(2, 1)), "not multicast"),
+    for bad, message in ((dict(load_a=3), "load_a = 3 not in"), (dict(load_b=4, cluster=(2, 1)), None),
                          (dict(dtype="e4m3", scale="tensor", tile=(128, 128, 128), load_a=1, load_b=0), None),
                          (dict(load_a=16, tile=(64, 64, 64), consumers=1), None),
                          (dict(load_a=2, stages=2), None),             # synchronous loads announce at once
@@ -170,6 +170,19 @@ def test_load_fields_are_validated():
         else:
             with pytest.raises(SpecError, match=message):
                 GemmSpec(**bad).validate()
+
+
+def test_an_operand_read_without_tma_is_loaded_whole_by_every_cta_of_a_cluster():
+    """cp.async and ld have no multicast form: the operand a cluster would share is loaded by each CTA, the other
+    one is still multicast by TMA (and the ring's tx bytes count the whole TMA tile in every CTA)."""
+    from cute_py.emit import emit_gemm, gemm_plan
+    p = gemm_plan(GemmSpec(load_a=8, cluster=(2, 1)))         # B is shared along M: still a TMA multicast
+    assert (p.a.tma.multicast, p.b.tma.multicast, p.mcast_mask) == (1, 2, 0x3) and p.tx_bytes == p.b.tile_bytes
+    src = emit_gemm(p.spec)
+    assert "tma_load_2d_mc(stage + kOffB" in src and "load_tile_A(stage + kOffA" in src
+    q = gemm_plan(GemmSpec(load_b=8, cluster=(2, 1)))         # B would be shared: each CTA loads all of it
+    assert (q.b.tma.multicast, q.mcast_mask, q.tx_bytes) == (1, 0, q.a.tile_bytes)
+    assert "_mc(" not in emit_gemm(q.spec).split("__global__")[1]
 
 
 @pytest.mark.parametrize("kw", [dict(load_a=2), dict(load_a=4, load_b=4), dict(load_b=8, b="(N,K):(1,N)"),

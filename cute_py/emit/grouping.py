@@ -76,9 +76,6 @@ def group_problems(spec) -> list:
         out += [f"groups along K read {w} MN-major ({w} ({'M' if w == 'a' else 'N'}, K) with {'M' if w == 'a' else 'N'}"
                 f" contiguous, as x.t() and dy of a weight gradient): K must be an outer TMA dimension to mask the "
                 f"K tile that crosses a group's end" for w in ("a", "b") if getattr(spec, f"{w}_major") == "K"]
-        if spec.cluster != (1, 1):
-            out.append(f"cluster = {spec.cluster}: groups along K load whole ragged K tiles, which a multicast "
-                       f"would split")
     return out
 
 

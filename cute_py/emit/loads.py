@@ -46,10 +46,10 @@ def load_problems(spec) -> list:
 
     >>> from cute_py.emit import GemmSpec, SpecError
     >>> try:
-    ...     GemmSpec(load_a=3, load_b=4, cluster=(2, 1))       # the constructor asks load_problems
+    ...     GemmSpec(load_a=3, load_b=1, tile=(128, 128, 64))     # the constructor asks load_problems
     ... except SpecError as e:
     ...     print(e.problems)
-    ['load_a = 3 not in (0, 1, 2, 4, 8, 16)', 'load_b = 4: an operand read without TMA is not multicast; use cluster (1, 1)']
+    ['load_a = 3 not in (0, 1, 2, 4, 8, 16)', 'load_b = 1: smaller than one bf16 element (2 B)']
     """
     out = []
     e = 1 if spec.dtype in FP8_DTYPES else 2
@@ -61,8 +61,6 @@ def load_problems(spec) -> list:
             continue
         if v < e:
             out.append(f"{name} = {v}: smaller than one {spec.dtype} element ({e} B)")
-        if tuple(spec.cluster) != (1, 1):
-            out.append(f"{name} = {v}: an operand read without TMA is not multicast; use cluster (1, 1)")
         if (mn * spec.tile[2] * e) % (v * WARPGROUP_THREADS):
             out.append(f"{name} = {v}: a {mn}x{spec.tile[2]} stage tile is not a whole number of {v}-byte loads per "
                        f"producer thread ({WARPGROUP_THREADS})")

@@ -81,8 +81,9 @@ def _operand_plan(spec: GemmSpec, which: str) -> OperandPlan:
     ragged = spec.grouping == "k"                   # K tiles masked at a group's end (grouping.ragged_gmem)
     tma = make_tma_params(ragged_gmem(gmem, bk) if ragged else gmem, smem, t, multicast=mc)
     if ragged:
-        require(tma.gmem_modes[1:] == (1, 2) and tma.box_dim[1:] == (bk, 1), "operand_plan",
-                "a ragged operand's TMA box spans the whole K tile in its middle dimension",
+        require(tma.gmem_modes[1:] == (1, 2) and tma.box_dim[2] == 1 and bk % tma.box_dim[1] == 0, "operand_plan",
+                "a ragged operand's TMA box lies in one K tile (its middle dimension divides it: a multicast slices "
+                "it there)",
                 box_dim=tma.box_dim, gmem_modes=tma.gmem_modes, bk=bk)
     copies = tuple(_copies(tma, smem, (mn, bk), rank) for rank in range(mc))
     o = tma.box_coords((0, 0))

@@ -36,7 +36,7 @@ from ..arch.sm90 import SMEM_ALIGN, check_config, smem_budget
 from ..arch.sm90.operand import operand_problems
 from ..layouts import Layout
 from ..layouts.errors import LayoutError
-from .collectives.schedulers import SCHEDULERS, scheduler_class
+from .collectives.schedulers import SCHEDULERS, implied_scheduler, scheduler_class
 from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS
 from .grouping import grouping, group_problems
 from .loads import load_problems
@@ -239,15 +239,17 @@ class GemmSpec:
         """``(gmem layout, major, tile extent along MN, wgmma slice rows, multicast)`` of operand "A" or "B".
 
         A's tile is BM x BK in 64-row wgmma slices, shared by the cluster's CTAs along N; B's is BN x BK, one
-        slice of BN rows, shared along M.
+        slice of BN rows, shared along M. A shared tile is multicast by TMA; an operand read without TMA
+        (``load_a``, ``load_b``) has no multicast form (``cp.async`` and ``ld`` write only their own CTA's shared
+        memory), so every CTA of the cluster loads its whole tile.
 
-        >>> GemmSpec(cluster=(2, 1)).operand("B")[1:]
-        ('K', 128, 128, 2)
+        >>> GemmSpec(cluster=(2, 1)).operand("B")[1:], GemmSpec(cluster=(2, 1), load_b=8).operand("B")[4]
+        (('K', 128, 128, 2), 1)
         """
         bm, bn, _ = self.tile
         if which == "A":
-            return self.a, self.a_major, bm, 64, self.cluster[1]
-        return self.b, self.b_major, bn, bn, self.cluster[0]
+            return self.a, self.a_major, bm, 64, 1 if self.load_a else self.cluster[1]
+        return self.b, self.b_major, bn, bn, 1 if self.load_b else self.cluster[0]
 
     # -- derived -----------------------------------------------------------
     @property
@@ -366,7 +368,7 @@ class GemmSpec:
         if self.scheduler is not None and scheduler is None:
             out.append(f"scheduler = {self.scheduler!r} not in {tuple(SCHEDULERS)}")
         elif scheduler is not None:
-            out += scheduler.problems(self)
+            out += scheduler.problems(self) + self._named_scheduler_problems(scheduler)
         out += scale_problems(self) + group_problems(self) + load_problems(self)
         stages = self.resolved_stages()
         if stages < 2:
@@ -385,6 +387,21 @@ class GemmSpec:
         if not out:
             out += self._layout_problems()
         return list(dict.fromkeys(out))          # stable, without duplicates
+
+    def _named_scheduler_problems(self, scheduler) -> list:
+        """A scheduler named in the spec walks its problem and agrees with ``split_k``: the one the fields imply,
+        or stream-K (which no field implies)."""
+        implied = implied_scheduler(self)
+        if self.scheduler is None or scheduler is implied or implied is None:
+            return []
+        problem = {None: "one GEMM", "batch": "a batch", "m": "groups along M", "k": "groups along K"}
+        if not scheduler.walks(self):
+            return [f"scheduler = {self.scheduler!r} does not walk {problem.get(self.grouping, self.grouping)} "
+                    f"(the layouts' problem): its scheduler is {implied.name!r}"]
+        if getattr(scheduler, "family", None) == "stream_k":
+            return []
+        return [f"scheduler = {self.scheduler!r} conflicts with split_k = {self.split_k}, which takes "
+                f"{implied.name!r}"]
 
     def _layout_problems(self) -> list:
         """Smem atoms, wgmma descriptors and TMA boxes must exist for A's and B's tiles (asked of

@@ -99,7 +99,9 @@ def test_moe_every_group_empty_and_zero_rows():
     dict(tile=(128, 128, 64), cluster=(1, 2)), dict(tile=(128, 128, 64), schedule="pingpong"),
     dict(tile=(64, 256, 64), schedule="pingpong"), dict(tile=(128, 128, 64), raster="n", group=2),
     dict(tile=(128, 128, 64), persistent=False), dict(tile=(128, 192, 64), epilogue="direct"),
-    dict(tile=(128, 128, 64), out_dtype="f32")])
+    dict(tile=(128, 128, 64), out_dtype="f32"), dict(tile=(128, 128, 64), scheduler="stream_k"),
+    dict(tile=(128, 256, 64), scheduler="stream_k", cluster=(2, 1)),
+    dict(tile=(128, 128, 64), scheduler="stream_k", schedule="pingpong")])
 def test_moe_explicit_specs(spec):
     """Every schedule, cluster and raster over uneven groups; the TMA-store epilogue stores every tile through
     the ragged map of D (a group's last tile writes no row of the next group; also with f32 D), the direct
@@ -203,7 +205,8 @@ def test_bmm_strided_batches_and_out():
 
 @pytest.mark.parametrize("spec", [dict(tile=(128, 256, 64)), dict(tile=(64, 128, 64), consumers=1),
                                   dict(tile=(128, 128, 64), cluster=(2, 1)), dict(tile=(128, 128, 64),
-                                  schedule="pingpong"), dict(tile=(128, 128, 64), epilogue="direct")])
+                                  schedule="pingpong"), dict(tile=(128, 128, 64), epilogue="direct"),
+                                  dict(tile=(128, 128, 64), scheduler="stream_k")])
 def test_bmm_explicit_specs(spec):
     s = GemmSpec(a="(M,K,L):(K,1,lda_l)", b="(N,K,L):(1,N,ldb_l)", c="(M,N,L):(N,1,ldd_l)", **spec)
     check_bmm(6, 300, 520, 192, spec=s, seed=2)
@@ -333,7 +336,11 @@ def test_k_groups_uneven(G):
 
 
 @pytest.mark.parametrize("spec", [dict(tile=(128, 256, 64)), dict(tile=(128, 128, 64), schedule="pingpong"),
-                                  dict(tile=(64, 128, 64), consumers=1), dict(tile=(128, 128, 64), epilogue="direct")])
+                                  dict(tile=(64, 128, 64), consumers=1), dict(tile=(128, 128, 64), epilogue="direct"),
+                                  dict(tile=(128, 128, 64), cluster=(2, 1)), dict(tile=(128, 256, 64), cluster=(1, 2)),
+                                  dict(tile=(128, 128, 64), scheduler="stream_k"),
+                                  dict(tile=(128, 128, 64), scheduler="stream_k", cluster=(2, 1),
+                                       schedule="pingpong")])
 def test_k_groups_explicit_specs(spec):
     rng = np.random.default_rng(31)
     s = GemmSpec(a="(M,K):(1,M)", b="(N,K):(1,N)", c="(M,N,L):(N,1,ldd_l)", **spec)
@@ -430,3 +437,22 @@ def test_moe_in_a_cuda_graph_reads_the_offsets_at_replay():
         graph.replay()
         torch.cuda.synchronize()
         assert torch.equal(out, torch.from_numpy(moe_reference(a, b, new)).to(torch.bfloat16).cuda()), new
+
+
+# ---- stream-K over groups and batches: whole tiles for the first waves, the last ones shared by k-blocks ----------
+
+@pytest.mark.parametrize("form", ["batch", "m", "k"])
+def test_stream_k_over_more_than_a_wave_of_group_tiles(form):
+    """More tiles than a wave (132 SMs), not a whole number of waves: data-parallel tiles, then stream-K tiles
+    whose k-blocks are shared by CTAs and fixed up; groups along K with empty groups (an empty tile is one
+    iteration, its zeros stored) and ragged ones."""
+    rng = np.random.default_rng(77)
+    if form == "batch":                                  # 20 x 3 x 5 = 300 tiles: 132 whole, 168 shared
+        s = GemmSpec(a="(M,K,L):(K,1,lda_l)", b="(N,K,L):(1,N,ldb_l)", c="(M,N,L):(N,1,ldd_l)", scheduler="stream_k")
+        check_bmm(20, 300, 520, 192, spec=s, seed=7)
+    elif form == "m":
+        s = GemmSpec(b="(N,K,L):(K,1,ldb_l)", scheduler="stream_k")
+        check_moe(uneven(40, 128, rng), 512, 320, spec=s, seed=7)
+    else:                                                # 30 groups x 9 tiles = 270 tiles
+        s = GemmSpec(a="(M,K):(1,M)", b="(N,K):(1,N)", c="(M,N,L):(N,1,ldd_l)", scheduler="stream_k")
+        check_k_groups(uneven(30, 64, rng), 320, 264, spec=s, seed=7)

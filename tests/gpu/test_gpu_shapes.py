@@ -277,6 +277,9 @@ DIRECT_CASES = [  # (M, N, K, layout, load_a, load_b, spec fields): operands rea
     (64, 136, 4096 + 2, "tn", 4, 4, {"split_k": 2}),
     (100, 264, 998, "tt", 4, 8, {"tile": (64, 128, 64), "consumers": 1}),
     (333, 200, 1000, "tn", 16, 16, {}),              # aligned rows read by cp.async.16 too
+    (300, 520, 1004, "tn", 8, 0, {"cluster": (2, 1)}),   # a direct in each CTA, b multicast to the pair
+    (300, 520, 1004, "tn", 0, 8, {"cluster": (2, 1)}),   # b (which the pair would share) read whole by each CTA
+    (520, 300, 998, "tt", 4, 2, {"cluster": (1, 2)}),    # both direct: a cluster with nothing to multicast
 ]
 
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from .groups import Batches, GroupsAlongK, GroupsAlongM
 from .split_k import SplitKScheduler, split_k_of
-from .stream_k import StreamKScheduler
+from .stream_k import StreamKScheduler, stream_k_of
 from .tile import TileScheduler
 
-__all__ = ["SCHEDULERS", "scheduler_class", "TileScheduler", "SplitKScheduler", "StreamKScheduler", "Batches",
+__all__ = ["SCHEDULERS", "scheduler_class", "implied_scheduler", "TileScheduler", "SplitKScheduler", "StreamKScheduler", "Batches",
            "GroupsAlongM", "GroupsAlongK"]
 
 SCHEDULERS = {cls.name: cls for cls in (
@@ -30,13 +30,30 @@ SCHEDULERS = {cls.name: cls for cls in (
     split_k_of(Batches),
     split_k_of(GroupsAlongM),
     split_k_of(GroupsAlongK),
+    stream_k_of(Batches),
+    stream_k_of(GroupsAlongM),
+    stream_k_of(GroupsAlongK),
 )}
 """Every scheduler by name; the first whose ``implied_by(spec)`` holds serves a spec that names none."""
 
 
 def scheduler_class(spec):
-    """The scheduler class of ``spec``: the one it names, else the one its fields imply (None if none does:
-    :class:`~cute_py.emit.GemmSpec`'s constructor says why)."""
+    """The scheduler class of ``spec``: the one it names (a family's name, "stream_k", takes the member that walks
+    ``spec``'s problem: stream-K over batches or groups), else the one its fields imply (None if none does:
+    :class:`~cute_py.emit.GemmSpec`'s constructor says why).
+
+    >>> from cute_py.emit import GemmSpec
+    >>> scheduler_class(GemmSpec(scheduler="stream_k", b="(N,K,L):(K,1,ldb_l)")).name
+    'stream_k_groups_m'
+    """
     if spec.scheduler is not None:
-        return SCHEDULERS.get(spec.scheduler) if isinstance(spec.scheduler, str) else None
+        if not isinstance(spec.scheduler, str):
+            return None
+        named = [c for c in SCHEDULERS.values() if spec.scheduler in (c.name, getattr(c, "family", None))]
+        return next((c for c in named if c.walks(spec)), named[0] if named else None)
+    return implied_scheduler(spec)
+
+
+def implied_scheduler(spec):
+    """The scheduler ``spec``'s fields imply, whatever it names (None if none)."""
     return next((cls for cls in SCHEDULERS.values() if cls.implied_by(spec)), None)

@@ -48,6 +48,10 @@ class _Groups(TileScheduler):
     def units(cls, plan, M: int, N: int, L: int) -> int:
         return super().units(plan, M, N, L) * L
 
+    def tile_count(self) -> str:
+        return ("  const int per = ((num_m + kClusterM - 1) / kClusterM) * ((num_n + kClusterN - 1) / kClusterN);"
+                "   // tiles per group\n  const int units = per * L;\n")
+
     def tile_slot(self, unit: str) -> str:
         """The unit's cluster tile and the CTA's rank in it: unique over the groups' tiles."""
         return f"{unit} * kClusterSize + (int)rank"
@@ -179,6 +183,17 @@ __device__ __forceinline__ int m_tiles(const Group& g) { return (g.row1 - g.row0
         maps["d"] = ((rows, N, M + rows), (problem.ldd, 1, problem.ldd))
         return maps, {"tma_d": -rows * problem.ldd * plan.epi.elem_bytes}
 
+    def tile_count(self) -> str:
+        """The groups' tiles, from every offset (clamped as ``group_of`` clamps them)."""
+        return """  const int units_n = (num_n + kClusterN - 1) / kClusterN;
+  int units = 0;                                       // the groups' cluster tiles
+  for (int l = 0, r0 = 0; l < L; ++l) {
+    const int r1 = min(max(__ldg(offs + l), r0), M);
+    units += (r1 - r0 + kClusterM * kBM - 1) / (kClusterM * kBM) * units_n;
+    r0 = r1;
+  }
+"""
+
     @classmethod
     def units(cls, plan, M: int, N: int, L: int) -> int:
         """At most one partial cluster tile more per group than the rows of all groups need."""
@@ -238,6 +253,38 @@ __device__ __forceinline__ bool group_of(int unit, Group& g, int num_m, int num_
                     f"      const int ks = {w}.k0 + kb * kBK, kc1 = min(kBK, {w}.k1 - ks) - kBK, kc2 = ks;\n")
         return dict(super().coords(w), l=f"{w}.l", k_prologue=prologue, k_coords=("kc1", "kc2"),
                     k_range=("ks + kc1", "ks", f"{w}.k1"))
+
+    def stream_iterations(self) -> dict:
+        """A tile has its group's k-blocks, one at least (an empty group's tiles store zeros): stream-K iteration
+        ``it`` is found by a cursor over the groups, which moves forward only (a CTA's iterations grow)."""
+        return {"setup": """  long long iters = 0;                                 // the stream-K tiles' iterations, group by group
+  for (int l = sk ? (units - sk) / per : L; l < L; ++l)
+    iters += (long long)(min((l + 1) * per, units) - max(l * per, units - sk)) * group_iters(offs, l, K);
+""", "state": [("int", "per", "per"), ("int", "sl", "sk ? (units - sk) / per : 0"), ("long long", "sit", "0")],
+                "locate": """    int s = 0, kt = 1;
+    long long t0 = 0;
+    if (in_sk) locate(it, s, t0, kt);                  // the stream-K tile `it` lies in
+""", "members": """
+  // stream-K tile s of iteration it, its first iteration t0 and its iterations kt; the cursor: group sl, whose
+  // stream-K tiles start at iteration sit
+  __device__ __forceinline__ void locate(long long it, int& s, long long& t0, int& kt) {
+    for (;; ++sl) {
+      kt = group_iters(offs, sl, K);
+      const int first = max(sl * per, dp_tiles);      // sl's first stream-K tile
+      const long long n = (long long)(min((sl + 1) * per, units) - first) * kt;
+      if (it < sit + n) {
+        s = first - dp_tiles + (int)((it - sit) / kt);
+        t0 = sit + (long long)(s + dp_tiles - first) * kt;
+        return;
+      }
+      sit += n;
+    }
+  }""", "device": """// the stream-K iterations of a tile of group l: its k-blocks (offsets clamped as group_of clamps them), one at least
+__device__ __forceinline__ int group_iters(const int* __restrict__ offs, int l, int K) {
+  const int k0 = l ? min(max(__ldg(offs + l - 1), 0), K) : 0;
+  return max((min(max(__ldg(offs + l), k0), K) - k0 + kBK - 1) / kBK, 1);
+}
+"""}
 
     @classmethod
     def gmem_maps(cls, plan, problem, maps: dict) -> tuple:

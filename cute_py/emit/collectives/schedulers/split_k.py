@@ -123,6 +123,7 @@ class SplitK(PartialTiles):
     (:meth:`~.tile.TileScheduler.tile_slot`) and lays out their splits' workspace slots
     (:meth:`~.tile.TileScheduler.slot_layout`)."""
 
+    family = "split_k"
     fixup_fn = "fixup_split"
 
     @classmethod

@@ -29,19 +29,30 @@ from __future__ import annotations
 
 from .split_k import PartialTiles
 
-__all__ = ["StreamKScheduler", "stream_k_walk"]
+__all__ = ["StreamK", "StreamKScheduler", "StreamKOver", "stream_k_of", "stream_k_walk"]
 
 
-def stream_k_walk(tiles: int, k_tiles: int, ctas: int) -> list:
+def stream_k_walk(tiles: int, k_tiles, ctas: int) -> list:
     """The units each CTA runs, as the kernel computes them: ``walk[c]`` is CTA ``c``'s list of ``(tile, kb0,
-    kb1, parts)`` in order (a model of ``Scheduler::next``, for tests and pictures).
+    kb1, parts)`` in order (a model of ``Scheduler::next``, for tests and pictures). ``k_tiles``: the k-blocks of
+    every tile (an int), or of each tile (a sequence: groups along K, whose groups have their own K). A tile of no
+    k-block counts one iteration, so it is still run (it stores zeros), unless no tile has a k-block at all.
 
-    Postcondition: every k-block of every tile is in exactly one unit, and a tile's units number its ``parts``.
+    Postcondition: every k-block of every tile is in exactly one unit, every tile in at least one, and a tile's
+    units number its ``parts``.
+
+    >>> stream_k_walk(tiles=5, k_tiles=[4, 4, 0, 2, 2], ctas=2)
+    [[(0, 0, 4, 1), (2, 0, 0, 1), (3, 0, 1, 2)], [(1, 0, 4, 1), (3, 1, 2, 2), (4, 0, 2, 1)]]
     """
-    if min(tiles, ctas) < 1 or k_tiles < 0:
-        raise ValueError(f"stream_k_walk: tiles = {tiles} and ctas = {ctas} must be >= 1, k_tiles = {k_tiles} >= 0")
-    sk = _sk_tiles(tiles, k_tiles, ctas)
-    dp, iters = tiles - sk, sk * k_tiles
+    ks = [k_tiles] * tiles if isinstance(k_tiles, int) else list(k_tiles)
+    if min(tiles, ctas) < 1 or len(ks) != tiles or min(ks) < 0:
+        raise ValueError(f"stream_k_walk: tiles = {tiles} and ctas = {ctas} must be >= 1, k_tiles = {k_tiles!r} "
+                         f">= 0 (one count, or one per tile)")
+    sk = _sk_tiles(tiles, max(ks), ctas)
+    dp = tiles - sk
+    its = [max(k, 1) for k in ks[dp:]]                  # the stream-K tiles' iterations
+    first = [sum(its[:s]) for s in range(sk + 1)]       # the first iteration of stream-K tile s
+    iters = first[-1]
     share = min(ctas, iters)                 # the CTAs sharing the stream-K iterations: each gets at least one
 
     def owner(i):
@@ -49,13 +60,14 @@ def stream_k_walk(tiles: int, k_tiles: int, ctas: int) -> list:
 
     walk = []
     for c in range(ctas):
-        units = [(t, 0, k_tiles, 1) for t in range(c, dp, ctas)]
+        units = [(t, 0, ks[t], 1) for t in range(c, dp, ctas)]
         it, end = (c * iters // share, (c + 1) * iters // share) if c < share else (0, 0)
         while it < end:
-            t, kb0 = it // k_tiles, it % k_tiles
-            kb1 = min(k_tiles, kb0 + end - it)
-            units.append((dp + t, kb0, kb1, owner(t * k_tiles + k_tiles - 1) - owner(t * k_tiles) + 1))
-            it += kb1 - kb0
+            s = max(j for j in range(sk) if first[j] <= it)
+            k0, k1 = it - first[s], min(its[s], it - first[s] + end - it)
+            parts = owner(first[s + 1] - 1) - owner(first[s]) + 1
+            units.append((dp + s, min(k0, ks[dp + s]), min(k1, ks[dp + s]), parts))
+            it += k1 - k0
         walk.append(units)
     return walk
 
@@ -67,11 +79,13 @@ def _sk_tiles(tiles: int, k_tiles: int, ctas: int) -> int:
     return tiles if tiles < ctas else ctas + tiles % ctas
 
 
-class StreamKScheduler(PartialTiles):
-    """Data-parallel whole tiles, then the last waves' tiles shared out by k-blocks (partial tiles fixed up; with
-    K = 0, whole tiles with no k-block store zeros)."""
+class StreamK(PartialTiles):
+    """What the stream-K schedulers share: the rules, the walk's state and its CTA ranges, the owner of an
+    iteration, the fixup through two workspace slots per CTA, and the launch (one wave). Its units come from
+    :meth:`next_body` of a subclass: :class:`StreamKScheduler` for one GEMM, :func:`stream_k_of` over a group
+    scheduler."""
 
-    name = "stream_k"
+    family = "stream_k"
     fixup_fn = "fixup_stream"
 
     @classmethod
@@ -81,11 +95,8 @@ class StreamKScheduler(PartialTiles):
     @classmethod
     def problems(cls, spec) -> list:
         out = [] if spec.persistent else ["scheduler = 'stream_k' needs persistent = True (the grid is one wave)"]
-        out += [f"scheduler = 'stream_k' with split_k = {spec.split_k}: stream-K splits K itself"] \
-            if spec.split_k != 1 else []
-        out += ["scheduler = 'stream_k' walks one GEMM; grouped and batched kernels use their group schedulers"] \
-            if spec.grouping else []
-        return out
+        return out + ([f"scheduler = 'stream_k' with split_k = {spec.split_k}: stream-K splits K itself"]
+                      if spec.split_k != 1 else [])
 
     def header(self) -> str:
         return super().header() + ("// ---- stream-K: the first T - S tiles whole (c, c + G, ...), then the S "
@@ -94,40 +105,27 @@ class StreamKScheduler(PartialTiles):
                                    "(cute_py.emit.collectives.schedulers.stream_k) ----\n")
 
     def work_fields(self) -> str:
-        return "int m_tile, n_tile, kb0, kb1, part, parts, c0, counter; long long t0;"
+        return f"{super().work_fields()} int part, parts, c0, counter; long long t0;"
 
     def walk_state(self) -> list:
         return [("int", "share", "share"), ("int", "me", "me"), ("int", "dp_tiles", "units - sk"),
                 ("long long", "iters", "iters"), ("long long", "it", "me < share ? me * iters / share : 0"),
                 ("long long", "end", "me < share ? (me + 1) * iters / share : 0")]
 
-    def setup(self) -> str:
-        return super().setup() + """  const int units = ((num_m + kClusterM - 1) / kClusterM) * ((num_n + kClusterN - 1) / kClusterN);
-  const int ctas = gridDim.x / kClusterSize, me = blockIdx.x / kClusterSize;
+    def shares(self) -> str:
+        """Lines of ``make_scheduler`` after ``units`` and ``k_tiles``: the stream-K tiles ``sk``, their
+        iterations ``iters`` (the scheduler's :meth:`~.tile.TileScheduler.stream_iterations`) and the CTAs
+        ``share`` that share them."""
+        return f"""  const int ctas = gridDim.x / kClusterSize, me = blockIdx.x / kClusterSize;
   const int sk = (k_tiles == 0 || units % ctas == 0) ? 0 : units < ctas ? units : ctas + units % ctas;
-  const long long iters = (long long)sk * k_tiles;       // the stream-K tiles' (tile, k-block) iterations
-  const int share = (int)min((long long)ctas, iters);    // the CTAs sharing them: each range holds one at least
+{self.stream_iterations()["setup"]}  const int share = (int)min((long long)ctas, iters);    // the CTAs sharing them: each range holds one at least
 """
-
-    def next_body(self) -> str:
-        return ("    const bool dp = unit < dp_tiles;                  // a data-parallel tile: all of its k-blocks\n"
-                "    const bool ok = dp || it < end;"), """    const int s = dp ? 0 : (int)(it / max(k_tiles, 1));  // the stream-K tile iteration `it` lies in
-    place(dp ? unit : (ok ? dp_tiles + s : 0), num_m, num_n, rank, w);
-    w.kb0 = dp ? 0 : (int)(it % max(k_tiles, 1));
-    w.kb1 = dp ? k_tiles : (int)min((long long)k_tiles, w.kb0 + (end - it));
-    w.t0 = (long long)s * k_tiles;                      // the tile's first iteration
-    w.c0 = dp || !ok ? 0 : owner(w.t0);
-    w.parts = dp || !ok ? 1 : owner(w.t0 + k_tiles - 1) - w.c0 + 1;
-    w.part = me - w.c0;
-    w.counter = s * kClusterSize + (int)rank;
-    unit += dp ? (int)(gridDim.x / kClusterSize) : 0;
-    it += dp ? 0 : w.kb1 - w.kb0;"""
 
     def advance(self) -> str:
         return ""
 
     def members(self) -> str:
-        return """
+        return super().members() + """
   // the CTA whose range holds stream-K iteration i
   __device__ __forceinline__ int owner(long long i) const { return (int)(((i + 1) * share - 1) / iters); }"""
 
@@ -155,3 +153,73 @@ __device__ __forceinline__ bool fixup_stream(float (&acc)[kMBlocks][kAccPerBlock
         bm, bn, _ = plan.tile
         cs = plan.cluster_size
         return 2 * ctas * cs * bm * bn, 2 * ctas * cs
+
+
+class StreamKScheduler(StreamK):
+    """Data-parallel whole tiles of one GEMM, then the last waves' tiles shared out by k-blocks (partial tiles
+    fixed up; with K = 0, whole tiles with no k-block store zeros)."""
+
+    name = "stream_k"
+
+    def setup(self) -> str:
+        return super().setup() + self.tile_count() + self.shares()
+
+    def next_body(self) -> str:
+        return ("    const bool dp = unit < dp_tiles;                  // a data-parallel tile: all of its k-blocks\n"
+                "    const bool ok = dp || it < end;"), """    const int s = dp ? 0 : (int)(it / max(k_tiles, 1));  // the stream-K tile iteration `it` lies in
+    place(dp ? unit : (ok ? dp_tiles + s : 0), num_m, num_n, rank, w);
+    w.kb0 = dp ? 0 : (int)(it % max(k_tiles, 1));
+    w.kb1 = dp ? k_tiles : (int)min((long long)k_tiles, w.kb0 + (end - it));
+    w.t0 = (long long)s * k_tiles;                      // the tile's first iteration
+    w.c0 = dp || !ok ? 0 : owner(w.t0);
+    w.parts = dp || !ok ? 1 : owner(w.t0 + k_tiles - 1) - w.c0 + 1;
+    w.part = me - w.c0;
+    w.counter = s * kClusterSize + (int)rank;
+    unit += dp ? (int)(gridDim.x / kClusterSize) : 0;
+    it += dp ? 0 : w.kb1 - w.kb0;"""
+
+
+class StreamKOver(StreamK):
+    """Stream-K over the walk of another scheduler (:func:`stream_k_of`): the base numbers the tiles and fills a
+    tile's unit (its group, rows, K range); stream-K picks the tile and cuts its k-blocks. The base says how many
+    tiles there are (:meth:`~.tile.TileScheduler.tile_count`) and which tile an iteration lies in
+    (:meth:`~.tile.TileScheduler.stream_iterations`): every tile has ``k_tiles`` iterations, or (groups along K)
+    its group's k-blocks, one at least, so an empty group's tile still stores its zeros."""
+
+    def walk_state(self) -> list:
+        return [("int", "units", "units")] + super().walk_state() + self.stream_iterations()["state"]
+
+    def members(self) -> str:
+        return super().members() + self.stream_iterations()["members"]
+
+    def extra(self) -> str:
+        return super().extra() + self.stream_iterations()["device"]
+
+    def setup(self) -> str:
+        return super().setup() + self.tile_count() + self.shares()
+
+    def next_body(self) -> tuple:
+        ok, fill = super().next_body("tile_unit")
+        return f"""    const bool dp = unit < dp_tiles;                  // a data-parallel tile: all of its k-blocks
+    const bool in_sk = !dp && it < end;               // else a stream-K unit from iteration `it`, or none left
+{self.stream_iterations()["locate"]}    const int tile_unit = dp ? unit : in_sk ? dp_tiles + s : units;   // the base's tile (units: past the end)
+{ok}""", fill + """
+    const int kbs = w.kb1;                               // the tile's k-blocks
+    const int v0 = dp ? 0 : (int)(it - t0), v1 = dp ? 0 : (int)min((long long)kt, v0 + (end - it));   // its iterations
+    w.kb0 = dp ? 0 : min(v0, kbs);
+    w.kb1 = dp ? kbs : min(v1, kbs);
+    w.t0 = t0;                                           // the tile's first iteration
+    w.c0 = dp || !ok ? 0 : owner(t0);
+    w.parts = dp || !ok ? 1 : owner(t0 + kt - 1) - w.c0 + 1;
+    w.part = me - w.c0;
+    w.counter = s * kClusterSize + (int)rank;
+    unit += dp ? (int)(gridDim.x / kClusterSize) : 0;
+    it += dp ? 0 : v1 - v0;"""
+
+
+def stream_k_of(base):
+    """The stream-K scheduler over ``base`` (a group scheduler): named ``"stream_k_<base name>"``, taken by
+    ``GemmSpec(scheduler="stream_k")`` for the problems ``base`` walks."""
+    return type(f"StreamK{base.__name__}", (StreamKOver, base),
+                {"name": f"stream_k_{base.name}", "args": base.args + ("ws", "counters"),
+                 "__doc__": StreamKOver.__doc__})

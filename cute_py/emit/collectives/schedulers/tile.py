@@ -129,6 +129,26 @@ __device__ __forceinline__ void place(int unit, int num_m, int num_n, u32 rank, 
 }}
 """
 
+    # -- the walk as iterations: what stream-K over this scheduler asks (:mod:`.stream_k`) -------------------------
+    def tile_count(self) -> str:
+        """Lines of ``make_scheduler`` defining ``units``: the problem's cluster tiles, numbered as the walk numbers
+        its units."""
+        return "  const int units = ((num_m + kClusterM - 1) / kClusterM) * ((num_n + kClusterN - 1) / kClusterN);\n"
+
+    def stream_iterations(self) -> dict:
+        """How stream-K cuts this walk's last ``sk`` tiles (from ``units - sk``) into iterations: ``setup`` (lines
+        of ``make_scheduler`` defining ``iters``, their number), ``state`` (rows the lookup needs), ``locate``
+        (lines defining, from iteration ``it`` when ``in_sk``, the stream-K tile ``s``, its first iteration ``t0``
+        and its iterations ``kt``), ``members`` (member functions they call) and ``device`` (functions printed
+        before ``Scheduler``). Here every tile has ``k_tiles``
+        iterations (``sk`` is 0 when ``k_tiles`` is)."""
+        return {"setup": "  const long long iters = (long long)sk * k_tiles;       // the stream-K tiles' (tile, k-block) "
+                         "iterations\n",
+                "state": [], "members": "", "device": "",
+                "locate": "    const int kt = k_tiles;                            // a tile's iterations: its k-blocks\n"
+                          "    const int s = in_sk ? (int)(it / max(kt, 1)) : 0;  // the stream-K tile `it` lies in\n"
+                          "    const long long t0 = (long long)s * kt;\n"}
+
     def extra(self) -> str:
         """Device code a subclass adds after ``place`` (its own helpers)."""
         return ""
