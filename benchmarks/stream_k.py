@@ -57,6 +57,25 @@ def bench(torch, M, N, K, burst):
     return row
 
 
+def write_tables(torch, args, rows, title, head, cells, ref, ref_name) -> None:
+    """``<out-dir>/<date>-<tag>.json`` and ``.md``: the rows, and a table of their ``cells(row)`` (under ``head``)
+    followed by data-parallel, stream-K and ``ref`` TFLOP/s, their ratios and exactness."""
+    base = os.path.join(args.out_dir, f"{_dt.date.today().isoformat()}-{args.tag}")
+    with open(base + ".json", "w") as f:
+        json.dump({"gpu": torch.cuda.get_device_name(0), "calls_per_batch": CALLS, "burst": args.burst, "rows": rows},
+                  f, indent=1)
+    cols = head.count("|") - 1
+    lines = [f"# {title}, {args.burst} alternating batches of {CALLS}", "",
+             f"{head} data-parallel TFLOP/s | stream-K | {ref_name} | SK / DP | SK / {ref_name} | exact |",
+             "|" + "---|" * (cols + 6)]
+    for r in rows:
+        dp, sk, rf = (r.get(f"{n}_tflops", float("nan")) for n in ("dp", "sk", ref))
+        lines.append(f"{cells(r)} {dp:.0f} | {sk:.0f} | {rf:.0f} | {sk / dp:.3f} | {sk / rf:.3f} | {r['exact']} |")
+    with open(base + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shapes", nargs="*", default=SHAPES, metavar="M,N,K")
@@ -72,21 +91,12 @@ def main(argv=None) -> int:
         r = rows[-1]
         print(f"{M}x{N}x{K}: dp {r.get('dp_tflops', 0):.0f} sk {r.get('sk_tflops', 0):.0f} cublas "
               f"{r.get('cublas_tflops', 0):.0f} TFLOP/s exact {r['exact']}", flush=True)
-    date = _dt.date.today().isoformat()
-    base = os.path.join(args.out_dir, f"{date}-{args.tag}")
-    gpu = torch.cuda.get_device_name(0)
-    with open(base + ".json", "w") as f:
-        json.dump({"gpu": gpu, "calls_per_batch": CALLS, "burst": args.burst, "rows": rows}, f, indent=1)
-    lines = [f"# Stream-K vs data-parallel tiles ({gpu}, bf16 TN, {args.burst} alternating batches of {CALLS})", "",
-             "| M x N x K | tile spec (heuristic) | tiles | waves | data-parallel TFLOP/s | stream-K | cuBLAS | "
-             "SK / DP | SK / cuBLAS | exact |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
-    for r in rows:
-        dp, sk, cb = (r.get(f"{n}_tflops", float("nan")) for n in ("dp", "sk", "cublas"))
-        lines.append(f"| {r['M']}x{r['N']}x{r['K']} | {r['dp_spec']} | {r['tiles']} | {r['waves']:.2f} | {dp:.0f} | "
-                     f"{sk:.0f} | {cb:.0f} | {sk / dp:.3f} | {sk / cb:.3f} | {r['exact']} |")
-    with open(base + ".md", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    title = f"Stream-K vs data-parallel tiles ({torch.cuda.get_device_name(0)}, bf16 TN)"
+    head = "| M x N x K | tile spec (heuristic) | tiles | waves |"
+
+    def cells(r):
+        return f"| {r['M']}x{r['N']}x{r['K']} | {r['dp_spec']} | {r['tiles']} | {r['waves']:.2f} |"
+    write_tables(torch, args, rows, title, head, cells, "cublas", "cuBLAS")
     return 0
 
 

@@ -14,8 +14,6 @@ stream-K / torch. Writes ``<out-dir>/<date>-<tag>.json`` and ``.md``.
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
-import json
 import math
 import os
 import statistics
@@ -25,7 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
 
-from gemm_vs_cublas import CALLS, BatchTimer, alternate, batch_runners, warm_up  # noqa: E402
+from gemm_vs_cublas import BatchTimer, alternate, batch_runners, warm_up  # noqa: E402
+from stream_k import write_tables  # noqa: E402
 
 CASES = [  # (form, groups, M or rows per group, N, K or K per group)
     ("batch", 3, 1024, 1536, 4096), ("batch", 4, 1024, 1024, 8192), ("batch", 16, 384, 640, 2048),
@@ -89,22 +88,12 @@ def main(argv=None) -> int:
         r = rows[-1]
         print(f"{c}: dp {r.get('dp_tflops', 0):.0f} sk {r.get('sk_tflops', 0):.0f} torch {r.get('torch_tflops', 0):.0f}"
               f" TFLOP/s exact {r['exact']} {r.get('sk_error', '')}", flush=True)
-    date = _dt.date.today().isoformat()
-    base = os.path.join(args.out_dir, f"{date}-{args.tag}")
-    gpu = torch.cuda.get_device_name(0)
-    with open(base + ".json", "w") as f:
-        json.dump({"gpu": gpu, "calls_per_batch": CALLS, "burst": args.burst, "rows": rows}, f, indent=1)
-    lines = [f"# Stream-K over batches and groups vs their group schedulers ({gpu}, bf16, {args.burst} alternating "
-             f"batches of {CALLS})", "",
-             "| form | groups | M | N | K | tiles | waves | dp TFLOP/s | stream-K | torch | sk / dp | sk / torch | exact |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        dp, sk, th = (r.get(f"{k}_tflops", float("nan")) for k in ("dp", "sk", "torch"))
-        lines.append(f"| {r['form']} | {r['G']} | {r['M']} | {r['N']} | {r['K']} | {r['tiles']} | {r['waves']:.2f} | "
-                     f"{dp:.0f} | {sk:.0f} | {th:.0f} | {sk / dp:.3f} | {sk / th:.3f} | {r['exact']} |")
-    with open(base + ".md", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    title = f"Stream-K over batches and groups vs their group schedulers ({torch.cuda.get_device_name(0)}, bf16)"
+    head = "| form | groups | M | N | K | tiles | waves |"
+
+    def cells(r):
+        return f"| {r['form']} | {r['G']} | {r['M']} | {r['N']} | {r['K']} | {r['tiles']} | {r['waves']:.2f} |"
+    write_tables(torch, args, rows, title, head, cells, "torch", "torch")
     return 0
 
 
