@@ -26,7 +26,7 @@ from .options import flag
 from .problem import GemmInputError, Problem
 from .problem_groups import Epilogue, bmm_problem, check_device_offsets, grouped_problem
 from .runtime import DriverError, stream_capturing, stream_int
-from .selection import pick_spec, select
+from .selection import pick_spec, select, swaps_ab
 
 __all__ = ["gemm", "scaled_gemm", "grouped_gemm", "bmm", "pick_spec", "compiled", "GemmInputError", "LAUNCHES"]
 
@@ -85,8 +85,11 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
     def read(o, t):
         return Problem.from_arrays(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=o,
                                    out_dtype=t)
+    def read_swapped(o, t):                      # D^T = b^T a^T: the swap-AB problem (selection.swaps_ab)
+        return Problem.from_arrays(swap_last(b), swap_last(a), None if c is None else swap_last(c), alpha=alpha,
+                                   beta=beta, bias=bias, activation=activation, out=swap_last(o), out_dtype=t)
     return _run("gemm", (a, b, c, bias, out, None, None), (alpha, beta, activation, None, False), read, out, spec,
-                stream)
+                stream, swapped=read_swapped)
 
 
 def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, use_fast_accum=False, spec=None,
@@ -120,8 +123,18 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, 
     def read(o, t):
         return Problem.from_arrays(a, b, bias=bias, out=o, out_dtype=t, scale_a=scale_a, scale_b=scale_b,
                                    fast_accum=fast, op="scaled_gemm")
+
+    def read_swapped(o, t):                      # D^T = (scale_b b)^T (scale_a a)^T: the scales trade places
+        return Problem.from_arrays(swap_last(b), swap_last(a), bias=bias, out=swap_last(o), out_dtype=t,
+                                   scale_a=_transposed(scale_b), scale_b=_transposed(scale_a), fast_accum=fast,
+                                   op="scaled_gemm")
     return _run("scaled_gemm", (a, b, None, bias, out, scale_a, scale_b), (1.0, 0.0, None, out_dtype, fast), read,
-                out, spec, stream, out_dtype)
+                out, spec, stream, out_dtype, swapped=read_swapped)
+
+
+def _transposed(scale):
+    """A row-wise scale's transpose ((M, 1) -> (1, M)); a per-tensor one (fewer than 2 dimensions) as it is."""
+    return swap_last(scale) if len(getattr(scale, "shape", ())) >= 2 else scale
 
 
 def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=False, c=None, alpha=1.0, beta=0.0,
@@ -235,11 +248,14 @@ def _type_name(t):
         return str(t)                            # Problem refuses it by name
 
 
-def _run(op, arrays, options, read, out, spec, stream, out_dtype=None, verify=None):
+def _run(op, arrays, options, read, out, spec, stream, out_dtype=None, verify=None, swapped=None):
     """The product path of every operation, with the prepared launches of repeated calls: ``arrays`` identify the
     call's arrays (a first; the launch key), ``options`` its scalars (alpha, beta, activation, out_dtype,
     fast_accum; alpha and beta numbers), ``read(out, out_dtype)`` its :class:`Problem`; ``verify()`` checks what
-    no launch key covers (values in device memory) before every launch, after the arrays were read."""
+    no launch key covers (values in device memory) before every launch, after the arrays were read.
+    ``swapped(out, out_dtype)`` reads the swap-AB problem ``D^T = b^T a^T`` (D^T written through ``out``'s
+    transpose): the launch runs it instead when no spec is given and :func:`~cute_py.selection.swaps_ab` says so
+    (the prepared launch keeps D's shape, so a repeated call allocates D as an unswapped one does)."""
     a = arrays[0]
     current = current_stream(a)
     launch_on = current if stream is None else stream
@@ -269,7 +285,11 @@ def _run(op, arrays, options, read, out, spec, stream, out_dtype=None, verify=No
     if problem.empty:
         return out
     capturing = stream_capturing(launch_on)
-    call = LAUNCHES.prepare(problem, _spec_for(op, problem, spec), launch_on, capturing)
+    if spec is None and swapped is not None and swaps_ab(problem):
+        shape, problem = problem.out_shape, swapped(out, problem.out_dtype)
+        call = LAUNCHES.prepare(problem, _spec_for(op, problem, None), launch_on, capturing, out_shape=shape)
+    else:
+        call = LAUNCHES.prepare(problem, _spec_for(op, problem, spec), launch_on, capturing)
     if key is not None and not capturing:    # a launch prepared inside a capture owns its captured workspace
         LAUNCHES.put(key, call)
     return call.run(out)

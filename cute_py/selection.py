@@ -16,7 +16,10 @@ from . import tuned
 from .emit.spec import GemmSpec
 from .runtime import device
 
-__all__ = ["select", "heuristic", "pick_spec"]
+__all__ = ["select", "heuristic", "pick_spec", "swaps_ab", "SWAP_AB_MAX_M"]
+
+SWAP_AB_MAX_M = 32
+"""The most rows (tokens) of a GEMM that :func:`swaps_ab` runs transposed."""
 
 
 def select(problem, sm_count: int | None = None) -> GemmSpec:
@@ -44,6 +47,26 @@ def heuristic(problem, sm_count: int = 132) -> GemmSpec:
     return pick_spec(p.M, p.N, p.K, p.a_major, p.b_major, p.dtype, p.out_dtype, beta=p.beta, bias=p.bias,
                      activation=p.activation, c_row_major=p.c_row_major, d_tma=p.d_tma, sm_count=sm_count,
                      scale=p.scale, fast_accum=p.fast_accum, grouping=p.grouping, groups=p.groups)
+
+
+def swaps_ab(problem) -> bool:
+    """Whether :func:`cute_py.gemm` runs ``problem`` as swap-AB, ``D^T = b^T a^T``: for decode-size M (at most
+    :data:`SWAP_AB_MAX_M` rows) against N >= 256, one GEMM (no grouping; bf16/f16, or fp8 with per-tensor or
+    row-wise scales, which trade places: blockwise scales are 1 x 128 for a and 128 x 128 for b), when no tuned
+    spec is recorded for it. The weights (b^T, N rows) then take wgmma's 64-row M and the tokens its N, in steps of
+    8 (:func:`pick_spec`'s small-N tiles), and D is written through its transpose (column-major D^T, the direct
+    epilogue). Measured on the H200 in CUDA-graph replay over six LLM shapes (benchmarks/NOTES.md, version 12):
+    0.99 of cuBLAS at M = 8 against 0.69 without (geomean), 0.96 against 0.76 at M = 32; at M = 64 it wins on two
+    shapes and loses on 4096 x 4096 (0.78 against 0.84), at M = 128 it loses on two: there the unswapped tiles
+    stay.
+
+    >>> from cute_py.problem import Problem
+    >>> swaps_ab(Problem(16, 4096, 4096, "K", "K", "bf16", "bf16")), swaps_ab(Problem(64, 4096, 4096, "K", "K", "bf16", "bf16"))
+    (True, False)
+    """
+    p = problem
+    return (p.grouping is None and p.scale in (None, "tensor", "row") and 0 < p.M <= SWAP_AB_MAX_M and p.N >= 256
+            and p.K > 0 and tuned.lookup(p) is None)
 
 
 def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=None, activation=None,
@@ -115,6 +138,9 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
         if grouping in ("batch", "k"):
             c = _with_group_mode(c, "ldd_l")
 
+    if N <= SWAP_AB_MAX_M and M >= 256 and not grouping and scale in (None, "tensor", "row"):   # a swapped decode
+        return _small_n_spec(M, N, K, a, b, c, dtype, out_dtype, beta, bias, activation, sm_count, scale, fast_accum)
+
     def tiles(bm, bn):
         if grouping == "m":
             return (-(-M // bm) + groups // 2) * -(-N // bn)
@@ -155,6 +181,34 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
                     bias=bias, activation=activation, split_k=split, group=group, schedule=schedule, cluster=cluster,
                     epilogue="tma" if c_row_major and d_tma else "direct", scale=scale, fast_accum=fast_accum,
                     scheduler="stream_k" if stream_k else None)
+
+
+def _small_n_spec(M, N, K, a, b, c, dtype, out_dtype, beta, bias, activation, sm_count, scale=None,
+                  fast_accum=False) -> GemmSpec:
+    """Few columns (N <= :data:`SWAP_AB_MAX_M`; the tokens of a swapped decode GEMM): 64-row tiles whose N is
+    N rounded up to wgmma's step of 8, so no column of the tensor core's work is padding beyond 7, K tiles of 128
+    (16 KB of A a stage: fewer, larger copies than 64-wide ones, 2-4% faster on the H200), and split-K so that
+    the tiles' CTAs stream A from every SM (up to 8 splits of at least 4 k-blocks each). Direct stores: D is a
+    few columns wide.
+
+    >>> s = pick_spec(4096, 16, 4096, "K", "K", "bf16", "bf16")
+    >>> s.tile, s.split_k, s.epilogue
+    ((64, 16, 128), 2, 'direct')
+
+    An fp8 mainloop that promotes (no ``fast_accum``) sums each K tile in column chunks of 32 at least, so its
+    tile is 32 wide:
+
+    >>> pick_spec(4096, 8, 4096, "K", "K", "e4m3", "bf16", scale="row").tile
+    (64, 32, 128)
+    """
+    bn, bk = max(8, -(-N // 8) * 8), 128
+    if scale is not None and not fast_accum:
+        bn = 32
+    tiles = -(-M // 64)
+    split = max(1, min(8, sm_count // tiles, -(-K // bk) // 4))
+    return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=(64, bn, bk), consumers=1, beta=beta,
+                    bias=bias, activation=activation, split_k=split, epilogue="direct", scale=scale,
+                    fast_accum=fast_accum)
 
 
 def _moe_tile(rows: int, N: int, bk: int, dense: tuple) -> tuple:

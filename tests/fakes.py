@@ -17,6 +17,17 @@ class FakeArray:
         self.__cuda_array_interface__ = {"version": 3, "data": (ptr, False), "shape": shape,
                                          "typestr": self._TYPESTR[dtype],
                                          "strides": tuple(s * item for s in strides)}
+        self._args = shape, tuple(strides), dtype, ptr
+
+    @property
+    def shape(self):
+        return self._args[0]
+
+    def swapaxes(self, i, j):
+        """The view with its last two dimensions swapped (as numpy's and cupy's ``swapaxes(-2, -1)``)."""
+        assert (i, j) == (-2, -1)
+        shape, strides, dtype, ptr = self._args
+        return FakeArray(shape[:-2] + shape[-2:][::-1], strides[:-2] + strides[-2:][::-1], dtype, ptr)
 
 
 def operands(M, N, K, layout="tn", dtype="bf16"):
