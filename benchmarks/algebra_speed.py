@@ -174,10 +174,22 @@ GENERATORS = {
     "blocked_product": lambda r: (a := injective_layout(r, 256), injective_layout(r, 4096 // size(a))),
     "raked_product": lambda r: (a := injective_layout(r, 256), injective_layout(r, 4096 // size(a))),
     "tile_to_shape": gen_tile_to_shape,
+    # layout evaluation: a fresh layout called on 16 indices and on 16 coordinates (one int per mode)
+    "evaluate": lambda r: (a := random_layout(r), ("V", tuple(r.randrange(size(a)) for _ in range(16))),
+                           ("V", tuple(tuple(r.randrange(size(m)) for m in modes(a)) for _ in range(16)))),
 }
-CUTE_FNS = {op: getattr(cute, op) for op in GENERATORS}
+
+
+def evaluate(layout, indices, coords):
+    """``layout`` at every index and every coordinate (the "evaluate" op, the same code for both libraries)."""
+    return [layout(i) for i in indices] + [layout(*c) for c in coords]
+
+
+CUTE_FNS = {op: getattr(cute, op) for op in GENERATORS if op != "evaluate"}
+CUTE_FNS["evaluate"] = evaluate
 CUTE_FNS["tile_to_shape"] = lambda b, t, o: cute.tile_to_shape(b, t, cute.LayoutLeft if o is None else o)
 PY_FNS = {op: getattr(pycute, op) for op in GENERATORS if hasattr(pycute, op)}
+PY_FNS["evaluate"] = evaluate
 
 
 def build(x, lib):
@@ -227,7 +239,9 @@ def disagreements(op, cases):
     for case in cases:
         args = [build(x, pycute) for x in case]
         rc, rp = CUTE_FNS[op](*(build(x, cute) for x in case)), PY_FNS[op](*args)
-        if op == "left_inverse":                   # a left inverse is only defined on the image
+        if op == "evaluate":                       # offsets, not a layout
+            ok = rc == rp
+        elif op == "left_inverse":                 # a left inverse is only defined on the image
             image = values(args[0])
             ok = [at(rc, y) for y in image] == [at(rp, y) for y in image]
         else:

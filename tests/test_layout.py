@@ -783,3 +783,17 @@ def test_constructor_fast_path_matches_the_general_check():
         shape = tree()
         stride = rng.choice([None, tree(), shape])
         assert outcome(Layout, shape, stride) == outcome(general, shape, stride), (shape, stride)
+
+
+@given(any_layouts, st.integers(0, 3))
+def test_calling_an_int_layout_agrees_with_crd2idx(L, past):
+    """Layout.__call__'s path for int indices and one int per mode (its evaluation plan, kept on the layout)
+    gives crd2idx's offsets, indices past the size included (the last leaf takes the rest), and the general
+    path's for negative indices."""
+    n = size(L)
+    for i in list(range(min(n, 64))) + [n + past]:
+        assert L(i) == it.crd2idx(i, L.shape, L.stride)
+    assert L(-1 - past) == it.crd2idx(-1 - past, L.shape, L.stride)
+    if isinstance(L.shape, tuple) and len(L.shape) > 1:
+        for c in itertools.islice(itertools.product(*(range(size(m) + 1) for m in L)), 64):
+            assert L(*c) == it.crd2idx(c, L.shape, L.stride)

@@ -84,7 +84,7 @@ class Layout:
     Layout((4,), (8,))
     """
 
-    __slots__ = ("shape", "stride", "_flat")
+    __slots__ = ("shape", "stride", "_flat", "_ev")
 
     def __init__(self, shape, stride=None):
         fs = _int_leaves(shape)
@@ -158,8 +158,35 @@ class Layout:
         """Offset of a coordinate (1-D, n-D or h-D), or the sub-layout for a coordinate with ``_``."""
         if len(coord) == 1:
             coord = coord[0]
+            if type(coord) is int and coord >= 0:         # an index into an int layout: split over the leaves
+                try:
+                    ev = self._ev
+                except AttributeError:
+                    ev = _eval_plan(self)
+                if ev is not None:
+                    r = 0
+                    for s, d in ev[0]:
+                        r += coord % s * d
+                        coord //= s
+                    return r + coord * ev[1]
         elif not coord:
             raise TypeError("Layout.__call__: expected a coordinate")
+        else:                                                 # one int per mode of an int layout
+            try:
+                ev = self._ev
+            except AttributeError:
+                ev = _eval_plan(self)
+            if ev is not None and len(coord) == len(ev[2]):
+                r = 0
+                for c, (pairs, last) in zip(coord, ev[2]):
+                    if type(c) is not int or c < 0:
+                        break
+                    for s, d in pairs:
+                        r += c % s * d
+                        c //= s
+                    r += c * last
+                else:
+                    return r
         if isinstance(coord, tuple):
             it.check_depth("Layout.__call__", coord)
         if has_underscore(coord):             # CuTe's slice (cute_py.layouts.slicing.slice_)
@@ -275,6 +302,29 @@ class _Fresh(Layout):
 _set_shape = Layout.shape.__set__
 _set_stride = Layout.stride.__set__
 _set_flat = Layout._flat.__set__
+_set_ev = Layout._ev.__set__
+
+
+def _eval_plan(layout: Layout):
+    """How :meth:`Layout.__call__` evaluates int coordinates of ``layout`` without the general
+    :func:`~cute_py.layouts.int_tuple.crd2idx` (internal; kept on the layout): ``(pairs, last stride, modes)``,
+    ``pairs`` the (extent, stride) of every leaf but the last (an index is split colexicographically, the last
+    leaf taking the rest, as ``crd2idx`` splits it), ``modes`` the same per top-level mode. None for a layout
+    with a leaf that is not an int (symbolic, F2, basis), an extent of 0 or an empty mode."""
+    fs, fd = layout._flat or flat_modes(layout)
+    plan = None
+    if fs and all(type(s) is int and s > 0 for s in fs) and all(type(d) is int for d in fd):
+        shape, stride = layout.shape, layout.stride
+        modes = []
+        for s, d in (builtins.zip(shape, stride) if type(shape) is tuple else ((shape, stride),)):
+            ms, md = it.flatten_to_tuple(s), it.flatten_to_tuple(d)
+            if not ms:                                        # an empty mode (): the general path says what it means
+                break
+            modes.append((tuple(builtins.zip(ms[:-1], md[:-1])), md[-1]))
+        else:
+            plan = (tuple(builtins.zip(fs[:-1], fd[:-1])), fd[-1], tuple(modes))
+    _set_ev(layout, plan)
+    return plan
 
 
 def int_layout(n: int) -> Layout:
