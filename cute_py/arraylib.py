@@ -150,6 +150,12 @@ def swap_last(x):
     return x.transpose(-2, -1) if library(x) == "torch" else x.swapaxes(-2, -1)
 
 
+def transposed(x):
+    """``x`` with its last two dimensions swapped (:func:`swap_last`) when it has two or more, else ``x`` itself (a
+    per-tensor scale's transpose is itself; a row-wise one (M, 1) becomes (1, M))."""
+    return swap_last(x) if len(getattr(x, "shape", ())) >= 2 else x
+
+
 def host_ints(x, op: str = "host_ints", hint: str = "pass torch or cupy arrays") -> list:
     """The values of a small integer device array, read back to the host (a device-to-host copy: the caller's
     stream synchronises). For another library's array, raises :class:`ArrayLibraryError` naming ``op``, with

@@ -36,7 +36,7 @@ from .problem import Problem
 from .problem_groups import grouped_problem
 from .runtime import device, synchronize
 from .runtime.timer import EventTimer
-from .selection import heuristic
+from .selection import heuristic, swaps_ab
 from .tuned import ENV, FORMAT, cache_path, clear_cache, lookup, problem_key, record
 
 __all__ = ["autotune", "candidate_specs", "check_options", "progress_line", "AutotuneResult", "AutotuneRow",
@@ -474,6 +474,10 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
     - ``cache``: record the winner in the autotune file (:func:`record`), where :func:`lookup`, and so
       ``cute_py.gemm`` without ``spec=``, finds it.
 
+    A decode-size problem that ``cute_py.gemm`` runs as swap-AB (:func:`~cute_py.selection.swaps_ab`) is tuned
+    as the problem it launches, ``D^T = b^T a^T``, unless ``candidates`` are given (specs of the problem as
+    called: they are timed as called).
+
     Times are those of eager calls, as a loop of ``cute_py.gemm`` calls sees them: where a kernel is shorter
     than the host's per-call work, that work is what is measured. A candidate that fails to compile or
     launch, or whose result is wrong, is kept as a failed row with its reason and never chosen. Arrays the GEMM
@@ -501,6 +505,14 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
         problem = Problem.from_arrays(a, b, c, beta=beta, bias=bias, activation=activation, out=out,
                                       scale_a=scale_a, scale_b=scale_b, fast_accum=use_fast_accum, op="autotune")
     _check_sizes("autotune", problem.M, problem.N, problem.K)
+    if candidates is None and swaps_ab(problem):      # gemm runs it as D^T = b^T a^T: tune (and record) that
+        if out is None:
+            out = arraylib.allocator(a, "autotune")(problem.out_shape, problem.out_dtype)
+        return autotune(arraylib.swap_last(b), arraylib.swap_last(a), None if c is None else arraylib.swap_last(c),
+                        alpha=alpha, beta=beta, bias=bias, activation=activation, out=arraylib.swap_last(out),
+                        scale_a=arraylib.transposed(scale_b), scale_b=arraylib.transposed(scale_a),
+                        use_fast_accum=use_fast_accum, reps=reps, warmup=warmup, batch=batch, progress=progress,
+                        cache=cache, check=check)
     specs = _resolve_candidates(candidates, problem) if candidates is not None else None
     if check and arraylib.library(out if out is not None else a) not in arraylib.LIBRARIES:
         raise AutotuneError(f"autotune: check=True compares results with torch or cupy, but the output would be a "

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 
 from ._callable import make_callable
-from .arraylib import allocator, current_stream, swap_last, zeros
+from .arraylib import allocator, current_stream, swap_last, transposed, zeros
 from .dtypes import dtype
 from .emit import GemmSpec
 from .emit.spec import OUT_DTYPES
@@ -126,15 +126,10 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, 
 
     def read_swapped(o, t):                      # D^T = (scale_b b)^T (scale_a a)^T: the scales trade places
         return Problem.from_arrays(swap_last(b), swap_last(a), bias=bias, out=swap_last(o), out_dtype=t,
-                                   scale_a=_transposed(scale_b), scale_b=_transposed(scale_a), fast_accum=fast,
+                                   scale_a=transposed(scale_b), scale_b=transposed(scale_a), fast_accum=fast,
                                    op="scaled_gemm")
     return _run("scaled_gemm", (a, b, None, bias, out, scale_a, scale_b), (1.0, 0.0, None, out_dtype, fast), read,
                 out, spec, stream, out_dtype, swapped=read_swapped)
-
-
-def _transposed(scale):
-    """A row-wise scale's transpose ((M, 1) -> (1, M)); a per-tensor one (fewer than 2 dimensions) as it is."""
-    return swap_last(scale) if len(getattr(scale, "shape", ())) >= 2 else scale
 
 
 def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=False, c=None, alpha=1.0, beta=0.0,
@@ -287,7 +282,8 @@ def _run(op, arrays, options, read, out, spec, stream, out_dtype=None, verify=No
     capturing = stream_capturing(launch_on)
     if spec is None and swapped is not None and swaps_ab(problem):
         shape, problem = problem.out_shape, swapped(out, problem.out_dtype)
-        call = LAUNCHES.prepare(problem, _spec_for(op, problem, None), launch_on, capturing, out_shape=shape)
+        call = LAUNCHES.prepare(problem, _spec_for(op, problem, None), launch_on, capturing, out_shape=shape,
+                                out_like=a)
     else:
         call = LAUNCHES.prepare(problem, _spec_for(op, problem, spec), launch_on, capturing)
     if key is not None and not capturing:    # a launch prepared inside a capture owns its captured workspace

@@ -219,12 +219,15 @@ class Launches:
                                    .kernel(stage_copy_name(vec)))
         return hit
 
-    def prepare(self, problem, spec, stream=None, capturing: bool = False, out_shape=None) -> GemmLaunch:
+    def prepare(self, problem, spec, stream=None, capturing: bool = False, out_shape=None, out_like=None
+                ) -> GemmLaunch:
         """Bind ``spec``'s plan to ``problem`` (whose arrays were read by
         :meth:`~cute_py.problem.Problem.from_arrays`, ``out`` included) and prepare the launch on ``stream``
         (``capturing``: that stream is being captured into a CUDA graph, so the launch gets its own workspace).
         ``out_shape``: the shape of the D a run without ``out`` allocates (row-major), when the kernel writes it
-        through another view (swap-AB writes D^T: ``problem.out_shape`` reversed); default ``problem.out_shape``."""
+        through another view (swap-AB writes D^T: ``problem.out_shape`` reversed); default ``problem.out_shape``.
+        ``out_like``: the array whose library allocates that D (swap-AB: the call's ``a``, not the swapped
+        problem's); default the problem's ``a``."""
         ops = problem.operands
         plan = gemm_plan(spec)
         shape = replace(problem, operands=None)       # the key holds no arrays: they must not be kept alive
@@ -252,5 +255,6 @@ class Launches:
         launch = rt.prepare_launch(kernel, grid=(grid, 1, 1),
                                    block=plan.threads, smem=plan.smem_bytes, cluster=(cs, 1, 1) if cs > 1 else None,
                                    stream=stream, args=binding.arguments(values))
-        return GemmLaunch(launch, binding, allocator(ops.like), out_shape or problem.out_shape, spec.out_dtype,
+        return GemmLaunch(launch, binding, allocator(ops.like if out_like is None else out_like),
+                          out_shape or problem.out_shape, spec.out_dtype,
                           self.tensor_map, keep, ops.out.ptr, copies)

@@ -16,10 +16,12 @@ from . import tuned
 from .emit.spec import GemmSpec
 from .runtime import device
 
-__all__ = ["select", "heuristic", "pick_spec", "swaps_ab", "SWAP_AB_MAX_M"]
+__all__ = ["select", "heuristic", "pick_spec", "swaps_ab", "SWAP_AB_MAX_M", "SWAP_AB_MIN_N"]
 
 SWAP_AB_MAX_M = 32
 """The most rows (tokens) of a GEMM that :func:`swaps_ab` runs transposed."""
+SWAP_AB_MIN_N = 256
+"""The fewest columns (weight rows) of a GEMM that :func:`swaps_ab` runs transposed."""
 
 
 def select(problem, sm_count: int | None = None) -> GemmSpec:
@@ -53,10 +55,11 @@ def swaps_ab(problem) -> bool:
     """Whether :func:`cute_py.gemm` runs ``problem`` as swap-AB, ``D^T = b^T a^T``: for decode-size M (at most
     :data:`SWAP_AB_MAX_M` rows) against N >= 256, one GEMM (no grouping; bf16/f16, or fp8 with per-tensor or
     row-wise scales, which trade places: blockwise scales are 1 x 128 for a and 128 x 128 for b), when no tuned
-    spec is recorded for it. The weights (b^T, N rows) then take wgmma's 64-row M and the tokens its N, in steps of
+    spec is recorded for it (:func:`cute_py.autotune.autotune` tunes a problem that swaps as its swapped problem,
+    so its record serves the swapped launch). The weights (b^T, N rows) then take wgmma's 64-row M and the tokens its N, in steps of
     8 (:func:`pick_spec`'s small-N tiles), and D is written through its transpose (column-major D^T, the direct
     epilogue). Measured on the H200 in CUDA-graph replay over six LLM shapes (benchmarks/NOTES.md, version 12):
-    0.99 of cuBLAS at M = 8 against 0.69 without (geomean), 0.96 against 0.76 at M = 32; at M = 64 it wins on two
+    0.99 of cuBLAS at M = 8 against 0.69 without (geomean), 0.97 against 0.77 at M = 32; at M = 64 it wins on two
     shapes and loses on 4096 x 4096 (0.78 against 0.84), at M = 128 it loses on two: there the unswapped tiles
     stay.
 
@@ -65,8 +68,8 @@ def swaps_ab(problem) -> bool:
     (True, False)
     """
     p = problem
-    return (p.grouping is None and p.scale in (None, "tensor", "row") and 0 < p.M <= SWAP_AB_MAX_M and p.N >= 256
-            and p.K > 0 and tuned.lookup(p) is None)
+    return (p.grouping is None and p.scale in (None, "tensor", "row") and 0 < p.M <= SWAP_AB_MAX_M
+            and p.N >= SWAP_AB_MIN_N and p.K > 0 and tuned.lookup(p) is None)
 
 
 def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=None, activation=None,
@@ -138,7 +141,7 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
         if grouping in ("batch", "k"):
             c = _with_group_mode(c, "ldd_l")
 
-    if N <= SWAP_AB_MAX_M and M >= 256 and not grouping and scale in (None, "tensor", "row"):   # a swapped decode
+    if N <= SWAP_AB_MAX_M and M >= SWAP_AB_MIN_N and not grouping and scale in (None, "tensor", "row"):  # swapped
         return _small_n_spec(M, N, K, a, b, c, dtype, out_dtype, beta, bias, activation, sm_count, scale, fast_accum)
 
     def tiles(bm, bn):

@@ -2,6 +2,7 @@
 
 import pytest
 
+from cute_py import int_tuple as it
 from cute_py.layouts import ComposedLayout, Layout, Swizzle
 from cute_py.layouts.basis import ArithmeticTuple, E, ScaledBasis
 
@@ -23,3 +24,31 @@ def test_composed_layout_peer_attribute_names():
     assert not hasattr(by_layout, "swizzle") and by_layout.layout == inner
     with pytest.raises(AttributeError, match="not a Swizzle"):
         by_layout.swizzle
+
+
+def test_make_layout_like_orders_basis_and_f2_strides():
+    """Basis strides order by codomain mode, then value; F2 strides by the int their bits spell. The result is
+    the compact layout whose modes step in that order: without a stride-0 mode its offsets are 0 .. size - 1
+    (checked by brute force)."""
+    from cute_py import F2, LayoutError, make_identity_layout, make_layout_like, size
+    for L, want in ((Layout((2, 3), (E(1), E(0))), Layout((2, 3), (3, 1))),
+                    (make_identity_layout((4, (2, 3))), Layout((4, (2, 3)), (1, (4, 8)))),
+                    (Layout((2, 3, 2), (E(1), 0, E(0))), Layout((2, 3, 2), (2, 0, 1))),
+                    (Layout((2, 2), (2 * E(0), E(0))), Layout((2, 2), (2, 1))),
+                    (Layout((2, 4), (F2(8), F2(1))), Layout((2, 4), (4, 1)))):
+        got = make_layout_like(L)
+        assert got == want, (str(L), str(got))
+        if 0 not in it.flatten_to_tuple(got.stride):
+            assert sorted(got(i) for i in range(size(got))) == list(range(size(got)))
+    with pytest.raises(LayoutError, match="make_layout_like: strides of one kind to order"):
+        make_layout_like(Layout((2, 3), (E(1), 1)))
+    with pytest.raises(LayoutError, match="basis strides with one term each"):
+        make_layout_like(Layout((2, 3), (E(1) + E(0), E(0))))
+
+
+def test_f2_scalar_conversion_and_order():
+    from cute_py import F2
+    assert int(F2(5)) == 5 and F2(3) < F2(5) <= F2(5) and F2(8) > F2(7) >= F2(7)
+    assert sorted([F2(4), F2(1), F2(2)]) == [F2(1), F2(2), F2(4)]
+    with pytest.raises(TypeError):
+        F2(1) < 2                                          # noqa: B015 - an F2 and an int have no order

@@ -44,8 +44,8 @@ def recorded(monkeypatch):
     """The product path up to the launch: ``seen`` gets the problem, spec and D shape it prepares."""
     seen = {}
 
-    def prepare(problem, spec, stream=None, capturing=False, out_shape=None):
-        seen.update(problem=problem, spec=spec, out_shape=out_shape)
+    def prepare(problem, spec, stream=None, capturing=False, out_shape=None, out_like=None):
+        seen.update(problem=problem, spec=spec, out_shape=out_shape, out_like=out_like)
         return _Recorded()
     monkeypatch.setattr(g.LAUNCHES, "prepare", prepare)
     monkeypatch.setattr(g, "stream_capturing", lambda s: False)
@@ -62,6 +62,7 @@ def test_decode_sized_m_launches_the_transposed_problem(recorded, layout):
     assert g.gemm(a, b, c, beta=1.0, bias=bias, activation="gelu", out=out) is out
     p, spec = recorded["problem"], recorded["spec"]
     assert (p.M, p.N, p.K) == (4096, 16, 1024) and recorded["out_shape"] == (16, 4096)
+    assert recorded["out_like"] is a                           # a repeated call allocates D from a's library
     assert (p.a_major, p.b_major) == ({"t": "MN", "n": "K"}[layout[1]], {"t": "K", "n": "MN"}[layout[0]])
     assert not p.c_row_major and p.ldd == 4096                 # D^T: column-major, D's rows its columns
     assert p.bias == "row" and p.beta and p.activation == "gelu"    # a bias along N is one per row of D^T
@@ -77,3 +78,36 @@ def test_a_given_spec_or_a_larger_m_runs_as_called(recorded):
     a, b = operands(SWAP_AB_MAX_M + 1, 4096, 1024)
     g.gemm(a, b, out=FakeArray((SWAP_AB_MAX_M + 1, 4096), ptr=1 << 45))
     assert recorded["problem"].M == SWAP_AB_MAX_M + 1 and recorded["out_shape"] is None
+
+
+def test_stream_k_keeps_the_refusals_of_the_scheduler_it_walks_over():
+    from cute_py.emit import GemmSpec, SpecError
+    with pytest.raises(SpecError, match="groups along M with epilogue = 'direct' and 128 accumulators"):
+        GemmSpec(b="(N,K,L):(K,1,ldb_l)", tile=(128, 256, 64), epilogue="direct", scheduler="stream_k")
+
+
+def test_autotune_tunes_a_decode_problem_as_the_swapped_problem_gemm_launches(monkeypatch):
+    import cute_py.autotune as at
+    seen = {}
+
+    def swapped(a, b, c=None, **kw):
+        seen.update(a=a, b=b, c=c, **kw)
+        return "tuned"
+    real = at.autotune
+    monkeypatch.setattr(at, "autotune", swapped)               # the recursive call: the swapped problem
+    a, b = operands(16, 4096, 1024)
+    out = FakeArray((16, 4096), ptr=1 << 42)
+    assert real(a, b, out=out, bias=FakeArray((4096,), ptr=1 << 44)) == "tuned"
+    p = Problem.from_arrays(seen["a"], seen["b"], out=seen["out"], bias=seen["bias"])
+    assert (p.M, p.N, p.K, p.c_row_major, p.bias) == (4096, 16, 1024, False, "row")
+    seen.clear()
+
+    class Unswapped(Exception):
+        pass
+
+    def device():
+        raise Unswapped
+    monkeypatch.setattr(at, "device", device)                 # past the swap decision: the problem as called
+    with pytest.raises(Unswapped):
+        real(a, b, out=out, candidates=[heuristic(Problem.from_arrays(a, b, out=out))], check=False)
+    assert not seen                                           # candidates of the problem as called: not swapped

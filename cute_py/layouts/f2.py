@@ -96,6 +96,25 @@ class F2:
     def __hash__(self):
         return hash((F2, self.value))
 
+    def __int__(self):
+        """The bit vector as the int it spells: ``int(F2(5)) == 5`` (an explicit conversion; F2 values add by
+        XOR, so an F2 is no index)."""
+        return self.value
+
+    def __lt__(self, other):
+        """The order of the ints the bit vectors spell (the order ``make_layout_like`` sorts F2 strides by: the
+        higher bit is the larger stride)."""
+        return self.value < other.value if isinstance(other, F2) else NotImplemented
+
+    def __le__(self, other):
+        return self.value <= other.value if isinstance(other, F2) else NotImplemented
+
+    def __gt__(self, other):
+        return self.value > other.value if isinstance(other, F2) else NotImplemented
+
+    def __ge__(self, other):
+        return self.value >= other.value if isinstance(other, F2) else NotImplemented
+
     def __repr__(self):
         return f"F2({self.value})"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from . import int_tuple as it
 from .basis import ScaledBasis, make_basis_like
-from .errors import names_caller
+from .errors import LayoutError, layout_error, names_caller
 from .f2 import F2, check_f2_strides
 from .layout import Layout, LayoutLeft, LayoutRight, _require_layout, is_layout
 from .leaves import _norm
@@ -76,13 +76,48 @@ def make_layout_like(layout: Layout) -> Layout:
 
     >>> print(make_layout_like(Layout((4, 3, 2), (6, 0, 1))))
     (4,3,2):(2,0,1)
+
+    Basis strides order by codomain mode, then value; F2 strides by the int their bits spell (C++ orders
+    neither); a mix of kinds has no order and is refused:
+
+    >>> from cute_py import E
+    >>> print(make_layout_like(Layout((2, 3), (E(1), E(0)))), make_layout_like(Layout((2, 4), (F2(8), F2(1)))))
+    (2,3):(3,1) (2,4):(4,1)
     """
     _require_layout("make_layout_like", layout)
     shp, std = layout.shape, layout.stride
-    for d in it.flatten_to_tuple(std):
-        if not (it.is_int(d) or it.is_sym(d)):
-            raise TypeError(f"make_layout_like: strides must be ints or symbolic to be ordered, got {d!r}")
+    flat = it.flatten_to_tuple(std)
+    kinds = {"int" if it.is_int(d) or it.is_sym(d) else type(d).__name__ for d in flat if not _is_zero(d)}
+    if kinds - {"int"}:
+        if len(kinds) > 1 or kinds - {"ScaledBasis", "F2"}:
+            raise layout_error(LayoutError, "make_layout_like", "strides of one kind to order",
+                               f"strides of kinds {sorted(kinds)} have no common order", layout=layout)
+        std = _ranks(std, sorted({d for d in flat if not _is_zero(d)}, key=_stride_key))
     return Layout._make(shp, it.compact_order(it.filter_zeros(std, shp), std, "make_layout_like"))
+
+
+def _is_zero(d) -> bool:
+    return (type(d) is int and d == 0) or (isinstance(d, ScaledBasis) and d.value == 0) or (
+        isinstance(d, F2) and d.value == 0)
+
+
+def _stride_key(d):
+    """The order of basis strides (by codomain mode, then value: mode 0 varies fastest, as a colexicographic
+    coordinate does) and of F2 strides (by the int their bits spell)."""
+    if isinstance(d, ScaledBasis):
+        if not it.is_int(d.value):
+            raise layout_error(LayoutError, "make_layout_like", "basis strides with one term each",
+                               f"stride {d} has several terms", stride=d)
+        return d.mode, d.value
+    return (), int(d)
+
+
+def _ranks(t, order):
+    """``t`` with each stride replaced by 1 + its rank in ``order`` (zeros stay 0): int strides in the order of
+    the originals, which :func:`~cute_py.layouts.int_tuple.compact_order` can sort."""
+    if isinstance(t, tuple):
+        return tuple(_ranks(x, order) for x in t)
+    return 0 if _is_zero(t) else 1 + order.index(t)
 
 
 @names_caller

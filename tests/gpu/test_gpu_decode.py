@@ -93,8 +93,8 @@ def test_fp8_decode_swaps_and_trades_the_scales(scale, fast):
         x, w = ints((M, K), gen, "f16"), ints((N, K), gen, "f16")
         x8, w8 = x.to(torch.float8_e4m3fn), w.to(torch.float8_e4m3fn)
         if scale == "tensor":
-            sa, sb = torch.full((), 2.0, device="cuda"), torch.full((), 0.5, device="cuda")
-            want = (x.double() @ w.double().t()) * 1.0
+            sa, sb = torch.full((), 2.0, device="cuda"), torch.full((), 4.0, device="cuda")
+            want = (x.double() @ w.double().t()) * 8.0
         else:
             sa = (torch.arange(M, device="cuda", dtype=torch.float32)[:, None] % 4 + 1) / 4     # dyadic: the
             sb = (torch.arange(N, device="cuda", dtype=torch.float32)[None, :] % 4) / 2         # products exact

@@ -4,8 +4,9 @@ Work units are numbered group by group: group ``l`` owns ``units(l) = ceil(rows(
 ceil(num_n / kClusterN)`` consecutive units, and inside a group the tile scheduler's ``place`` puts a unit (its
 L2 raster bands included). A batch has ``rows(l) = M`` for every ``l``, so the group of a unit is one
 division. Groups along M read their rows from ``offs`` on the device: a CTA keeps a cursor (``Group``) that
-only moves forward, since its units only grow, so each offset is read once per CTA and the launch needs no host
-synchronisation (it can be captured in a CUDA graph). Offsets are clamped into ``[previous offset, M]``, so
+only moves forward, since its units only grow, so each offset is read once per CTA (stream-K over groups along M
+reads them all once more, to count the tiles) and the launch needs no host synchronisation (it can be captured in
+a CUDA graph). Offsets are clamped into ``[previous offset, M]``, so
 offsets out of order or past M make empty groups instead of reads or writes out of bounds.
 
 A unit's ``Work`` carries its group: ``l`` (the coordinate of the group mode L in the tensor maps), and the rows

@@ -36,7 +36,9 @@ def stream_k_walk(tiles: int, k_tiles, ctas: int) -> list:
     """The units each CTA runs, as the kernel computes them: ``walk[c]`` is CTA ``c``'s list of ``(tile, kb0,
     kb1, parts)`` in order (a model of ``Scheduler::next``, for tests and pictures). ``k_tiles``: the k-blocks of
     every tile (an int), or of each tile (a sequence: groups along K, whose groups have their own K). A tile of no
-    k-block counts one iteration, so it is still run (it stores zeros), unless no tile has a k-block at all.
+    k-block counts one iteration, so it is still run (it stores zeros), unless no tile has a k-block at all. (The
+    kernel decides that last case from the problem's K, not from the groups': with K > 0 and every group empty it
+    runs the tiles as stream-K units of one iteration each, where the model runs them whole. Both store zeros.)
 
     Postcondition: every k-block of every tile is in exactly one unit, every tile in at least one, and a tile's
     units number its ``parts``.
@@ -94,7 +96,9 @@ class StreamK(PartialTiles):
 
     @classmethod
     def problems(cls, spec) -> list:
-        out = [] if spec.persistent else ["scheduler = 'stream_k' needs persistent = True (the grid is one wave)"]
+        """Stream-K's rules, after those of the scheduler it walks over (groups along M's known defect)."""
+        out = super().problems(spec)
+        out += [] if spec.persistent else ["scheduler = 'stream_k' needs persistent = True (the grid is one wave)"]
         return out + ([f"scheduler = 'stream_k' with split_k = {spec.split_k}: stream-K splits K itself"]
                       if spec.split_k != 1 else [])
 
