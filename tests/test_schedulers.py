@@ -33,6 +33,10 @@ def test_each_spec_takes_the_scheduler_it_names_or_implies():
     for name, spec in named.items():                           # "stream_k" takes the member walking the problem
         assert scheduler_class(spec).name == name
     assert set(SCHEDULERS) == set(implied) | {"stream_k"} | set(named)
+    for name, spec in named.items():                           # one spelling per kernel: one spec, one name
+        assert spec.replace(scheduler=name) == spec and spec.scheduler == "stream_k"
+    for name, spec in implied.items():
+        assert spec.replace(scheduler=name) == spec and spec.scheduler is None
     assert GemmSpec(scheduler="stream_k").name.endswith("_streamk")
 
 

@@ -36,7 +36,7 @@ from ..arch.sm90 import SMEM_ALIGN, check_config, smem_budget
 from ..arch.sm90.operand import operand_problems
 from ..layouts import Layout
 from ..layouts.errors import LayoutError
-from .collectives.schedulers import SCHEDULERS, implied_scheduler, scheduler_class
+from .collectives.schedulers import SCHEDULERS, canonical_scheduler, implied_scheduler, scheduler_class
 from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS
 from .grouping import grouping, group_problems
 from .loads import load_problems
@@ -190,6 +190,7 @@ class GemmSpec:
         problems = self._problems()
         if problems:
             raise SpecError(problems)
+        set_(self, "scheduler", canonical_scheduler(self))       # one spelling per kernel
 
     # -- layouts -----------------------------------------------------------
     def _stride(self, name: str):

@@ -17,7 +17,7 @@ from .split_k import SplitKScheduler, split_k_of
 from .stream_k import StreamKScheduler, stream_k_of
 from .tile import TileScheduler
 
-__all__ = ["SCHEDULERS", "scheduler_class", "implied_scheduler", "TileScheduler", "SplitKScheduler", "StreamKScheduler", "Batches",
+__all__ = ["SCHEDULERS", "scheduler_class", "implied_scheduler", "canonical_scheduler", "TileScheduler", "SplitKScheduler", "StreamKScheduler", "Batches",
            "GroupsAlongM", "GroupsAlongK"]
 
 SCHEDULERS = {cls.name: cls for cls in (
@@ -57,3 +57,19 @@ def scheduler_class(spec):
 def implied_scheduler(spec):
     """The scheduler ``spec``'s fields imply, whatever it names (None if none)."""
     return next((cls for cls in SCHEDULERS.values() if cls.implied_by(spec)), None)
+
+
+def canonical_scheduler(spec):
+    """The ``scheduler`` field that names ``spec``'s kernel one way (``spec`` valid): None for the scheduler its
+    other fields imply, else the name of the family its scheduler belongs to, so that two spellings of one kernel
+    are one spec (and one compiled kernel).
+
+    >>> from cute_py.emit import GemmSpec
+    >>> GemmSpec(scheduler="tile") == GemmSpec(), GemmSpec(scheduler="stream_k_batches", a="(M,K,L):(K,1,lda_l)",
+    ...     b="(N,K,L):(K,1,ldb_l)", c="(M,N,L):(N,1,ldd_l)").scheduler
+    (True, 'stream_k')
+    """
+    cls = scheduler_class(spec)
+    if spec.scheduler is None or cls is implied_scheduler(spec):
+        return None
+    return getattr(cls, "family", cls.name)
