@@ -11,6 +11,7 @@ through its transposed layout (column-major D^T: the direct epilogue). Runners p
 - ``swap<BM>_split``: swap-AB, (BM, BN, 64) tiles, split-K filling the SMs (the CTAs a wave holds / the tiles,
   at most 8, at least 4 k-blocks a split); ``swap64_split_bk128``: the same with 128-wide K tiles;
 - ``default``: ``cute_py.gemm(x, W.t(), spec=select(problem))``, the unswapped heuristic's spec;
+- ``split_fill``: that spec with split-K filling the SMs (tiles x splits <= the SMs, at most 8, 4 k-blocks a split);
 - ``auto``: the public path (``cute_py.gemm(x, W.t())`` with no spec), which swaps for M <= 32
   (``cute_py.selection.swaps_ab``).
 
@@ -41,7 +42,8 @@ from gemm_vs_cublas import CALLS, BatchTimer, alternate, capture, first_line, in
 
 MS = (1, 8, 16, 32, 64, 128, 256)
 NKS = ((4096, 4096), (14336, 4096), (4096, 14336), (7168, 2048), (2112, 7168), (24576, 1536))
-VARIANTS = ("default", "auto", "swap64_sk", "swap128_sk", "swap64_split", "swap128_split", "swap64_split_bk128")
+VARIANTS = ("default", "auto", "split_fill", "swap64_sk", "swap128_sk", "swap64_split", "swap128_split",
+            "swap64_split_bk128")
 HBM = 4.8e12
 
 
@@ -108,6 +110,13 @@ def shape_row(torch, M, N, K, variants, rounds, sm_count) -> dict:
                 spec = select(Problem.from_arrays(xs[0], ws[0].t(), out=outs[v]))
                 calls[v] = (lambda i, s, spec=spec: cute_py.gemm(xs[i % sets], ws[i % sets].t(), out=outs["default"],
                                                                  spec=spec, stream=s))
+            elif v == "split_fill":
+                base = select(Problem.from_arrays(xs[0], ws[0].t(), out=outs[v]))
+                tiles = -(-M // base.tile[0]) * -(-N // base.tile[1])
+                spec = base.replace(split_k=max(1, min(8, sm_count // tiles, -(-K // base.tile[2]) // 4)),
+                                    scheduler=None)
+                calls[v] = (lambda i, s, spec=spec: cute_py.gemm(xs[i % sets], ws[i % sets].t(),
+                                                                 out=outs["split_fill"], spec=spec, stream=s))
             elif v == "auto":
                 spec = None
                 calls[v] = lambda i, s: cute_py.gemm(xs[i % sets], ws[i % sets].t(), out=outs["auto"], stream=s)
