@@ -38,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
 
-from gemm_vs_cublas import CALLS, BatchTimer, alternate, capture, first_line, input_sets  # noqa: E402
+from gemm_vs_cublas import CALLS, BatchTimer, alternate, batch_runners, capture, first_line, input_sets  # noqa: E402
 
 MS = (1, 8, 16, 32, 64, 128, 256)
 NKS = ((4096, 4096), (14336, 4096), (4096, 14336), (7168, 2048), (2112, 7168), (24576, 1536))
@@ -94,15 +94,17 @@ def fp8_row(torch, M, N, K, variants, rounds, fp8) -> dict:
         use_fast_accum=fast), rounds, 1)
 
 
-def shape_row(torch, M, N, K, variants, rounds, sm_count) -> dict:
+def shape_row(torch, M, N, K, variants, rounds, sm_count, w_major="K", eager=False) -> dict:
     import cute_py
     from cute_py.problem import Problem
     from cute_py.selection import select
     sets = input_sets(M, N, K)
     xs = [torch.randn(M, K, device="cuda", dtype=torch.bfloat16) for _ in range(sets)]
     ws = [torch.randn(N, K, device="cuda", dtype=torch.bfloat16) * 0.05 for _ in range(sets)]
+    if w_major == "N":                                   # W stored (K, N) row-major: W.t() of it is (N, K)
+        ws = [w.t().contiguous().t() for w in ws]
     outs = {v: torch.empty(M, N, device="cuda", dtype=torch.bfloat16) for v in ("torch",) + tuple(variants)}
-    row = {"M": M, "N": N, "K": K, "specs": {}, "us": {}, "errors": {}}
+    row = {"M": M, "N": N, "K": K, "w_major": w_major, "specs": {}, "us": {}, "errors": {}}
     calls = {"torch": lambda i, s: torch.matmul(xs[i % sets], ws[i % sets].t(), out=outs["torch"])}
     for v in variants:
         try:
@@ -128,12 +130,13 @@ def shape_row(torch, M, N, K, variants, rounds, sm_count) -> dict:
         except Exception as e:  # noqa: BLE001 - recorded; the other runners stand
             row["errors"][v] = first_line(e)
     return time_graphs(torch, row, calls, outs, lambda: torch.matmul(
-        xs[(CALLS - 1) % sets].float(), ws[(CALLS - 1) % sets].float().t()), rounds, 2)
+        xs[(CALLS - 1) % sets].float(), ws[(CALLS - 1) % sets].float().t()), rounds, 2, eager)
 
 
-def time_graphs(torch, row, calls, outs, reference, rounds, itemsize) -> dict:
+def time_graphs(torch, row, calls, outs, reference, rounds, itemsize, eager=False) -> dict:
     """Capture each of ``calls`` as a graph of :data:`CALLS` calls, check cute_py's last D against ``reference()``
-    (relative error), time the replays alternating; ``row`` with ``us``, ``rel_err``, ``bytes``."""
+    (relative error), time the replays alternating; ``row`` with ``us``, ``rel_err``, ``bytes``. With ``eager``,
+    also time batches of the plain calls (Python and launches included): ``us_eager``."""
     M, N, K = row["M"], row["N"], row["K"]
     graphs = {}
     for name, call in calls.items():
@@ -151,18 +154,21 @@ def time_graphs(torch, row, calls, outs, reference, rounds, itemsize) -> dict:
     timer = BatchTimer(torch)
     times = alternate({n: (lambda g=g: timer(g.replay)) for n, g in graphs.items()}, count=rounds)
     row["us"] = {n: statistics.median(t) * 1e6 for n, t in times.items()}
+    if eager:
+        runs = batch_runners(timer, {n: (lambda i, c=calls[n]: c(i, torch.cuda.current_stream())) for n in graphs})
+        row["us_eager"] = {n: statistics.median(t) * 1e6 for n, t in alternate(runs, count=rounds).items()}
     row["bytes"] = itemsize * (M * K + N * K) + 2 * M * N
     return row
 
 
-def table(rows, variants) -> list:
+def table(rows, variants, key="us") -> list:
     head = "| M | N | K | torch us | " + " | ".join(f"{v} us (torch/it, HBM %)" for v in variants) + " |"
     lines = [head, "|" + "---|" * (4 + len(variants))]
     for r in rows:
-        t = r["us"].get("torch", float("nan"))
+        t = r[key].get("torch", float("nan"))
         cells = []
         for v in variants:
-            us = r["us"].get(v)
+            us = r[key].get(v)
             if us is None:
                 cells.append("error")
                 continue
@@ -174,8 +180,8 @@ def table(rows, variants) -> list:
     for v in variants:
         cells = []
         for m in sorted({r["M"] for r in rows}) + [None]:
-            xs = [r["us"]["torch"] / r["us"][v] for r in rows if (m is None or r["M"] == m) and v in r["us"]
-                  and "torch" in r["us"]]
+            xs = [r[key]["torch"] / r[key][v] for r in rows if (m is None or r["M"] == m) and v in r[key]
+                  and "torch" in r[key]]
             cells.append(f"{math.exp(sum(map(math.log, xs)) / len(xs)):.2f}" if xs else "-")
         lines.append(f"| {v} | " + " | ".join(cells) + " |")
     return lines
@@ -187,6 +193,9 @@ def main(argv=None) -> int:
     ap.add_argument("--nk", nargs="*", default=[f"{n},{k}" for n, k in NKS], metavar="N,K")
     ap.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=VARIANTS)
     ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--w-major", choices=("K", "N"), default="K",
+                    help="W stored (N, K) row-major as nn.Linear does (K), or (K, N) row-major (N); bf16 only")
+    ap.add_argument("--eager", action="store_true", help="also time plain calls (Python and launches included)")
     ap.add_argument("--fp8", choices=("tensor", "row", "tensor-fast", "row-fast"),
                     help="fp8 e4m3 against torch._scaled_mm (variants default and auto only)")
     ap.add_argument("--tag", default="decode")
@@ -200,7 +209,7 @@ def main(argv=None) -> int:
         for M in args.m:
             rows.append(fp8_row(torch, M, N, K, [v for v in args.variants if v in ("default", "auto")], args.rounds,
                                 args.fp8) if args.fp8 else shape_row(torch, M, N, K, args.variants, args.rounds,
-                                                                     sm_count))
+                                                                     sm_count, args.w_major, args.eager))
             r = rows[-1]
             print(M, N, K, {n: round(u, 1) for n, u in r["us"].items()}, r["errors"] or "", flush=True)
     base = os.path.join(args.out_dir, f"{_dt.date.today().isoformat()}-{args.tag}")
@@ -210,10 +219,44 @@ def main(argv=None) -> int:
     what = f"e4m3, {args.fp8} scales, vs torch._scaled_mm" if args.fp8 else "bf16"
     lines = [f"# Decode-size M: kernel time in CUDA-graph replay ({torch.cuda.get_device_name(0)}, {what}, x @ W.T, "
              f"{args.rounds} alternating rounds of {CALLS}-call graphs)", ""] + table(rows, args.variants)
+    if args.eager and not args.fp8:
+        lines += ["", "## Eager (batches of plain calls: Python and launches included)", ""] + table(
+            rows, args.variants, "us_eager")
+    if plot(rows, args.variants, base + ".png"):
+        lines += ["", f"![torch / cute_py against M]({os.path.basename(base)}.png)"]
     with open(base + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
+
+
+def plot(rows, variants, path) -> bool:
+    """torch / cute_py against M, one line per variant and (N, K) shape (graph replay; eager dashed)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(8, 5))
+    shapes = sorted({(r["N"], r["K"]) for r in rows})
+    for vi, v in enumerate(variants):
+        for key, style in (("us", "-"), ("us_eager", "--")):
+            for si, nk in enumerate(shapes):
+                pts = [(r["M"], r[key]["torch"] / r[key][v]) for r in rows
+                       if (r["N"], r["K"]) == nk and key in r and v in r[key] and "torch" in r[key]]
+                if pts:
+                    ax.plot(*zip(*sorted(pts)), style, color=f"C{vi}", alpha=0.35 + 0.65 * (si == 0), marker=".",
+                            label=f"{v}{' eager' if key == 'us_eager' else ''}" if si == 0 else None)
+    ax.set_xscale("log", base=2)
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set_xlabel("M (tokens)")
+    ax.set_ylabel("torch time / cute_py time")
+    ax.set_title("x @ W.T at decode sizes, one line per (N, K), H200")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return True
 
 
 if __name__ == "__main__":
