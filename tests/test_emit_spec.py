@@ -228,3 +228,14 @@ def test_bad_files_give_spec_errors(tmp_path, name, text, match):
     p.write_bytes(text) if isinstance(text, bytes) else p.write_text(text)
     with pytest.raises(SpecError, match=match):
         GemmSpec.from_file(p)                         # "yes" in TOML is a string, not True
+
+
+def test_a_spec_hashes_once_and_pickles_without_its_hash():
+    """A spec keys the prepared launch of every call that passes one, so its hash is computed once; a pickled
+    spec carries no hash (a string's hash differs between processes) and gets its own when loaded."""
+    import pickle
+    s = GemmSpec(split_k=2)
+    assert hash(s) == hash(GemmSpec(split_k=2)) == s.__dict__["_hash"] and hash(s) != hash(GemmSpec())
+    assert "_hash" not in s.__getstate__()
+    t = pickle.loads(pickle.dumps(s))
+    assert t == s and hash(t) == hash(s) and {s: 1}[t] == 1

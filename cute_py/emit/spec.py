@@ -191,6 +191,22 @@ class GemmSpec:
         if problems:
             raise SpecError(problems)
         set_(self, "scheduler", canonical_scheduler(self))       # one spelling per kernel
+        set_(self, "_hash", self._fields_hash())
+
+    # -- hashing: once per spec (it keys the prepared launch of every call that passes one) ------------------------
+    def _fields_hash(self) -> int:
+        return hash(tuple(getattr(self, f.name) for f in fields(self)))
+
+    def __hash__(self):
+        return self._hash
+
+    def __getstate__(self):
+        """The fields without the cached hash: a string's hash differs between processes."""
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        object.__setattr__(self, "_hash", self._fields_hash())
 
     # -- layouts -----------------------------------------------------------
     def _stride(self, name: str):
