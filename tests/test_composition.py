@@ -163,8 +163,23 @@ def test_composition_more_tiler_modes_than_a_raises():
 def test_composition_rejects_bad_types():
     with pytest.raises(TypeError):
         composition(L("4:1"), "4:1")
-    with pytest.raises(TypeError):
-        composition((4, 1), L("4:1"))
+    with pytest.raises(TypeError, match="composition: expected a Layout .* for A, got str"):
+        composition("(4,1)", L("4:1"))
+    with pytest.raises(TypeError, match="composition: A is neither a Layout nor a shape"):
+        composition((4, -1), L("4:1"))
+
+
+def test_a_shape_as_the_first_operand_is_its_compact_layout():
+    """As C++ and PyCuTe read it: composition, the divides and the products take a shape for A."""
+    from cute_py import blocked_product, logical_divide, logical_product, tile_to_shape, zipped_divide
+    for shape in (4, (4, 6), (2, (3, 4))):
+        A = Layout(shape)
+        assert composition(shape, L("2:2")) == composition(A, L("2:2"))
+        assert logical_divide(shape, 2) == logical_divide(A, 2) and zipped_divide(shape, 2) == zipped_divide(A, 2)
+        assert logical_product(shape, L("3:1")) == logical_product(A, L("3:1"))
+    assert blocked_product((2, 2), L("(3,4):(1,3)")) == blocked_product(Layout((2, 2)), L("(3,4):(1,3)"))
+    assert tile_to_shape((2, 2), (4, 6)) == tile_to_shape(Layout((2, 2)), (4, 6))
+    assert str(composition(3, 2)) == "2:1"
 
 
 def test_composition_cxx_stride_divisibility_bug_case_raises():

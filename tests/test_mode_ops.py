@@ -217,8 +217,8 @@ def test_what_has_no_modes_is_refused():
         composition[1](Layout((4, 6), (1, 4)), Swizzle(1, 0, 1))
     with pytest.raises(TypeError, match="composition: missing the argument 'a'"):
         composition[0]()
-    with pytest.raises(TypeError, match="composition: expected a Layout for A"):  # no mode: the plain error
-        composition(3, 2)
+    with pytest.raises(TypeError, match="composition: expected a Layout .* for A"):  # no mode: the plain error
+        composition("3", 2)
 
 
 # ---------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from .basis import ScaledBasis
 from .f2 import F2
 from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r, names_caller
 from .decide import _and, _not, _or, canon, ceil_div, divides, exact_div, expand, fail, floor_div, le, lt, sign
-from .coalescing import _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, coalesce_x_flat
+from .coalescing import _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, coalesce_x_flat, layout_operand
 from .int_tuple import _, is_int, is_sym
 from .layout import ALGEBRA, Layout, _is_tensor, _modes, coprofile, flat_modes, int_layout, require_nonempty
 
@@ -74,8 +74,9 @@ def composition(a, b):
 
     ``b`` may be a Layout, a tiler tuple (composed mode by mode; modes of A
     the tiler does not reach are dropped, as in C++), an int ``n`` (``n:1``)
-    or ``_`` (identity). ``a`` may be a Swizzle (giving a ComposedLayout) or a
-    ComposedLayout (B is composed into its inner layout).
+    or ``_`` (identity). ``a`` may be a Swizzle (giving a ComposedLayout), a
+    ComposedLayout (B is composed into its inner layout) or a shape (its
+    compact column-major layout, as C++ and PyCuTe read it).
 
     Preconditions (checked): for each B mode, the coalesced A admits it: the
     *stride divisibility condition* (B's stride, divided through A's modes,
@@ -107,7 +108,7 @@ def _composition_any(a, b):
         return a._compose(b)
     if getattr(a, "_is_swizzle", False):
         return a._compose(b)
-    _require_layout("composition", a, "A")
+    a = layout_operand("composition", a, "A")
     if _is_composed(b) or getattr(b, "_is_swizzle", False):
         return b._compose_from_left(a)
     return _compose_tiler(a, _tiler_arg("composition", b))

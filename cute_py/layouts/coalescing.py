@@ -10,7 +10,8 @@ from __future__ import annotations
 import builtins
 
 from . import int_tuple as it
-from .errors import _r, names_caller
+from .int_tuple import is_int, is_sym
+from .errors import LayoutError, _r, names_caller
 from .f2 import F2, bit_images, disjoint
 from .layout import ALGEBRA, Layout, _is_tensor, flat_modes
 from .modes import transform_layout
@@ -24,6 +25,25 @@ def _is_composed(x) -> bool:
 def _require_layout(op, x, name="layout"):
     if not isinstance(x, Layout):
         raise TypeError(f"{op}: expected a Layout for {name}, got {type(x).__name__}: {_r(x)}")
+
+
+def layout_operand(op, x, name="layout"):
+    """``x`` as the layout that composition, a divide or a product takes: a Layout as it is, a shape (an int or
+    a tuple of extents) as its compact column-major layout, as C++ and PyCuTe read one; else a TypeError naming
+    ``op`` and the operand.
+
+    >>> print(layout_operand("logical_divide", (4, 6)))
+    (4,6):(1,4)
+    """
+    if isinstance(x, Layout):
+        return x
+    if isinstance(x, tuple) or is_int(x) or is_sym(x):
+        try:
+            return Layout(x)
+        except (TypeError, LayoutError) as e:
+            raise TypeError(f"{op}: {name} is neither a Layout nor a shape: {e}") from None
+    raise TypeError(f"{op}: expected a Layout (or a shape: its compact layout) for {name}, got "
+                    f"{type(x).__name__}: {_r(x)}")
 
 
 def _unwrap(s, d):

@@ -17,7 +17,7 @@ from . import decide, int_tuple as it
 from . import basis_algebra, f2_algebra
 from .algebra import _complement, _compose_layouts, _scaled, _tiler_arg, complement, int_algebra_tile
 from .f2 import F2
-from .coalescing import _is_composed, coalesced_flat, filter as _filter
+from .coalescing import _is_composed, coalesced_flat, filter as _filter, layout_operand
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
 from .int_tuple import _, is_int, is_sym
 from .layout import (
@@ -87,8 +87,7 @@ def _logical_divide_any(layout, tiler):
         return layout._apply(logical_divide, tiler)
     if _is_composed(layout):
         return layout._with_inner(logical_divide(layout.inner, tiler))
-    if not isinstance(layout, Layout):
-        raise TypeError(f"logical_divide: expected a Layout, got {_r(layout)}")
+    layout = layout_operand("logical_divide", layout)
     return _divide(layout, _tiler_arg("logical_divide", tiler))
 
 
@@ -241,8 +240,7 @@ def _zipped_divide_any(layout, tiler):
         return layout._apply(zipped_divide, tiler)
     if _is_composed(layout):
         return layout._with_inner(zipped_divide(layout.inner, tiler))
-    if not isinstance(layout, Layout):
-        raise TypeError(f"zipped_divide: expected a Layout for layout, got {type(layout).__name__}: {_r(layout)}")
+    layout = layout_operand("zipped_divide", layout)
     return _zipped_divide(layout, _tiler_arg("zipped_divide", tiler))
 
 
@@ -306,9 +304,7 @@ def _logical_product_any(block, tiler):
         raise layout_error(LayoutError, "logical_product", "products of layouts with F2 strides are not "
                            "implemented", "the copies would combine by + with the XOR of the block",
                            block=block, tiler=tiler)
-    if not isinstance(block, Layout):
-        raise TypeError(f"logical_product: expected a Layout, got {_r(block)}")
-    return _product(block, _tiler_arg("logical_product", tiler))
+    return _product(layout_operand("logical_product", block, "block"), _tiler_arg("logical_product", tiler))
 
 
 def _product(block, tiler):
@@ -411,9 +407,7 @@ def zipped_product(block, tiler):
 def _zipped_product_any(block, tiler):
     if _is_composed(block):
         return block._with_inner(zipped_product(block.inner, tiler))
-    if not isinstance(block, Layout):
-        raise TypeError(f"zipped_product: expected a Layout for block, got {type(block).__name__}: {_r(block)}")
-    return _zipped_product(block, _tiler_arg("zipped_product", tiler))
+    return _zipped_product(layout_operand("zipped_product", block, "block"), _tiler_arg("zipped_product", tiler))
 
 
 def _zipped_product(block, tiler):
@@ -461,8 +455,7 @@ def blocked_product(block, tiler):
     """
     if _is_composed(block):
         return block._with_inner(blocked_product(block.inner, tiler))
-    if not isinstance(block, Layout):
-        raise TypeError(f"blocked_product: expected a Layout block, got {_r(block)}")
+    block = layout_operand("blocked_product", block, "block")
     if getattr(tiler, "_is_composed_layout", False):
         raise TypeError("blocked_product: the tiler must be a plain layout")
     return _blocked_raked(block, _tiler_arg("blocked_product", tiler), True)
@@ -477,8 +470,7 @@ def raked_product(block, tiler):
     """
     if _is_composed(block):
         return block._with_inner(raked_product(block.inner, tiler))
-    if not isinstance(block, Layout):
-        raise TypeError(f"raked_product: expected a Layout block, got {_r(block)}")
+    block = layout_operand("raked_product", block, "block")
     if getattr(tiler, "_is_composed_layout", False):
         raise TypeError("raked_product: the tiler must be a plain layout")
     return _blocked_raked(block, _tiler_arg("raked_product", tiler), False)
@@ -513,8 +505,7 @@ def tile_to_shape(block, target_shape, order=LayoutLeft):
     """
     if _is_composed(block):
         return block._with_inner(tile_to_shape(block.inner, target_shape, order))
-    if not isinstance(block, Layout):
-        raise TypeError(f"tile_to_shape: expected a Layout, got {_r(block)}")
+    block = layout_operand("tile_to_shape", block, "block")
     target_shape = _tiler_arg("tile_to_shape", getattr(target_shape, "shape", target_shape))
     if not (is_int(target_shape) or isinstance(target_shape, tuple)) or not all(
             is_int(t) or is_sym(t) for t in it.flatten_to_tuple(target_shape)):
