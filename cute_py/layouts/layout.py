@@ -6,7 +6,7 @@ index is first split colexicographically. Default strides are LayoutLeft
 (compact column-major; CuTe gives a size-1 mode stride 0).
 
 >>> L = Layout((4, (2, 2)), (2, (1, 8)))
->>> str(L), L(5), L(1, (1, 0)), size(L), cosize(L)
+>>> str(L), L(5), L(1, (1, 0)), L.size(), cosize(L)
 ('(4,(2,2)):(2,(1,8))', 3, 3, 16, 16)
 """
 
@@ -25,9 +25,7 @@ from .int_tuple import _, has_underscore, to_str
 from .leaves import _int_leaves, _norm
 
 __all__ = [
-    "Layout", "LayoutLeft", "LayoutRight", "is_layout",
-    "size", "cosize", "rank", "depth", "shape", "stride", "coshape", "coprofile",
-    "get", "crd2idx",
+    "Layout", "LayoutLeft", "LayoutRight", "is_layout", "cosize", "coshape", "coprofile", "get", "crd2idx",
 ]
 
 
@@ -159,10 +157,7 @@ class Layout:
         if len(coord) == 1:
             coord = coord[0]
             if type(coord) is int and coord >= 0:         # an index into an int layout: split over the leaves
-                try:
-                    ev = self._ev
-                except AttributeError:
-                    ev = _eval_plan(self)
+                ev = _plan(self)
                 if ev is not None:
                     r = 0
                     for s, d in ev[0]:
@@ -172,10 +167,7 @@ class Layout:
         elif not coord:
             raise TypeError("Layout.__call__: expected a coordinate")
         else:                                                 # one int per mode of an int layout
-            try:
-                ev = self._ev
-            except AttributeError:
-                ev = _eval_plan(self)
+            ev = _plan(self)
             if ev is not None and len(coord) == len(ev[2]):
                 r = 0
                 for c, (pairs, last) in zip(coord, ev[2]):
@@ -305,12 +297,16 @@ _set_flat = Layout._flat.__set__
 _set_ev = Layout._ev.__set__
 
 
-def _eval_plan(layout: Layout):
-    """How :meth:`Layout.__call__` evaluates int coordinates of ``layout`` without the general
-    :func:`~cute_py.layouts.int_tuple.crd2idx` (internal; kept on the layout): ``(pairs, last stride, modes)``,
-    ``pairs`` the (extent, stride) of every leaf but the last (an index is split colexicographically, the last
-    leaf taking the rest, as ``crd2idx`` splits it), ``modes`` the same per top-level mode. None for a layout
-    with a leaf that is not an int (symbolic, F2, basis), an extent of 0 or an empty mode."""
+def _plan(layout: Layout):
+    """How :meth:`Layout.__call__` evaluates int coordinates of ``layout`` without the general ``crd2idx``
+    (internal; made once, kept on the layout): ``(pairs, last stride, modes)``, ``pairs`` the (extent, stride) of
+    every leaf but the last (an index is split colexicographically, the last leaf taking the rest, as ``crd2idx``
+    splits it), ``modes`` the same per top-level mode. None for a leaf that is not an int (symbolic, F2, basis),
+    an extent of 0 or an empty mode."""
+    try:
+        return layout._ev
+    except AttributeError:
+        pass
     fs, fd = layout._flat or flat_modes(layout)
     plan = None
     if fs and all(type(s) is int and s > 0 for s in fs) and all(type(d) is int for d in fd):
@@ -426,69 +422,6 @@ def _sub(op, x, modes):
                 raise layout_error(RankError, op, "mode index out of range",
                                    f"mode {i} of an int", value=x)
     return x
-
-
-@names_caller
-def size(x, *modes) -> int:
-    """Number of elements of a layout (or IntTuple), or of one of its modes.
-
-    >>> size(Layout((4, (2, 3)))), size(Layout((4, (2, 3))), 1), size((2, 5))
-    (24, 6, 10)
-    """
-    x = _sub("size", x, modes)
-    if hasattr(x, "size") and callable(x.size):
-        return x.size()
-    try:
-        return it.product(x)
-    except TypeError:
-        raise TypeError(f"size: expected a Layout or an IntTuple of ints, got {type(x).__name__}: {_r(x)}") from None
-
-
-@names_caller
-def rank(x, *modes) -> int:
-    """Number of top-level modes of a layout (or IntTuple).
-
-    >>> rank(Layout((4, (2, 3)))), rank(Layout(8))
-    (2, 1)
-    """
-    x = _sub("rank", x, modes)
-    return len(x) if is_layout(x) else it.rank(x)
-
-
-@names_caller
-def depth(x, *modes) -> int:
-    """Nesting depth of a layout's shape (0 for an int shape).
-
-    >>> depth(Layout((4, (2, 3)))), depth(Layout(8))
-    (2, 0)
-    """
-    x = _sub("depth", x, modes)
-    return it.depth(shape(x)) if is_layout(x) else it.depth(x)
-
-
-@names_caller
-def shape(x, *modes):
-    """Shape of a layout (or the IntTuple itself), optionally of a mode.
-
-    >>> shape(Layout((4, (2, 3))), 1)
-    (2, 3)
-    """
-    x = _sub("shape", x, modes)
-    return x.shape if is_layout(x) else x
-
-
-@names_caller
-def stride(x, *modes):
-    """Stride of a layout, optionally of a mode.
-
-    >>> stride(Layout((4, (2, 3))), 1)
-    (4, 8)
-    """
-    x = _sub("stride", x, modes)
-    if getattr(x, "_is_composed_layout", False):
-        raise TypeError("stride: a ComposedLayout has no stride (CuTe deletes it)")
-    _require_layout("stride", x)
-    return x.stride
 
 
 @names_caller

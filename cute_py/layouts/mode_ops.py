@@ -35,10 +35,8 @@ import operator
 from .algebra import composition as _composition
 from .coalescing import _is_composed, coalesce as _coalesce, coalesce_z as _coalesce_z
 from .errors import LayoutError, RankError, in_operation, layout_error, names_caller, _r
-from .layout import (
-    Layout, _is_tensor, coshape as _coshape, cosize as _cosize, depth as _depth, get as _get, rank as _rank,
-    shape as _shape, size as _size, stride as _stride,
-)
+from .layout import Layout, _is_tensor, coshape as _coshape, cosize as _cosize, get as _get
+from .queries import depth as _depth, rank as _rank, shape as _shape, size as _size, stride as _stride
 from .tiling import logical_divide as _logical_divide, logical_product as _logical_product
 from .tiling import zipped_divide as _zipped_divide
 
