@@ -32,7 +32,7 @@ from .bounds import first_outside
 from .dtypes import dtype as _dtype
 from .errors import CoordinateError, LayoutError, layout_error, _r
 from .int_tuple import _, has_underscore, is_int, to_str
-from . import layout as _layout
+from . import layout as _layout, queries as _queries
 from .layout import Layout, is_layout
 from .slicing import slice_and_offset
 from .modes import domain_offset
@@ -210,7 +210,7 @@ class Tensor:
     @property
     def stride(self):
         """The layout's stride (TypeError for a ComposedLayout, which has none)."""
-        return _layout.stride(self.layout)
+        return _queries.stride(self.layout)
 
     @property
     def rank(self) -> int:
