@@ -198,15 +198,12 @@ def _small_n_spec(M, N, K, a, b, c, dtype, out_dtype, beta, bias, activation, sm
     >>> s.tile, s.split_k, s.epilogue
     ((64, 16, 128), 2, 'direct')
 
-    An fp8 mainloop that promotes (no ``fast_accum``) sums each K tile in column chunks of 32 at least, so its
-    tile is 32 wide:
+    An fp8 mainloop that promotes (no ``fast_accum``) sums a tile this narrow in one chunk of its own width:
 
     >>> pick_spec(4096, 8, 4096, "K", "K", "e4m3", "bf16", scale="row").tile
-    (64, 32, 128)
+    (64, 8, 128)
     """
     bn, bk = max(8, -(-N // 8) * 8), 128
-    if scale is not None and not fast_accum:
-        bn = 32
     tiles = -(-M // 64)
     split = max(1, min(8, sm_count // tiles, -(-K // bk) // 4))
     return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=(64, bn, bk), consumers=1, beta=beta,

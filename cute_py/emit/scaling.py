@@ -39,18 +39,21 @@ chunks read more smem per MAC (a 64-column fp8 wgmma reads as many bytes as the 
 def promote_chunk(spec) -> int | None:
     """The column chunk of ``spec``'s promoting mainloop: the widest of :data:`PROMOTE_CHUNKS` that divides BN
     (and, with blockwise scales, the 128-column scale block) and whose sums fit beside the accumulators
-    (:data:`PROMOTE_REGS`); None when none does (or the spec does not promote).
+    (:data:`PROMOTE_REGS`); a tile narrower than the narrowest chunk is one chunk (a decode tile of 8-24
+    columns); None when none does (or the spec does not promote).
 
     >>> from cute_py.emit import GemmSpec
     >>> promote_chunk(GemmSpec(dtype="e4m3", scale="block", tile=(64, 256, 128), consumers=1))
     128
+    >>> promote_chunk(GemmSpec(dtype="e4m3", scale="row", tile=(64, 8, 128), consumers=1))
+    8
     """
     if not spec.promotes or not isinstance(spec.tile, tuple) or len(spec.tile) != 3:
         return None
     bm, bn, _ = spec.tile
     c = spec.tile_warpgroups
     acc = bm * bn // (128 * c)
-    for n in PROMOTE_CHUNKS:
+    for n in PROMOTE_CHUNKS + ((bn,) if isinstance(bn, int) and 0 < bn < PROMOTE_CHUNKS[-1] else ()):
         fits = acc + (bm // (64 * c)) * n // 2 <= PROMOTE_REGS.get(spec.consumers, 0)
         if bn % n == 0 and fits and (spec.scale != "block" or SCALE_BLOCK % n == 0):
             return n
