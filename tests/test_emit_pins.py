@@ -109,6 +109,7 @@ def test_pins_cover_the_branches():
     assert has(lambda s: s.load_a and s.cluster != (1, 1)) and has(lambda s: s.load_b and s.cluster != (1, 1))
     assert has(lambda s: s.grouping == "k" and s.cluster != (1, 1))
     assert {scheduler_class(s).name for s in specs} == set(SCHEDULERS)
+    assert has(lambda s: s.tile[1] < 32 and s.promotes) and has(lambda s: s.tile[1] < 32 and not s.scale)  # decode
 
 
 @pytest.mark.parametrize("name", sorted(PINS["kernels"]))
