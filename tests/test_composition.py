@@ -165,8 +165,8 @@ def test_composition_rejects_bad_types():
         composition(L("4:1"), "4:1")
     with pytest.raises(TypeError, match="composition: expected a Layout .* for A, got str"):
         composition("(4,1)", L("4:1"))
-    with pytest.raises(TypeError, match="composition: A is neither a Layout nor a shape"):
-        composition((4, -1), L("4:1"))
+    with pytest.raises(LayoutError, match="composition: shape extents must be non-negative"):
+        composition((4, -1), L("4:1"))                    # a shape, but a wrong one: the algebra's error
 
 
 def test_a_shape_as_the_first_operand_is_its_compact_layout():

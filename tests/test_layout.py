@@ -797,3 +797,9 @@ def test_calling_an_int_layout_agrees_with_crd2idx(L, past):
     if isinstance(L.shape, tuple) and len(L.shape) > 1:
         for c in itertools.islice(itertools.product(*(range(size(m) + 1) for m in L)), 64):
             assert L(*c) == it.crd2idx(c, L.shape, L.stride)
+
+
+def test_an_empty_tuple_in_the_shape_takes_the_general_path():
+    """Past the size, crd2idx splits an index over an empty last leaf otherwise than over the leaves."""
+    L = Layout((4, (2, ())), (1, (4, ())))
+    assert L(9) == it.crd2idx(9, L.shape, L.stride) and L(3, 5) == it.crd2idx((3, 5), L.shape, L.stride)

@@ -435,3 +435,14 @@ def test_hierarchical_refusals():
     P = sympy.Symbol("P", integer=True, positive=True)
     with pytest.raises(TmaError, match="symbolic inner parts"):
         make_tma_params(Layout(((P, 64), 64), ((64, 8192), 1)), s, "bf16")
+
+
+def test_bind_refuses_a_stride_that_is_not_an_int():
+    """int(F2) spells an F2 stride's bits, but an F2 stride combines by XOR: a tensor map cannot take it."""
+    from cute_py import F2
+    from cute_py.arch.sm90 import make_tma_params, smem_atom, tile_smem
+    from cute_py.arch.sm90.tma import TmaError
+    p = make_tma_params(parse("(M,K):(K,1)"), tile_smem(smem_atom("K", 128, "f16"), 128, 64), "f16")
+    assert p.bind((4096, 1000), (1000, 1)).global_strides == (2000,)
+    with pytest.raises(TmaError, match="TmaParams.bind: int strides: .* has stride F2\\(1536\\), not an int"):
+        p.bind((4096, 1000), (F2(1536), 1))

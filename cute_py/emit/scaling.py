@@ -88,7 +88,8 @@ def scale_problems(spec) -> list:
             c = spec.tile_warpgroups
             acc = bm * bn // (128 * c)
             out.append(f"{why} keeps the accumulators ({acc} per consumer thread) and one column chunk of the "
-                       f"K tile's sums ({PROMOTE_CHUNKS} columns, dividing BN = {bn}"
+                       f"K tile's sums ({PROMOTE_CHUNKS} columns, or BN itself below {PROMOTE_CHUNKS[-1]}; dividing "
+                       f"BN = {bn}"
                        + (f" and the {SCALE_BLOCK}-column scale block" if spec.scale == "block" else "")
                        + f"): none fits in {PROMOTE_REGS.get(spec.consumers)} registers"
                        + ("; or set fast_accum = True" if spec.scale != "block" else ""))

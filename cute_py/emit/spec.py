@@ -206,6 +206,7 @@ class GemmSpec:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        object.__setattr__(self, "scheduler", canonical_scheduler(self))   # as the constructor spells it
         object.__setattr__(self, "_hash", self._fields_hash())
 
     # -- layouts -----------------------------------------------------------

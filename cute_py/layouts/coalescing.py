@@ -11,7 +11,7 @@ import builtins
 
 from . import int_tuple as it
 from .int_tuple import is_int, is_sym
-from .errors import LayoutError, _r, names_caller
+from .errors import LayoutError, _r, in_operation, names_caller
 from .f2 import F2, bit_images, disjoint
 from .layout import ALGEBRA, Layout, _is_tensor, flat_modes
 from .modes import transform_layout
@@ -40,7 +40,9 @@ def layout_operand(op, x, name="layout"):
     if isinstance(x, tuple) or is_int(x) or is_sym(x):
         try:
             return Layout(x)
-        except (TypeError, LayoutError) as e:
+        except LayoutError as e:                    # a shape whose extents are wrong: the algebra's error
+            raise in_operation(e, op, **{name: x}) from None
+        except TypeError as e:
             raise TypeError(f"{op}: {name} is neither a Layout nor a shape: {e}") from None
     raise TypeError(f"{op}: expected a Layout (or a shape: its compact layout) for {name}, got "
                     f"{type(x).__name__}: {_r(x)}")

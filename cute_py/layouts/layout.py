@@ -302,23 +302,22 @@ def _plan(layout: Layout):
     (internal; made once, kept on the layout): ``(pairs, last stride, modes)``, ``pairs`` the (extent, stride) of
     every leaf but the last (an index is split colexicographically, the last leaf taking the rest, as ``crd2idx``
     splits it), ``modes`` the same per top-level mode. None for a leaf that is not an int (symbolic, F2, basis),
-    an extent of 0 or an empty mode."""
+    an extent of 0 or an empty tuple anywhere in the shape (``crd2idx`` splits an index past the size there
+    otherwise than over the leaves)."""
     try:
         return layout._ev
     except AttributeError:
         pass
     fs, fd = layout._flat or flat_modes(layout)
     plan = None
-    if fs and all(type(s) is int and s > 0 for s in fs) and all(type(d) is int for d in fd):
+    if (fs and all(type(s) is int and s > 0 for s in fs) and all(type(d) is int for d in fd)
+            and "()" not in repr(layout.shape)):              # an empty tuple anywhere: the general path's split
         shape, stride = layout.shape, layout.stride
         modes = []
         for s, d in (builtins.zip(shape, stride) if type(shape) is tuple else ((shape, stride),)):
             ms, md = it.flatten_to_tuple(s), it.flatten_to_tuple(d)
-            if not ms:                                        # an empty mode (): the general path says what it means
-                break
             modes.append((tuple(builtins.zip(ms[:-1], md[:-1])), md[-1]))
-        else:
-            plan = (tuple(builtins.zip(fs[:-1], fd[:-1])), fd[-1], tuple(modes))
+        plan = (tuple(builtins.zip(fs[:-1], fd[:-1])), fd[-1], tuple(modes))
     _set_ev(layout, plan)
     return plan
 

@@ -106,8 +106,8 @@ def _stride_key(d):
     coordinate does) and of F2 strides (by the int their bits spell)."""
     if isinstance(d, ScaledBasis):
         if not it.is_int(d.value):
-            raise layout_error(LayoutError, "make_layout_like", "basis strides with one term each",
-                               f"stride {d} has several terms", stride=d)
+            raise layout_error(LayoutError, "make_layout_like", "basis strides of one term with an int value",
+                               f"stride {d} is not one basis term with an int value", stride=d)
         return d.mode, d.value
     return (), int(d)
 

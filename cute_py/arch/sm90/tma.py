@@ -23,6 +23,8 @@ coordinate ``x`` along it becomes the digits ``(x // d) % s`` of its parts
 
 from __future__ import annotations
 
+from numbers import Integral
+
 from dataclasses import dataclass, replace
 
 from ...layouts import (
@@ -171,6 +173,10 @@ class TmaParams:
                                shape=shape, stride=stride)
         dims = tuple(int(leaves[g][p][0]) for g, p in zip(self.gmem_modes, self.gmem_parts))
         steps = tuple(leaves[g][p][1] for g, p in zip(self.gmem_modes, self.gmem_parts))
+        bad = [f"{self._name(i)} has stride {d!r}, not an int" for i, d in enumerate(steps)
+               if isinstance(d, bool) or not isinstance(d, Integral)]
+        if bad:                                       # an F2 stride converts to an int, but it combines by XOR
+            raise layout_error(TmaError, "TmaParams.bind", "int strides", "; ".join(bad), shape=shape, stride=stride)
         if steps[0] != 1:
             problems.append(f"contiguous dim 0 walks {self._name(0)}, whose stride is {steps[0]}")
         strides = tuple(int(d) * nbytes for d in steps[1:])
