@@ -46,8 +46,8 @@ def test_scheduling_and_epilogue_constraints():
     assert GemmSpec(split_k=2, persistent=False).validate()          # a grid of every split: one unit per CTA
     for cluster in ((2, 1), (1, 2)):
         GemmSpec(tile=(128, 256, 64), cluster=cluster).validate()
-    names = {GemmSpec(group=g, split_k=k, persistent=p).name for g in (1, 8) for k in (1, 2) for p in (True,)}
-    assert len(names) == 4 and GemmSpec(persistent=False).name.endswith("_np")
+    names = {GemmSpec(group=g, split_k=k, persistent=p).name for g in (1, 8) for k in (1, 2) for p in (True, False)}
+    assert len(names) == 8 and GemmSpec(persistent=False).name.endswith("_g8_np")   # different code, other names
 
 
 def problems_of(**fields) -> list:

@@ -323,7 +323,7 @@ class GemmSpec:
                  "dr" if self.c_row_major else "dc"]
         if self.cluster != (1, 1):
             parts.append("cl{}x{}".format(*self.cluster))
-        parts.append(f"g{self.group}" if self.persistent else "np")
+        parts.append(f"g{self.group}" if self.persistent else f"g{self.group}_np")   # the raster band is in the code
         if self.raster != "m":
             parts.append(f"r{self.raster}")
         if self.split_k != 1:
