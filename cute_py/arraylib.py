@@ -152,8 +152,27 @@ def swap_last(x):
 
 def transposed(x):
     """``x`` with its last two dimensions swapped (:func:`swap_last`) when it has two or more, else ``x`` itself (a
-    per-tensor scale's transpose is itself; a row-wise one (M, 1) becomes (1, M))."""
+    per-tensor scale's transpose is itself; a row-wise one (M, 1) becomes (1, M); None stays None).
+
+    >>> import numpy as np
+    >>> transposed(np.ones((4, 1))).shape, transposed(np.ones(())).shape, transposed(None)
+    ((1, 4), (), None)
+    """
     return swap_last(x) if len(getattr(x, "shape", ())) >= 2 else x
+
+
+def swapped_operands(a, b, c=None, out=None, scale_a=None, scale_b=None) -> dict:
+    """The operands of the swap-AB form of ``D = a @ b``, ``D^T = b^T a^T``: ``a`` and ``b`` trade places
+    transposed, ``c`` and ``out`` are transposed (views of the same memory), and the fp8 scales trade places
+    (a row-wise one transposed, :func:`transposed`). None stays None.
+
+    >>> import numpy as np
+    >>> ops = swapped_operands(np.zeros((2, 3)), np.zeros((3, 5)), out=np.zeros((2, 5)), scale_a=np.ones((2, 1)))
+    >>> ops["a"].shape, ops["b"].shape, ops["out"].shape, ops["c"], ops["scale_b"].shape, ops["scale_a"]
+    ((5, 3), (3, 2), (5, 2), None, (1, 2), None)
+    """
+    return dict(a=swap_last(b), b=swap_last(a), c=None if c is None else swap_last(c),
+                out=None if out is None else swap_last(out), scale_a=transposed(scale_b), scale_b=transposed(scale_a))
 
 
 def host_ints(x, op: str = "host_ints", hint: str = "pass torch or cupy arrays") -> list:

@@ -508,11 +508,9 @@ def autotune(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, o
     if candidates is None and swaps_ab(problem):      # gemm runs it as D^T = b^T a^T: tune (and record) that
         if out is None:
             out = arraylib.allocator(a, "autotune")(problem.out_shape, problem.out_dtype)
-        return autotune(arraylib.swap_last(b), arraylib.swap_last(a), None if c is None else arraylib.swap_last(c),
-                        alpha=alpha, beta=beta, bias=bias, activation=activation, out=arraylib.swap_last(out),
-                        scale_a=arraylib.transposed(scale_b), scale_b=arraylib.transposed(scale_a),
-                        use_fast_accum=use_fast_accum, reps=reps, warmup=warmup, batch=batch, progress=progress,
-                        cache=cache, check=check)
+        return autotune(**arraylib.swapped_operands(a, b, c, out, scale_a, scale_b), alpha=alpha, beta=beta,
+                        bias=bias, activation=activation, use_fast_accum=use_fast_accum, reps=reps, warmup=warmup,
+                        batch=batch, progress=progress, cache=cache, check=check)
     specs = _resolve_candidates(candidates, problem) if candidates is not None else None
     if check and arraylib.library(out if out is not None else a) not in arraylib.LIBRARIES:
         raise AutotuneError(f"autotune: check=True compares results with torch or cupy, but the output would be a "

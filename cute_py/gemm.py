@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 
 from ._callable import make_callable
-from .arraylib import allocator, current_stream, swap_last, transposed, zeros
+from .arraylib import allocator, current_stream, swap_last, swapped_operands, zeros
 from .dtypes import dtype
 from .emit import GemmSpec
 from .emit.spec import OUT_DTYPES
@@ -86,8 +86,9 @@ def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, bias=None, activation=None, out=N
         return Problem.from_arrays(a, b, c, alpha=alpha, beta=beta, bias=bias, activation=activation, out=o,
                                    out_dtype=t)
     def read_swapped(o, t):                      # D^T = b^T a^T: the swap-AB problem (selection.swaps_ab)
-        return Problem.from_arrays(swap_last(b), swap_last(a), None if c is None else swap_last(c), alpha=alpha,
-                                   beta=beta, bias=bias, activation=activation, out=swap_last(o), out_dtype=t)
+        s = swapped_operands(a, b, c, o)
+        return Problem.from_arrays(s["a"], s["b"], s["c"], alpha=alpha, beta=beta, bias=bias, activation=activation,
+                                   out=s["out"], out_dtype=t)
     return _run("gemm", (a, b, c, bias, out, None, None), (alpha, beta, activation, None, False), read, out, spec,
                 stream, swapped=read_swapped)
 
@@ -125,9 +126,9 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, 
                                    fast_accum=fast, op="scaled_gemm")
 
     def read_swapped(o, t):                      # D^T = (scale_b b)^T (scale_a a)^T: the scales trade places
-        return Problem.from_arrays(swap_last(b), swap_last(a), bias=bias, out=swap_last(o), out_dtype=t,
-                                   scale_a=transposed(scale_b), scale_b=transposed(scale_a), fast_accum=fast,
-                                   op="scaled_gemm")
+        s = swapped_operands(a, b, out=o, scale_a=scale_a, scale_b=scale_b)
+        return Problem.from_arrays(s["a"], s["b"], bias=bias, out=s["out"], out_dtype=t, scale_a=s["scale_a"],
+                                   scale_b=s["scale_b"], fast_accum=fast, op="scaled_gemm")
     return _run("scaled_gemm", (a, b, None, bias, out, scale_a, scale_b), (1.0, 0.0, None, out_dtype, fast), read,
                 out, spec, stream, out_dtype, swapped=read_swapped)
 

@@ -311,7 +311,7 @@ def _plan(layout: Layout):
     fs, fd = layout._flat or flat_modes(layout)
     plan = None
     if (fs and all(type(s) is int and s > 0 for s in fs) and all(type(d) is int for d in fd)
-            and "()" not in repr(layout.shape)):              # an empty tuple anywhere: the general path's split
+            and not _has_empty(layout.shape)):               # an empty tuple anywhere: the general path's split
         shape, stride = layout.shape, layout.stride
         modes = []
         for s, d in (builtins.zip(shape, stride) if type(shape) is tuple else ((shape, stride),)):
@@ -320,6 +320,11 @@ def _plan(layout: Layout):
         plan = (tuple(builtins.zip(fs[:-1], fd[:-1])), fd[-1], tuple(modes))
     _set_ev(layout, plan)
     return plan
+
+
+def _has_empty(t) -> bool:
+    """Whether the IntTuple ``t`` has an empty tuple anywhere."""
+    return type(t) is tuple and (not t or any(_has_empty(x) for x in t))
 
 
 def int_layout(n: int) -> Layout:

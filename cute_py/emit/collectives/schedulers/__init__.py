@@ -55,7 +55,12 @@ def scheduler_class(spec):
 
 
 def implied_scheduler(spec):
-    """The scheduler ``spec``'s fields imply, whatever it names (None if none)."""
+    """The scheduler ``spec``'s fields imply, whatever it names (None if none).
+
+    >>> from cute_py.emit import GemmSpec
+    >>> implied_scheduler(GemmSpec(scheduler="stream_k", split_k=1)).name, implied_scheduler(GemmSpec(split_k=2)).name
+    ('tile', 'split_k')
+    """
     return next((cls for cls in SCHEDULERS.values() if cls.implied_by(spec)), None)
 
 

@@ -116,11 +116,11 @@ class StreamK(PartialTiles):
                 ("long long", "iters", "iters"), ("long long", "it", "me < share ? me * iters / share : 0"),
                 ("long long", "end", "me < share ? (me + 1) * iters / share : 0")]
 
-    def shares(self) -> str:
-        """Lines of ``make_scheduler`` after ``units`` and ``k_tiles``: the stream-K tiles ``sk``, their
-        iterations ``iters`` (the scheduler's :meth:`~.tile.TileScheduler.stream_iterations`) and the CTAs
-        ``share`` that share them."""
-        return f"""  const int ctas = gridDim.x / kClusterSize, me = blockIdx.x / kClusterSize;
+    def setup(self) -> str:
+        """The walked scheduler's lines, its tile count ``units``, then the stream-K tiles ``sk``, their iterations
+        ``iters`` (the scheduler's :meth:`~.tile.TileScheduler.stream_iterations`) and the CTAs ``share`` that
+        share them."""
+        return super().setup() + self.tile_count() + f"""  const int ctas = gridDim.x / kClusterSize, me = blockIdx.x / kClusterSize;
   const int sk = (k_tiles == 0 || units % ctas == 0) ? 0 : units < ctas ? units : ctas + units % ctas;
 {self.stream_iterations()["setup"]}  const int share = (int)min((long long)ctas, iters);    // the CTAs sharing them: each range holds one at least
 """
@@ -165,9 +165,6 @@ class StreamKScheduler(StreamK):
 
     name = "stream_k"
 
-    def setup(self) -> str:
-        return super().setup() + self.tile_count() + self.shares()
-
     def next_body(self) -> str:
         return ("    const bool dp = unit < dp_tiles;                  // a data-parallel tile: all of its k-blocks\n"
                 "    const bool ok = dp || it < end;"), """    const int s = dp ? 0 : (int)(it / max(k_tiles, 1));  // the stream-K tile iteration `it` lies in
@@ -199,9 +196,6 @@ class StreamKOver(StreamK):
     def extra(self) -> str:
         return super().extra() + self.stream_iterations()["device"]
 
-    def setup(self) -> str:
-        return super().setup() + self.tile_count() + self.shares()
-
     def next_body(self) -> tuple:
         ok, fill = super().next_body("tile_unit")
         return f"""    const bool dp = unit < dp_tiles;                  // a data-parallel tile: all of its k-blocks
@@ -223,7 +217,13 @@ class StreamKOver(StreamK):
 
 def stream_k_of(base):
     """The stream-K scheduler over ``base`` (a group scheduler): named ``"stream_k_<base name>"``, taken by
-    ``GemmSpec(scheduler="stream_k")`` for the problems ``base`` walks."""
+    ``GemmSpec(scheduler="stream_k")`` for the problems ``base`` walks.
+
+    >>> from .groups import GroupsAlongK
+    >>> cls = stream_k_of(GroupsAlongK)
+    >>> cls.name, cls.family, cls.args[-2:]
+    ('stream_k_groups_k', 'stream_k', ('ws', 'counters'))
+    """
     return type(f"StreamK{base.__name__}", (StreamKOver, base),
                 {"name": f"stream_k_{base.name}", "args": base.args + ("ws", "counters"),
                  "__doc__": StreamKOver.__doc__})
