@@ -41,7 +41,7 @@ from .tuned import ENV, FORMAT, cache_path, clear_cache, lookup, problem_key, re
 
 __all__ = ["autotune", "candidate_specs", "check_options", "progress_line", "AutotuneResult", "AutotuneRow",
            "AutotuneError",
-           "TOLERANCE", "MAX_CANDIDATES", "TILES", "CLUSTERS", "GROUPS", "SPLITS",
+           "TOLERANCE", "MAX_CANDIDATES", "TILES", "PROMOTED_TILES", "CLUSTERS", "GROUPS", "SPLITS",
            # the tuned table and the problem, where they live now (kept importable from here)
            "Problem", "lookup", "record", "clear_cache", "cache_path", "problem_key", "FORMAT", "ENV"]
 
@@ -57,6 +57,12 @@ MARGIN = 0.01
 first-pass times of near-equal kernels differ by noise, and the default is the better-tested choice."""
 TILES = ((128, 256, 64), (128, 128, 64), (256, 128, 64), (128, 64, 64), (64, 256, 64), (64, 128, 64), (64, 64, 64))
 """Tiles tried; 64-row tiles run with one consumer warpgroup, the others with two."""
+PROMOTED_TILES = ((128, 160, 64), (128, 144, 64))
+"""Tiles tried besides :data:`TILES` when the base promotes per-tensor or row-wise scales (fp8 without
+``fast_accum``): the widest whose two accumulator sets fit (:data:`~cute_py.emit.scaling.PROMOTE_REGS`). On the
+H200 at M = 4096 they beat 128 x 128 by 2-7% on four of DeepSeek-V3's six shapes and lost up to 21% on the others
+(benchmarks/NOTES.md, version 13), so only measuring picks them; blockwise tiles over two scale blocks lost
+everywhere, and are not tried."""
 CLUSTERS = ((2, 1), (1, 2))
 """2-CTA clusters tried once per tile (with the base's raster group, no split): they measured at par or below
 (benchmarks/NOTES.md, version 3), so they get no grid of their own."""
@@ -111,6 +117,12 @@ def candidate_specs(M: int, N: int, K: int, base: GemmSpec, sm_count: int = 132)
     >>> block = candidate_specs(8192, 8192, 8192, GemmSpec(dtype="e4m3", scale="block", tile=(128, 128, 128)))
     >>> sorted({s.tile for s in block})
     [(64, 64, 128), (64, 128, 128), (64, 256, 128), (128, 64, 128), (128, 128, 128)]
+
+    A promoted per-tensor or row-wise base also tries :data:`PROMOTED_TILES`:
+
+    >>> row = candidate_specs(8192, 8192, 8192, GemmSpec(dtype="e4m3", scale="row", tile=(128, 128, 128)))
+    >>> sorted({s.tile for s in row} - {s.tile for s in block})
+    [(128, 144, 128), (128, 160, 128)]
     """
     _check_sizes("candidate_specs", M, N, K)
     if not isinstance(base, GemmSpec):
@@ -118,7 +130,8 @@ def candidate_specs(M: int, N: int, K: int, base: GemmSpec, sm_count: int = 132)
     if not isinstance(sm_count, int) or sm_count < 1:
         raise AutotuneError(f"candidate_specs: sm_count must be a positive int, got {sm_count!r}")
     specs, extra = [base], []
-    for bm, bn, _ in TILES:
+    wide = PROMOTED_TILES if base.promotes and base.scale in ("tensor", "row") else ()
+    for bm, bn, _ in TILES + wide:
         tile = bm, bn, bk = bm, bn, base.tile[2]            # BK as the base's: 64 for 16-bit types, 128 for fp8
         m_tiles, n_tiles, k_blocks = -(-M // bm), -(-N // bn), -(-K // bk)
         at = dict(tile=tile, consumers=1 if bm == 64 else 2, cluster=(1, 1), schedule="cooperative",

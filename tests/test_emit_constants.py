@@ -9,7 +9,7 @@ import pytest
 
 from cute_py.arch.sm90 import make_gmma_desc, make_tma_params, select_smem_atom, stage_bytes, tile_smem
 from cute_py.atoms import gmma, make_tiled_mma
-from cute_py.emit import GemmSpec, emit_gemm, gemm_plan
+from cute_py.emit import GemmSpec, SpecError, emit_gemm, gemm_plan
 from cute_py.layouts import Layout
 
 A = {"K": "(M,K):(K,1)", "MN": "(M,K):(1,M)"}
@@ -120,6 +120,24 @@ def test_epilogue_staging_from_the_bank_analysis(out):
         assert bank_conflicts(Layout((64, e.cols), (e.cols, 1)), e.stsm, out, vector_bits=128).max_ways == 8
         assert "stmatrix_x4(base ^ kStageXor[q]" in src and "st.shared.b32" not in src
         assert f"max {e.stsm_conflicts.max_ways}-way" in src
+
+
+@pytest.mark.parametrize("bn,out,cols,swizzle", [(160, "bf16", 32, 64), (144, "bf16", 16, 32), (96, "f16", 32, 64),
+                                                 (160, "f32", 32, 128), (144, "f32", 16, 64), (256, "bf16", 64, 128)])
+def test_staging_chunks_cover_any_tile_width(bn, out, cols, swizzle):
+    """The staging chunk is the widest of 128-, 64- and 32-byte rows whose width divides BN, under the swizzle of its
+    row width, and the chunks cover the tile (before, a 160-wide tile staged two 64-column chunks and never wrote
+    its last 32 columns)."""
+    e = gemm_plan(GemmSpec(tile=(128, bn, 64), out_dtype=out)).epi
+    assert (e.cols, e.chunks * e.cols, e.tma.box_dim[:2]) == (cols, bn, (cols, 64))
+    assert e.tma.swizzle == f"{swizzle}B" and e.buf_bytes == 64 * cols * (4 if out == "f32" else 2)
+    assert f"kEpiCols = {cols}, kEpiChunks = {bn // cols}" in emit_gemm(GemmSpec(tile=(128, bn, 64), out_dtype=out))
+
+
+def test_tma_epilogue_refused_where_no_staging_chunk_divides_the_tile():
+    with pytest.raises(SpecError, match="none divides BN = 8 columns of bf16; use epilogue = 'direct'"):
+        GemmSpec(tile=(64, 8, 64), consumers=1)
+    assert GemmSpec(tile=(64, 8, 64), consumers=1, epilogue="direct").epilogue_smem_bytes() == 1024
 
 
 def test_direct_epilogue_for_column_major_d():

@@ -12,6 +12,7 @@ import pytest
 from cute_py import cli
 from cute_py.emit import GemmSpec, emit_gemm, gemm_plan
 from cute_py.emit import kernel_params
+from cute_py.emit.scaling import PROMOTE_CHUNK_REGS, promote_regs
 from cute_py.emit.spec import PROMOTE_REGS, SpecError, example_specs
 from cute_py.problem import GemmInputError, Problem
 from cute_py.runtime import as_device_array
@@ -51,7 +52,7 @@ def test_fp8_specs_validate_and_name_their_scales():
     (dict(scale="block", fast_accum=True, **E4M3), "always promotes"),
     (dict(scale="block", dtype="e4m3", tile=(128, 128, 64)), "BK must be 128"),
     (dict(scale="tensor", dtype="e4m3", tile=(128, 256, 128)), "or set fast_accum = True"),
-    (dict(scale="block", dtype="e4m3", tile=(128, 80, 128)), "dividing BN = 80 and the 128-column scale block"),
+    (dict(scale="block", dtype="e4m3", tile=(128, 176, 128)), "touches at most two scale blocks, 3 here"),
 ])
 def test_spec_rules(fields, problem):
     with pytest.raises(SpecError, match="constraint") as e:
@@ -60,9 +61,14 @@ def test_spec_rules(fields, problem):
 
 
 def test_promote_chunk_fits_the_registers():
-    """Accumulators plus one chunk of sums within PROMOTE_REGS, widest chunk first; None without promotion."""
+    """Accumulators plus one chunk of sums within PROMOTE_REGS (the whole tile) or PROMOTE_CHUNK_REGS, widest chunk
+    first; blockwise chunks in one scale block, or the whole tile over two; None without promotion."""
     cases = {((128, 128, 128), 2, "block"): 128, ((128, 192, 128), 2, "block"): 64, ((64, 256, 128), 1, "block"): 128,
-             ((128, 64, 128), 2, "tensor"): 64, ((128, 256, 128), 2, "block"): None}
+             ((128, 64, 128), 2, "tensor"): 64, ((128, 256, 128), 2, "block"): None,
+             ((128, 160, 128), 2, "block"): 32, ((128, 144, 128), 2, "block"): 144, ((128, 80, 128), 2, "block"): 80,
+             ((128, 160, 128), 2, "tensor"): 160, ((128, 176, 128), 2, "block"): None,   # 3 scale blocks
+             ((128, 176, 128), 2, "tensor"): None,                                       # 88 + 88 > 160
+             ((64, 192, 128), 1, "tensor"): 192, ((64, 192, 128), 1, "block"): 64}      # + 8: 200 > 192
     for (tile, consumers, mode), want in cases.items():
         if want is None:                                  # no chunk fits: no such spec
             with pytest.raises(SpecError, match="none fits"):
@@ -70,9 +76,7 @@ def test_promote_chunk_fits_the_registers():
             continue
         s = GemmSpec(dtype="e4m3", scale=mode, tile=tile, consumers=consumers)
         assert s.promote_chunk() == want, (tile, mode)
-        c = s.tile_warpgroups
-        acc = tile[0] * tile[1] // (128 * c)
-        assert acc + (tile[0] // (64 * c)) * want // 2 <= PROMOTE_REGS[consumers]
+        assert promote_regs(s, want) <= (PROMOTE_REGS if want == tile[1] else PROMOTE_CHUNK_REGS)[consumers]
     assert GemmSpec(dtype="e4m3", scale="tensor", fast_accum=True, tile=(128, 256, 128)).promote_chunk() is None
 
 

@@ -36,7 +36,7 @@ from .params import SCALE_STRIDES
 from .tv_split import split_part
 from .scaling import SCALE_BLOCK
 
-__all__ = ["block_scales_init", "scale_slot", "scale_loads"]
+__all__ = ["block_scales_init", "scale_slot", "scale_col8", "scale_loads"]
 
 
 def scale_slot(p) -> tuple:
@@ -52,6 +52,28 @@ def scale_slot(p) -> tuple:
     require(all(split_part(terms, v, 2) == r // step for v, r in enumerate(p.value_rows)), "block_mainloop",
             f"scale_slot(v) == acc_m_value(v) / {step} for every value", value_rows=p.value_rows)
     return to_c(split_part(terms, indices("v"), 2)), step
+
+
+def scale_col8(p) -> str:
+    """C expression of ``v``: the 8-column group of the tile that value ``v`` lies in, for every thread (a
+    thread's column part and the value's column inside its group stay below 8). A tile that touches two scale
+    blocks starts its second block at a multiple of 8 columns (BN is), so value ``v`` takes the second block's
+    scale exactly when ``scale_col8(v)`` reaches the tile's 8-column groups in the first. Checked for every
+    (thread, value) against the C TV layout's parts.
+
+    >>> from cute_py.emit import GemmSpec, gemm_plan
+    >>> scale_col8(gemm_plan(GemmSpec(dtype="e4m3", scale="block", tile=(128, 160, 128))))
+    '(v / 4) % 20'
+    """
+    import numpy as np
+    from ..layouts.symbolic import indices          # sympy loads when a spec is planned, not at import
+
+    terms = [(e, dv, dm, dn // 8 if dn % 8 == 0 else 0) for e, dv, dm, dn in p.value_terms]
+    t, v = np.arange(p.tv_rows * 2)[None, :], np.arange(p.acc_per_block)[:, None]   # 128 threads per 64 rows
+    col = split_part(p.thread_terms, t, 3) + split_part(p.value_terms, v, 3)
+    require((col // 8 == split_part(terms, v, 3)).all(), "block_mainloop", "scale_col8(v) is the 8-column group "
+            "of value v's column for every thread", at=("v", "t"), values={"col": col})
+    return to_c(split_part(terms, indices("v"), 3))
 
 
 def block_scales_init(p) -> str:
@@ -70,22 +92,33 @@ def scale_loads(p) -> str:
     """``BlockScales``, ``scale_slot`` and ``load_scales``: where a thread's scales of one K tile are."""
     slot, step = scale_slot(p)
     n_rows = len(p.scale_rows)
+    pp = p.promotion
+    if pp.straddles:
+        what = "the scale_b of the two blocks the tile touches (a block past N reads the last)"
+        col = f"n0 - n0 % {SCALE_BLOCK} + c * {SCALE_BLOCK}"
+        cols = (f"// the tile's columns lie in two scale blocks: value v takes the second's scale from 8-column group "
+                f"(128 - n0 % 128) / 8 on\n__device__ __forceinline__ int scale_col8(int v) {{ return {scale_col8(p)}; }}\n")
+    else:
+        what = "each column chunk's scale_b (chunks past N read the last block)"
+        col = f"n0 + c * {pp.n}"
+        cols = ""
     return f"""
 // ---- blockwise scales: scale_a (M, KB):(sa_m, sa_k), one per row and {SCALE_BLOCK}-wide K block; scale_b
 //      (KB, NB):(sb_k, sb_n), one per {SCALE_BLOCK} x {SCALE_BLOCK} block (KB = ceil(K / {SCALE_BLOCK}); BK = {SCALE_BLOCK}: one
-//      scale block per K tile, and each column chunk of the tile lies in one scale block) ----
+//      scale block per K tile; each column chunk of the tile lies in one scale block, or the tile in two) ----
 struct BlockScales {{ const float* __restrict__ a; const float* __restrict__ b; long long a_m, a_k, b_k, b_n; int M, N; }};
 // a thread's values of one m-block lie in {n_rows} rows {p.scale_rows} (the C TV layout's value rows, plan.scale_rows);
 // value v uses row slot scale_slot(v) = acc_m_value(v) / {step}
 constexpr int kScaleRows = {n_rows};
+constexpr int kScaleCols = {pp.scale_cols};
 __device__ __forceinline__ int scale_slot(int v) {{ return {slot}; }}
-// the thread's scale_a values (its rows of every m-block; rows past M read row M - 1) and each column chunk's
-// scale_b (chunks past N read the last block) for K tile kb
+{cols}// the thread's scale_a values (its rows of every m-block; rows past M read row M - 1) and
+// {what}, for K tile kb
 __device__ __forceinline__ void load_scales(const BlockScales& sc, int m_row, int n0, int kb,
-                                            float (&sa)[kMBlocks][kScaleRows], float (&sb)[kChunks]) {{
+                                            float (&sa)[kMBlocks][kScaleRows], float (&sb)[kScaleCols]) {{
 #pragma unroll
-  for (int c = 0; c < kChunks; ++c)
-    sb[c] = sc.b[kb * sc.b_k + (min(n0 + c * {p.promotion.n}, sc.N - 1) / {SCALE_BLOCK}) * sc.b_n];
+  for (int c = 0; c < kScaleCols; ++c)
+    sb[c] = sc.b[kb * sc.b_k + (min({col}, sc.N - 1) / {SCALE_BLOCK}) * sc.b_n];
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll

@@ -31,7 +31,7 @@ from ..layouts.dtypes import dtype
 from ..layouts.offsets import layout_offsets
 from .checks import require
 from .grouping import ragged_rows
-from .resources import STAGING_BUFFERS, STAGING_ROW_BYTES as ROW_BYTES, STAGING_ROWS as SLAB_ROWS
+from .resources import STAGING_BUFFERS, STAGING_ROW_BYTES as ROW_BYTES, STAGING_ROWS as SLAB_ROWS, staging_cols
 from .spec import GemmSpec
 
 __all__ = ["EpiloguePlan", "epilogue_plan", "stmatrix_rows", "staging_swizzle", "stsm_lane_index", "thread_index"]
@@ -129,8 +129,10 @@ def epilogue_plan(spec: GemmSpec, c_tv: Layout, tv_rows: int) -> EpiloguePlan:
     row-major D) whose accumulators the tiled C TV layout ``c_tv`` places at ``m + tv_rows * n``."""
     t = spec.out_dtype
     nbytes = dtype(t).bits // 8
-    cols, rows = ROW_BYTES // nbytes, SLAB_ROWS
-    smem = tile_smem(smem_atom("K", ROW_BYTES, t), rows, cols, major="K")
+    cols, rows = staging_cols(spec.tile[1], nbytes), SLAB_ROWS
+    require(cols is not None, "epilogue_plan", f"a staging chunk of {ROW_BYTES}, {ROW_BYTES // 2} or "
+            f"{ROW_BYTES // 4}-byte rows divides the tile's BN = {spec.tile[1]} columns of {nbytes}-byte D")
+    smem = tile_smem(smem_atom("K", cols * nbytes, t), rows, cols, major="K")
     _check_row_major(smem.inner, rows, cols)
     acc = gmma(cols, spec.acc_dtype, spec.dtype, spec.dtype).c_layout
     report = bank_conflicts(smem, acc, t, vector_bits=2 * nbytes * 8 if nbytes == 2 else 64)
@@ -148,6 +150,8 @@ def epilogue_plan(spec: GemmSpec, c_tv: Layout, tv_rows: int) -> EpiloguePlan:
     e = EpiloguePlan(smem, cols, rows, rows * cols * nbytes, acc, report, tma, (sw.bits, sw.base, sw.shift), nbytes,
                      spec.tile[1] // cols, cols // 2, (), stsm, stsm_report, spec.epi_buffers)
     table = layout_offsets(c_tv).reshape(it.product(c_tv.shape[1]), -1)        # [v, t]: c_tv(t, v)
+    require(e.chunks * cols == spec.tile[1], "epilogue_plan", f"{e.chunks} chunks of {cols} columns cover the tile's "
+            f"BN = {spec.tile[1]}")
     _check_chunks(e, table, tv_rows, c_tv)
     xors = _stsm_xor(e, table, tv_rows, c_tv) if stsm is not None else _staging_xor(e, table, tv_rows, c_tv)
     return replace(e, stage_xor=tuple(xors))

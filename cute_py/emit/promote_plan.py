@@ -12,7 +12,8 @@ columns ``[h n, (h + 1) n)``. Derived and checked here:
   ``h * n`` columns on (so ``acc[mb][h * values + v] += part[mb][v]``);
 - the B descriptor of an ``n``-row slice of B's stage tile, equal to the
   tile's but for its slice offsets ``desc.offset(h, j)``;
-- with blockwise scales, each chunk lies in one 128-column scale block.
+- with blockwise scales, each chunk lies in one 128-column scale block, or the chunk is the whole tile and
+  touches at most two (``straddles``: BN = 144, 160, 192); then each value takes the scale of its column's block.
 
 >>> from cute_py.emit import GemmSpec, gemm_plan
 >>> pp = gemm_plan(GemmSpec(dtype="e4m3", scale="block", tile=(128, 192, 128))).promotion
@@ -28,7 +29,7 @@ from ..arch.sm90 import GmmaDescriptor, make_gmma_desc
 from ..atoms import MMAAtom, gmma
 from ..layouts.offsets import layout_offsets
 from .checks import require
-from .scaling import SCALE_BLOCK
+from .scaling import SCALE_BLOCK, scale_blocks_per_tile
 
 __all__ = ["PromotePlan", "promote_plan"]
 
@@ -42,6 +43,13 @@ class PromotePlan:
     values: int                # part registers per m-block: the chunk atom's C values per thread
     atom: MMAAtom              # 64 x n x k wgmma of one chunk
     b_desc: GmmaDescriptor     # B's descriptor for n-row slices of its stage tile
+    straddles: bool = False    # blockwise: the one chunk (the tile) may touch two 128-column scale blocks
+
+    @property
+    def scale_cols(self) -> int:
+        """The ``scale_b`` values a thread reads per K tile: one per chunk, or the two blocks a straddling tile
+        touches."""
+        return 2 if self.straddles else self.chunks
 
     def b_offset(self, chunk: int, k_slice: int) -> int:
         """The B descriptor increment of chunk ``chunk`` (its n rows of B) at k-slice ``k_slice``."""
@@ -64,9 +72,11 @@ def promote_plan(spec, atom: MMAAtom, b) -> PromotePlan:
     values = chunk.regs["c"]
     require(bn % n == 0 and atom.regs["c"] == values * (bn // n), "promote_plan", f"the {bn}-column tile splits "
             f"into chunks of {n} columns and {values} values each", atom=atom.name, chunk=chunk.name)
+    straddles = spec.scale == "block" and SCALE_BLOCK % n != 0
     if spec.scale == "block":
-        require(SCALE_BLOCK % n == 0, "promote_plan", f"a chunk of {n} columns lies in one {SCALE_BLOCK}-column "
-                f"scale block", tile=spec.tile)
+        require(SCALE_BLOCK % n == 0 or (n == bn and scale_blocks_per_tile(bn) == 2), "promote_plan", f"a chunk "
+                f"of {n} columns lies in one {SCALE_BLOCK}-column scale block, or is the whole tile and touches two",
+                tile=spec.tile)
     # value h * values + v of the tile's atom sits where value v of the chunk's does, h * n columns on (the C TV
     # layouts map (thread, value) to m + 64 n)
     whole = layout_offsets(atom.c_layout).reshape(atom.regs["c"], -1)
@@ -78,4 +88,4 @@ def promote_plan(spec, atom: MMAAtom, b) -> PromotePlan:
     b_desc = make_gmma_desc(b.smem, spec.dtype, b.major, mma_mn=n)
     require(b_desc.value == b.desc.value, "promote_plan", "B's chunk descriptor differs from the tile's only in "
             "its slice offsets", tile=hex(b.desc.value), chunk=hex(b_desc.value))
-    return PromotePlan(n, bn // n, values, chunk, b_desc)
+    return PromotePlan(n, bn // n, values, chunk, b_desc, straddles)

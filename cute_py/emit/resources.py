@@ -28,7 +28,7 @@ from .checks import require
 
 __all__ = ["NamedBarrier", "NAMED_BARRIERS", "named_barriers", "NUM_NAMED_BARRIERS", "SYNCTHREADS_BARRIER",
            "WARPGROUP_THREADS", "MBARRIER_BYTES", "PRODUCER_REGS", "CONSUMER_REGS", "STAGING_ROWS",
-           "STAGING_ROW_BYTES", "STAGING_BUFFERS"]
+           "STAGING_ROW_BYTES", "STAGING_BUFFERS", "staging_cols"]
 
 NUM_NAMED_BARRIERS = 16
 """Named barriers per CTA (PTX ``bar.sync``: ids 0..15)."""
@@ -47,7 +47,22 @@ registers of an SM."""
 STAGING_ROWS = 64
 """Rows of a TMA-store staging chunk: one consumer warpgroup's 64-row slab of the tile (a wgmma block's M)."""
 STAGING_ROW_BYTES = 128
-"""Bytes of a staging row: the 128-byte swizzle span, one row of the TMA store box."""
+"""Bytes of a staging row: the 128-byte swizzle span, one row of the TMA store box (64 or 32 for tiles whose width
+no 128-byte chunk divides: :func:`staging_cols`)."""
+
+
+def staging_cols(bn: int, nbytes: int) -> int | None:
+    """The columns of a TMA-store staging chunk for a tile ``bn`` wide of ``nbytes``-byte D: the widest chunk of
+    128-, 64- or 32-byte rows (under the swizzle of that width) whose width divides ``bn``, so that the chunks
+    cover the tile's columns exactly; None when none does.
+
+    >>> staging_cols(256, 2), staging_cols(160, 2), staging_cols(144, 2), staging_cols(160, 4), staging_cols(8, 2)
+    (64, 32, 16, 32, None)
+    """
+    if not isinstance(bn, int) or bn <= 0:
+        return None
+    return next((c for c in (STAGING_ROW_BYTES // nbytes, STAGING_ROW_BYTES // 2 // nbytes,
+                             STAGING_ROW_BYTES // 4 // nbytes) if bn % c == 0), None)
 STAGING_BUFFERS = 2
 """Staging buffers per consumer warpgroup: a chunk is written into one while the TMA store of the other runs."""
 

@@ -17,7 +17,10 @@ B is MN-major: Hopper fp8 wgmma
 
 from __future__ import annotations
 
-__all__ = ["FP8_DTYPES", "SCALES", "SCALE_BLOCK", "PROMOTE_REGS", "PROMOTE_CHUNKS", "scale_problems", "promote_chunk"]
+from math import gcd
+
+__all__ = ["FP8_DTYPES", "SCALES", "SCALE_BLOCK", "PROMOTE_REGS", "PROMOTE_CHUNKS", "scale_problems", "promote_chunk",
+           "scale_blocks_per_tile", "promote_regs", "PROMOTE_CHUNK_REGS"]
 
 FP8_DTYPES = ("e4m3", "e5m2")
 """Input types of the scaled GEMM (``cute_py.scaled_gemm``): OCP fp8, read by wgmma K-major only."""
@@ -26,38 +29,77 @@ SCALES = (None, "tensor", "row", "block")
 (A: 1 x 128 along K, B: 128 x 128)."""
 SCALE_BLOCK = 128
 """The extent of a scale block along K (and along N for B): the K tile of a blockwise kernel."""
-PROMOTE_REGS = {1: 192, 2: 128}
-"""At most this many f32 accumulator registers per consumer thread when the mainloop promotes
-(:attr:`~cute_py.emit.spec.GemmSpec.promotes`), by consumer warpgroups: the accumulators and one column chunk of the K tile's
-sums. Measured with ptxas (CUDA 13): one consumer warpgroup (256 threads) holds 128 + 64 without a spill; two
-(384 threads) spilled 648 bytes with 128 + 64 and hold 64 + 64."""
+PROMOTE_REGS = {1: 192, 2: 160}
+"""At most this many f32 registers per consumer thread for the accumulators and the K tile's sums when the mainloop
+promotes (:attr:`~cute_py.emit.spec.GemmSpec.promotes`) the whole tile at once, by consumer warpgroups; blockwise
+scales over two scale blocks count 8 more (both blocks' scale products and the next K tile's scales). Measured
+with ptxas (CUDA 13, benchmarks/NOTES.md version 13): with two consumer warpgroups (384 threads) ptxas allocates
+the consumers' code near the kernel's entry count of 168 registers whatever ``setmaxnreg.inc`` grants (232 here;
+200-240 give the same code): 128 x 160 per-tensor and row-wise (80 + 80) and 128 x 144 blockwise (72 + 72 + 8)
+hold without a spill; 128 x 176 (88 + 88) spills 280 bytes, 128 x 160 blockwise (80 + 80 + 8) 240. One consumer
+warpgroup holds 64 x 192 per-tensor (96 + 96) and 64 x 160 blockwise (80 + 80 + 8)."""
+PROMOTE_CHUNK_REGS = {1: 192, 2: 128}
+"""The same bound when the K tile is summed in column chunks (the accumulators and one chunk of sums), measured
+with ptxas (CUDA 13): one consumer warpgroup holds 128 + 64; two hold 96 + 32 and 64 + 64, and spill 56-648 bytes
+with 128 + 32 or 128 + 64."""
 PROMOTE_CHUNKS = (128, 64, 32)
-"""Column chunk widths a promoting mainloop tries, widest first (:func:`promote_chunk`): narrower
-chunks read more smem per MAC (a 64-column fp8 wgmma reads as many bytes as the tensor core consumes)."""
+"""Column chunk widths a promoting mainloop tries after the whole tile, widest first (:func:`promote_chunk`):
+narrower chunks read more smem per MAC (a 64-column fp8 wgmma reads as many bytes as the tensor core consumes)."""
+
+
+def scale_blocks_per_tile(bn: int) -> int:
+    """How many 128-column blocks of ``scale_b`` a tile of ``bn`` columns can touch: its first column is a
+    multiple of ``bn``, so its offset in a block is a multiple of ``g = gcd(bn, 128)``, at most ``128 - g``.
+
+    >>> [scale_blocks_per_tile(bn) for bn in (64, 128, 144, 160, 176, 192, 256)]
+    [1, 1, 2, 2, 3, 2, 2]
+    """
+    g = gcd(bn, SCALE_BLOCK)
+    return -(-(SCALE_BLOCK - g + bn) // SCALE_BLOCK)
 
 
 def promote_chunk(spec) -> int | None:
-    """The column chunk of ``spec``'s promoting mainloop: the widest of :data:`PROMOTE_CHUNKS` that divides BN
-    (and, with blockwise scales, the 128-column scale block) and whose sums fit beside the accumulators
-    (:data:`PROMOTE_REGS`); a tile narrower than the narrowest chunk is one chunk (a decode tile of 8-24
-    columns); None when none does (or the spec does not promote).
+    """The column chunk of ``spec``'s promoting mainloop: the whole tile (BN) when its sums fit beside the
+    accumulators (:data:`PROMOTE_REGS`), else the widest of :data:`PROMOTE_CHUNKS` that divides BN and fits; None
+    when none does (or the spec does not promote). With blockwise scales a chunk lies in one 128-column scale
+    block (it divides 128), or is the whole tile touching at most two (:func:`scale_blocks_per_tile`: BN = 80, 144,
+    160 or 192, not 176), whose columns then pick their block's scale (:mod:`cute_py.emit.blockscale`).
 
     >>> from cute_py.emit import GemmSpec
     >>> promote_chunk(GemmSpec(dtype="e4m3", scale="block", tile=(64, 256, 128), consumers=1))
     128
-    >>> promote_chunk(GemmSpec(dtype="e4m3", scale="row", tile=(64, 8, 128), consumers=1))
+    >>> promote_chunk(GemmSpec(dtype="e4m3", scale="block", tile=(128, 144, 128)))      # over two scale blocks
+    144
+    >>> promote_chunk(GemmSpec(dtype="e4m3", scale="row", tile=(64, 8, 128), consumers=1, epilogue="direct"))
     8
     """
     if not spec.promotes or not isinstance(spec.tile, tuple) or len(spec.tile) != 3:
         return None
     bm, bn, _ = spec.tile
-    c = spec.tile_warpgroups
-    acc = bm * bn // (128 * c)
-    for n in PROMOTE_CHUNKS + ((bn,) if isinstance(bn, int) and 0 < bn < PROMOTE_CHUNKS[-1] else ()):
-        fits = acc + (bm // (64 * c)) * n // 2 <= PROMOTE_REGS.get(spec.consumers, 0)
-        if bn % n == 0 and fits and (spec.scale != "block" or SCALE_BLOCK % n == 0):
+    if not isinstance(bn, int) or bn <= 0:
+        return None
+    for n in (bn,) + PROMOTE_CHUNKS:
+        whole = n == bn
+        in_blocks = SCALE_BLOCK % n == 0 or (whole and scale_blocks_per_tile(bn) <= 2)
+        if bn % n == 0 and (spec.scale != "block" or in_blocks) and promote_regs(spec, n) <= (
+                PROMOTE_REGS if whole else PROMOTE_CHUNK_REGS).get(spec.consumers, 0):
             return n
     return None
+
+
+def promote_regs(spec, n: int) -> int:
+    """The registers per consumer thread that :data:`PROMOTE_REGS` and :data:`PROMOTE_CHUNK_REGS` bound for
+    ``spec``'s promotion in chunks of ``n`` columns: the accumulators, one chunk of sums, and 8 for blockwise
+    scales over two blocks.
+
+    >>> from cute_py.emit import GemmSpec
+    >>> promote_regs(GemmSpec(dtype="e4m3", scale="block", tile=(128, 160, 128)), 160)
+    168
+    """
+    bm, bn, _ = spec.tile
+    c = spec.tile_warpgroups
+    two_blocks = spec.scale == "block" and n == bn and SCALE_BLOCK % n != 0
+    return bm * bn // (128 * c) + (bm // (64 * c)) * n // 2 + (8 if two_blocks else 0)
 
 
 def scale_problems(spec) -> list:
@@ -88,9 +130,11 @@ def scale_problems(spec) -> list:
             c = spec.tile_warpgroups
             acc = bm * bn // (128 * c)
             out.append(f"{why} keeps the accumulators ({acc} per consumer thread) and one column chunk of the "
-                       f"K tile's sums ({PROMOTE_CHUNKS} columns, or BN itself below {PROMOTE_CHUNKS[-1]}; dividing "
-                       f"BN = {bn}"
+                       f"K tile's sums (the whole tile, or {PROMOTE_CHUNKS} columns dividing BN = {bn}"
                        + (f" and the {SCALE_BLOCK}-column scale block" if spec.scale == "block" else "")
-                       + f"): none fits in {PROMOTE_REGS.get(spec.consumers)} registers"
+                       + (f"; the whole tile only when it touches at most two scale blocks, {scale_blocks_per_tile(bn)} "
+                          f"here" if spec.scale == "block" and scale_blocks_per_tile(bn) > 2 else "")
+                       + f"): none fits in {PROMOTE_REGS.get(spec.consumers)} registers (the whole tile) or "
+                         f"{PROMOTE_CHUNK_REGS.get(spec.consumers)} (a chunk)"
                        + ("; or set fast_accum = True" if spec.scale != "block" else ""))
     return out

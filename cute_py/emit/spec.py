@@ -37,7 +37,7 @@ from ..arch.sm90.operand import operand_problems
 from ..layouts import Layout
 from ..layouts.errors import LayoutError
 from .collectives.schedulers import SCHEDULERS, canonical_scheduler, implied_scheduler, scheduler_class
-from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS
+from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS, staging_cols
 from .grouping import grouping, group_problems
 from .loads import load_problems
 from .scaling import (FP8_DTYPES, PROMOTE_CHUNKS, PROMOTE_REGS, SCALE_BLOCK, SCALES, promote_chunk,  # noqa: F401
@@ -303,12 +303,22 @@ class GemmSpec:
 
     def epilogue_smem_bytes(self) -> int:
         """Shared memory besides the ring: ``SMEM_ALIGN`` (1024) bytes of alignment slack (the dynamic smem is
-        rounded up to a 1024-byte boundary), plus for the TMA epilogue two 64-row x 128-byte staging buffers per
-        consumer warpgroup (swizzled 128 B, one TMA store box each)."""
+        rounded up to a 1024-byte boundary), plus for the TMA epilogue ``epi_buffers`` staging buffers per consumer
+        warpgroup of 64 rows (128-byte rows, or 64 or 32 bytes when those divide the tile's width:
+        :func:`~cute_py.emit.resources.staging_cols`), one TMA store box each."""
         valid = is_int(self.epi_buffers) and 1 <= self.epi_buffers <= MAX_EPI_BUFFERS   # else reported; a stand-in
         buffers = self.epi_buffers if valid else STAGING_BUFFERS
-        staging = buffers * STAGING_ROWS * STAGING_ROW_BYTES * (self.consumers if self.consumers in (1, 2) else 1)
+        row_bytes = self._staging_row_bytes() or STAGING_ROW_BYTES            # none divides: reported by validate
+        staging = buffers * STAGING_ROWS * row_bytes * (self.consumers if self.consumers in (1, 2) else 1)
         return SMEM_ALIGN + (staging if self.epilogue == "tma" else 0)
+
+    def _staging_row_bytes(self) -> int | None:
+        """The TMA epilogue's staging row bytes for this tile and output type (None: no chunk divides BN)."""
+        if self.out_dtype not in OUT_DTYPES or not (isinstance(self.tile, tuple) and len(self.tile) == 3):
+            return None
+        nbytes = 4 if self.out_dtype == "f32" else 2
+        cols = staging_cols(self.tile[1], nbytes)
+        return cols * nbytes if cols else None
 
     @property
     def name(self) -> str:
@@ -382,6 +392,9 @@ class GemmSpec:
         if self.epilogue == "tma" and self._c_ok() and not self.c_row_major:
             out.append(f"epilogue = 'tma' needs a row-major D (c = '(M,N):(ldd,1)'), got c = '{self.c}'; "
                        f"use epilogue = 'direct'")
+        if self.epilogue == "tma" and bn % 8 == 0 and 0 < bn <= 256 and not self._staging_row_bytes():  # a wgmma N
+            out.append(f"epilogue = 'tma' stages D in chunks of 128-, 64- or 32-byte rows, and none divides "
+                       f"BN = {self.tile[1]} columns of {self.out_dtype}; use epilogue = 'direct'")
         scheduler = scheduler_class(self)
         if self.scheduler is not None and scheduler is None:
             out.append(f"scheduler = {self.scheduler!r} not in {tuple(SCHEDULERS)}")

@@ -94,7 +94,8 @@ def test_bias_and_out(mode):
 
 
 def test_explicit_specs_every_schedule():
-    """Other tiles, ping-pong, a 2-CTA cluster, split-K and stream-K give the same exact D."""
+    """Other tiles (blockwise tiles that straddle two scale blocks among them), ping-pong, a 2-CTA cluster, split-K
+    and stream-K give the same exact D."""
     from cute_py.emit import GemmSpec
     M, N, K = 520, 640, 2048
     rng = np.random.default_rng(11)
@@ -108,6 +109,12 @@ def test_explicit_specs_every_schedule():
                         ("block", dict(tile=(128, 64, 128), split_k=2)),
                         ("block", dict(tile=(128, 128, 128), cluster=(1, 2))),
                         ("block", dict(tile=(128, 192, 128))),             # 3 promotion chunks of 64 columns
+                        ("block", dict(tile=(128, 160, 128))),             # 5 chunks of 32; 5 staging chunks
+                        ("block", dict(tile=(128, 144, 128), split_k=2)),  # over two scale blocks: 0, 16, .. 64 in
+                        ("block", dict(tile=(64, 160, 128), consumers=1, scheduler="stream_k")),  # 0, 32, 64, 96
+                        ("block", dict(tile=(128, 80, 128), epilogue="direct")),
+                        ("tensor", dict(tile=(128, 160, 128))),            # the whole tile promoted at once
+                        ("row", dict(tile=(128, 144, 128), out_dtype="f32")),
                         ("row", dict(tile=(128, 192, 128), split_k=2)),
                         ("tensor", dict(tile=(64, 256, 128), consumers=1)),  # 2 chunks of 128
                         ("block", dict(tile=(128, 128, 128), scheduler="stream_k")),
@@ -115,8 +122,8 @@ def test_explicit_specs_every_schedule():
                                      fast_accum=True))]:
         ea, eb, sa, sb = scales(mode, M, N, K, rng)
         spec = GemmSpec(dtype="e4m3", scale=mode, **extra)
-        d = cute_py.scaled_gemm(a8, b8, sa, sb, spec=spec, use_fast_accum=spec.fast_accum)
-        assert torch.equal(d, torch.from_numpy((a * ea) @ (b * eb)).bfloat16().cuda()), spec.name
+        d = cute_py.scaled_gemm(a8, b8, sa, sb, spec=spec, use_fast_accum=spec.fast_accum, out_dtype=spec.out_dtype)
+        assert torch.equal(d, torch.from_numpy((a * ea) @ (b * eb)).to(OUT[spec.out_dtype]).cuda()), spec.name
 
 
 def _quantize(x, t):

@@ -253,6 +253,9 @@ SCHEDULES = [
     dict(tile=(128, 128, 64), scheduler="stream_k", schedule="pingpong"),
     dict(tile=(64, 64, 64), consumers=1, scheduler="stream_k", epilogue="direct", raster="n"),
     dict(tile=(128, 64, 64), split_k=2, schedule="pingpong"),   # split-K with ping-pong consumers
+    dict(tile=(128, 160, 64)),                                   # staged in chunks of 32 columns (64-byte rows)
+    dict(tile=(128, 144, 64), epilogue="tma", group=4),         # chunks of 16 (32-byte rows)
+    dict(tile=(64, 96, 64), consumers=1, split_k=2),
 ]
 
 

@@ -262,23 +262,23 @@ __device__ __forceinline__ u64 desc_start(u32 addr) { return (u64)((addr & 0x3FF
 //      into `part` (scale-d 0 on each chunk's first k-slice); a chunk's sums are then added
 //      into the f32 accumulators scaled by scale_a[m, kb] * scale_b[kb, n / 128]:
 //      the tensor core's fp8 accumulation spans one K tile at most ----
-constexpr int kChunks = 1;
 constexpr int kPartPerBlock = 64;       // part registers per m-block: one chunk's accumulators
 
 // ---- blockwise scales: scale_a (M, KB):(sa_m, sa_k), one per row and 128-wide K block; scale_b
 //      (KB, NB):(sb_k, sb_n), one per 128 x 128 block (KB = ceil(K / 128); BK = 128: one
-//      scale block per K tile, and each column chunk of the tile lies in one scale block) ----
+//      scale block per K tile; each column chunk of the tile lies in one scale block, or the tile in two) ----
 struct BlockScales { const float* __restrict__ a; const float* __restrict__ b; long long a_m, a_k, b_k, b_n; int M, N; };
 // a thread's values of one m-block lie in 2 rows (0, 8) (the C TV layout's value rows, plan.scale_rows);
 // value v uses row slot scale_slot(v) = acc_m_value(v) / 8
 constexpr int kScaleRows = 2;
+constexpr int kScaleCols = 1;
 __device__ __forceinline__ int scale_slot(int v) { return (v / 2) % 2; }
-// the thread's scale_a values (its rows of every m-block; rows past M read row M - 1) and each column chunk's
-// scale_b (chunks past N read the last block) for K tile kb
+// the thread's scale_a values (its rows of every m-block; rows past M read row M - 1) and
+// each column chunk's scale_b (chunks past N read the last block), for K tile kb
 __device__ __forceinline__ void load_scales(const BlockScales& sc, int m_row, int n0, int kb,
-                                            float (&sa)[kMBlocks][kScaleRows], float (&sb)[kChunks]) {
+                                            float (&sa)[kMBlocks][kScaleRows], float (&sb)[kScaleCols]) {
 #pragma unroll
-  for (int c = 0; c < kChunks; ++c)
+  for (int c = 0; c < kScaleCols; ++c)
     sb[c] = sc.b[kb * sc.b_k + (min(n0 + c * 128, sc.N - 1) / 128) * sc.b_n];
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb)
@@ -295,7 +295,7 @@ __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], i
 #pragma unroll
     for (int v = 0; v < kAccPerBlock; ++v) acc[mb][v] = 0.0f;
   if (kb0 < kb1) {
-    float sa[kMBlocks][kScaleRows], sb[kChunks];        // the scales of the next K tile
+    float sa[kMBlocks][kScaleRows], sb[kScaleCols];     // the scales of the next K tile
     load_scales(sc, m_row, n0, kb0, sa, sb);
     for (int kb = kb0; kb < kb1; ++kb, ++ps.count) {
       const int s = ps.stage();
@@ -303,9 +303,9 @@ __device__ __forceinline__ void mainloop(float (&acc)[kMBlocks][kAccPerBlock], i
       ring.wait(ps);
       const u64 da = kDescA + desc_start(stage + kOffA);
       const u64 db = kDescB + desc_start(stage + kOffB);
-      float ab[kChunks][kMBlocks][kScaleRows];           // this K tile's scale_a * scale_b
+      float ab[kScaleCols][kMBlocks][kScaleRows];        // this K tile's scale_a * scale_b
 #pragma unroll
-      for (int c = 0; c < kChunks; ++c)
+      for (int c = 0; c < kScaleCols; ++c)
 #pragma unroll
         for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ...blockscale import block_scales_init, scale_loads
 from ...grouping import BATCH
+from ...scaling import SCALE_BLOCK
 from .warpspecialized import WarpSpecialized, stage_head, wgmma_calls
 
 __all__ = ["Promoting"]
@@ -55,7 +56,7 @@ class Promoting(WarpSpecialized):
         block = p.scale == "block"
         what = ("scaled by scale_a[m, kb] * scale_b[kb, n / 128]" if block else
                 "as they are (the epilogue applies the scales)")
-        chunks = f"constexpr int kChunks = {pp.chunks};\n" if block else ""
+        chunks = f"constexpr int kScaleBlock = {SCALE_BLOCK};                 // scale_b's block along N\n" if block and pp.straddles else ""
         return f"""
 // ---- promoting mainloop: each K tile is summed by wgmma in {pp.chunks} chunk(s) of {pp.n} columns ({pp.atom.name})
 //      into `part` (scale-d 0 on each chunk's first k-slice); a chunk's sums are then added
@@ -68,16 +69,19 @@ class Promoting(WarpSpecialized):
         """The lines adding chunk ``h``'s sums in ``part`` into the accumulators."""
         pp = self.p.promotion
         col = f"{h * pp.values} + v"
-        add = (f"acc[mb][{col}] = fmaf(part[mb][v], ab[{h}][mb][scale_slot(v)], acc[mb][{col}]);"
+        scale = (f"ab[{h}][mb][scale_slot(v)]" if not pp.straddles else
+                 "(scale_col8(v) < nb8 ? ab[0][mb][scale_slot(v)] : ab[1][mb][scale_slot(v)])")
+        add = (f"acc[mb][{col}] = fmaf(part[mb][v], {scale}, acc[mb][{col}]);"
                if self.p.scale == "block" else f"acc[mb][{col}] += part[mb][v];")
         return ["#pragma unroll", f"{ind}for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
                 f"{ind}  for (int v = 0; v < kPartPerBlock; ++v) {add}"]
 
     @staticmethod
     def _scale_products(ind: str) -> list:
-        """``ab``: this K tile's scale_a * scale_b per chunk and row; then the next K tile's scale loads."""
-        return [f"{ind}float ab[kChunks][kMBlocks][kScaleRows];           // this K tile's scale_a * scale_b",
-                "#pragma unroll", f"{ind}for (int c = 0; c < kChunks; ++c)", "#pragma unroll",
+        """``ab``: this K tile's scale_a * scale_b per row and scale_b value (a chunk's, or a straddling tile's
+        block's); then the next K tile's scale loads."""
+        return [f"{ind}float ab[kScaleCols][kMBlocks][kScaleRows];        // this K tile's scale_a * scale_b",
+                "#pragma unroll", f"{ind}for (int c = 0; c < kScaleCols; ++c)", "#pragma unroll",
                 f"{ind}  for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
                 f"{ind}    for (int r = 0; r < kScaleRows; ++r) ab[c][mb][r] = sa[mb][r] * sb[c];",
                 f"{ind}// the next K tile's scales: in flight during this K tile, used by the next",
@@ -97,8 +101,11 @@ class Promoting(WarpSpecialized):
             if h == pp.chunks - 1:
                 body.append(f"{ind}ring.release(s);")
             body += self._promote(h, ind)
-        first_scales = ("\n    float sa[kMBlocks][kScaleRows], sb[kChunks];        // the scales of the next K tile"
+        first_scales = ("\n    float sa[kMBlocks][kScaleRows], sb[kScaleCols];     // the scales of the next K tile"
                         "\n    load_scales(sc, m_row, n0, kb0, sa, sb);") if block else ""
+        if block and pp.straddles:
+            first_scales += ("\n    const int nb8 = (kScaleBlock - n0 % kScaleBlock) / 8;   // the tile's 8-column "
+                             "groups in its first scale block")
         body_text = "\n".join(body)
         where = "; m_row: the thread's first row in D, n0: the tile's first column" if block else ""
         return self.head() + f"""// k-blocks [kb0, kb1) of one tile{where}
