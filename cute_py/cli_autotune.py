@@ -13,6 +13,7 @@ import sys
 
 from .cli_errors import count, extent
 from .emit.spec import FP8_DTYPES, INPUT_DTYPES, SCALES
+from .emit.scaling import SCALE_TYPES
 from .problem import MAX_EXTENT
 
 __all__ = ["add_parser", "run"]
@@ -27,6 +28,7 @@ def add_parser(sub):
                    help="input type (default bf16); e4m3 / e5m2 tune the scaled fp8 GEMM (layout tn only)")
     p.add_argument("--scale", choices=[s for s in SCALES if s], help="fp8 scale mode (default tensor), as cute-py gemm")
     p.add_argument("--fast-accum", action="store_true", help="fp8 with tensor/row scales: as cute-py gemm")
+    p.add_argument("--scale-type", choices=SCALE_TYPES, help="fp8 row/block scales' element type: as cute-py gemm")
     p.add_argument("--layout", default="tn", choices=tuple(LAYOUT_MAJORS),
                    help="BLAS naming: first letter A, second B; t = A K-major / B N-major (default tn: both K-major)")
     p.add_argument("--reps", type=count, default=10, help="timed batches per candidate (median; default 10)")
@@ -42,10 +44,10 @@ def _describe(args):
     from .cli_gemm import LAYOUT_MAJORS, fp8_scale
     from .problem import Problem
     from .selection import heuristic
-    scale = fp8_scale(args.dtype, args.layout, args.scale, args.fast_accum)
+    scale = fp8_scale(args.dtype, args.layout, args.scale, args.fast_accum, args.scale_type)
     a_major, b_major = LAYOUT_MAJORS[args.layout]
     problem = Problem(args.m, args.n, args.k, a_major, b_major, args.dtype, "bf16" if scale else args.dtype,
-                      scale=scale, fast_accum=args.fast_accum)                 # D: new, compact, row-major
+                      scale=scale, fast_accum=args.fast_accum, scale_type=args.scale_type or "f32")  # D: compact
     sm_count = _sm_count() or 132
     default = heuristic(problem, sm_count)
     return problem, default, candidate_specs(args.m, args.n, args.k, default, sm_count)
@@ -106,7 +108,8 @@ def _random_inputs(problem):
             return t if contiguous_dim == 1 else t.t()
         if problem.scale:
             sa, sb = scale_shapes(problem.scale, M, N, K)
-            scales = {"scale_a": torch.ones(sa, device="cuda"), "scale_b": torch.ones(sb, device="cuda"),
+            st = torch_dtype(torch, problem.scale_type)
+            scales = {"scale_a": torch.ones(sa, device="cuda").to(st), "scale_b": torch.ones(sb, device="cuda").to(st),
                       "use_fast_accum": problem.fast_accum}
     elif problem.dtype in FP8_DTYPES:
         return f"--dtype {problem.dtype} needs torch with CUDA to allocate fp8 inputs (cupy has no fp8 types)"

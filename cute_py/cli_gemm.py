@@ -22,6 +22,7 @@ from .arraylib import library_dtype
 from .cli_errors import EXIT_NO_GPU, CliError, extent
 from .dtypes import dtype as dtype_of
 from .emit.spec import FP8_DTYPES, INPUT_DTYPES, OUT_DTYPES, SCALES
+from .emit.scaling import SCALE_TYPES
 from .problem import MAX_EXTENT
 from .runtime.timer import EventTimer
 
@@ -46,6 +47,9 @@ def add_parser(sub):
     g.add_argument("--fast-accum", action="store_true",
                    help="fp8 with tensor/row scales: accumulate all of K in the tensor core (as torch's "
                         "use_fast_accum; faster, less accurate)")
+    g.add_argument("--scale-type", choices=SCALE_TYPES,
+                   help="fp8 with row or block scales: the scales' element type, f32 (default) or ue8m0 "
+                        "(float8_e8m0fnu: one byte, a power of two)")
     g.add_argument("--groups", type=extent, metavar="G",
                    help="groups along M (mixture of experts): the M rows split unevenly into G groups, each "
                         "times its own B, as torch._grouped_mm (bf16/f16) or torch._scaled_grouped_mm (fp8)")
@@ -85,7 +89,7 @@ def check_options(args) -> None:
     if not args.spec:
         return
     for name, what in (("dtype", "input type"), ("layout", "operand majors"), ("scale", "fp8 scale mode"),
-                       ("fast_accum", "fp8 accumulation")):
+                       ("fast_accum", "fp8 accumulation"), ("scale_type", "scales' element type")):
         if _given(args, name):
             option = "--" + name.replace("_", "-")
             raise CliError(f"--spec {args.spec} fixes the kernel's {what}, so {option} would be ignored: set it in "
@@ -97,13 +101,15 @@ def check_options(args) -> None:
                                f"change (it sizes a run): drop --{name}")
 
 
-def fp8_scale(dtype: str, layout: str, scale, fast_accum: bool):
+def fp8_scale(dtype: str, layout: str, scale, fast_accum: bool, scale_type=None):
     """The fp8 scale mode of ``--dtype``/``--scale`` (``"tensor"`` unless told; None for bf16/f16), after refusing
     the combinations that do not run (CliError naming the options)."""
     fp8 = dtype in FP8_DTYPES
-    if not fp8 and (scale or fast_accum):
-        raise CliError(f"--scale and --fast-accum apply to fp8 (--dtype {' or '.join(FP8_DTYPES)}), not --dtype "
-                       f"{dtype}")
+    if not fp8 and (scale or fast_accum or scale_type):
+        raise CliError(f"--scale, --fast-accum and --scale-type apply to fp8 (--dtype {' or '.join(FP8_DTYPES)}), "
+                       f"not --dtype {dtype}")
+    if scale_type == "ue8m0" and scale not in ("row", "block"):
+        raise CliError(f"--scale-type ue8m0 applies to --scale row or block, not {scale or 'tensor (the default)'}")
     if fp8 and layout != "tn":
         raise CliError(f"--dtype {dtype} needs --layout tn: Hopper's fp8 wgmma reads both operands K-major")
     if scale == "block" and fast_accum:
@@ -129,11 +135,12 @@ def _spec(args):
     layout, dtype = args.layout or "tn", args.dtype or "bf16"
     if args.batch and dtype in FP8_DTYPES:
         raise CliError(f"--batch runs bf16 and f16; fp8 (--dtype {dtype}) runs one GEMM or --groups (groups along M)")
-    scale = fp8_scale(dtype, layout, args.scale, args.fast_accum)
+    scale = fp8_scale(dtype, layout, args.scale, args.fast_accum, args.scale_type)
     a, b = LAYOUT_MAJORS[layout]
     grouping = "m" if args.groups else "batch" if args.batch else None
     return heuristic(Problem(args.m, args.n, args.k, a, b, dtype, "bf16" if scale else dtype, scale=scale,
-                             fast_accum=args.fast_accum, grouping=grouping, groups=args.groups or args.batch or 1))
+                             fast_accum=args.fast_accum, scale_type=args.scale_type or "f32", grouping=grouping,
+                             groups=args.groups or args.batch or 1))
 
 
 _GROUPINGS = {"m": ("--groups G", "groups along M"), "batch": ("--batch L", "a batch"), None: ("", "one GEMM")}

@@ -77,7 +77,7 @@ def run_grouped(args, spec, xp) -> int:
     try:
         rng = np.random.default_rng(0)
         a, b, offs, sizes = operands(small_ints)
-        scales = _scales(torch, spec.scale, M, N, K, L, powers_of_two) if spec.scale else None   # exact
+        scales = _scales(torch, spec, M, N, K, L, powers_of_two) if spec.scale else None   # exact
         d = run(a, b, offs, scales)
         fa, fb = scales[2:] if scales else (1.0, 1.0)
         ref = _reference(torch, a.float().double() * fa, b.float().double() * fb, sizes)   # fp8 reads as f32
@@ -94,10 +94,11 @@ def run_grouped(args, spec, xp) -> int:
     return 0 if bad == 0 else 1
 
 
-def _scales(torch, mode, M, N, K, L, values):
-    """``(scale_a, scale_b, factor of a, factor of b)`` of an fp8 grouped GEMM in scale ``mode`` from
-    ``values(shape)`` (float64 on the device): the f32 scales grouped_gemm reads (as torch._scaled_grouped_mm)
-    and the float64 factors a (M, K) and b (G, K, N) are multiplied by in the reference (broadcast)."""
+def _scales(torch, spec, M, N, K, L, values):
+    """``(scale_a, scale_b, factor of a, factor of b)`` of an fp8 grouped GEMM in ``spec``'s scale mode from
+    ``values(shape)`` (float64 on the device): the scales grouped_gemm reads (f32 as torch._scaled_grouped_mm, or
+    UE8M0) and the float64 factors a (M, K) and b (G, K, N) are multiplied by in the reference (broadcast)."""
+    mode = spec.scale
     kb, nb = -(-K // SCALE_BLOCK), -(-N // SCALE_BLOCK)
     shape_a, shape_b = {"tensor": ((), ()), "row": ((M,), (L, N)), "block": ((M, kb), (L, kb, nb))}[mode]
     sa, sb = values(shape_a), values(shape_b)
@@ -108,7 +109,8 @@ def _scales(torch, mode, M, N, K, L, values):
     else:
         fa = sa.repeat_interleave(SCALE_BLOCK, 1)[:, :K]
         fb = sb.repeat_interleave(SCALE_BLOCK, 1).repeat_interleave(SCALE_BLOCK, 2)[:, :K, :N]
-    return sa.float(), sb.float(), fa, fb
+    t = torch_dtype(torch, spec.scale_type)
+    return sa.float().to(t), sb.float().to(t), fa, fb
 
 
 def _reference(torch, a, b, sizes):
@@ -126,8 +128,9 @@ def _bench(torch, spec, run, operands, grouped, M, N, K, L, calls=10, batches=10
     """cute_py next to torch._grouped_mm (bf16) or torch.bmm on randn inputs (scales near 1 for fp8),
     alternating batches of ``calls`` calls between CUDA events; medians."""
     a, b, offs, _ = operands(lambda s: torch.randn(s, device="cuda"))
-    scales = (_scales(torch, spec.scale, M, N, K, L, lambda s: 0.5 + torch.rand(s, device="cuda", dtype=torch.float64))
-              if spec.scale else None)
+    near_one = ((lambda s: torch.exp2(torch.randint(-1, 2, s, device="cuda").double())) if spec.scale_type == "ue8m0"
+                else (lambda s: 0.5 + torch.rand(s, device="cuda", dtype=torch.float64)))
+    scales = _scales(torch, spec, M, N, K, L, near_one) if spec.scale else None
     fns = {"cute_py": lambda: run(a, b, offs, scales)}
     if grouped and hasattr(torch, "_grouped_mm") and spec.dtype == "bf16":
         fns["torch._grouped_mm"] = lambda: torch._grouped_mm(a, b, offs=offs)

@@ -18,7 +18,7 @@ from .runtime.timer import EventTimer
 __all__ = ["run_scaled", "scale_shapes", "torch_dtype"]
 
 TORCH_TYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "e4m3": "float8_e4m3fn",
-               "e5m2": "float8_e5m2"}
+               "e5m2": "float8_e5m2", "ue8m0": "float8_e8m0fnu"}
 
 
 def torch_dtype(torch, t: str):
@@ -67,7 +67,8 @@ def _scales(torch, spec, M, N, K, values):
         eb = np.repeat(np.repeat(sb64, SCALE_BLOCK, axis=0), SCALE_BLOCK, axis=1)[:K, :N]
     else:
         ea, eb = sa64, sb64
-    dev = lambda x: torch.from_numpy(np.asarray(x, dtype=np.float32)).cuda()  # noqa: E731
+    t = torch_dtype(torch, spec.scale_type)                  # f32, or ue8m0 (exact: the values are powers of two)
+    dev = lambda x: torch.from_numpy(np.asarray(x, dtype=np.float32)).cuda().to(t)  # noqa: E731
     return dev(sa64), dev(sb64), ea, eb
 
 
@@ -91,7 +92,8 @@ def _check(torch, scaled_gemm, spec, M, N, K) -> int:
     bad = int((out != want).sum())
     unwritten = int(torch.isnan(out).sum())
     print(f"check     {'PASS' if bad == 0 else 'FAIL'}: {M * N - bad} of {M * N} elements equal to the float64 "
-          f"reference (small-integer inputs, power-of-two {spec.scale} scales), {unwritten} unwritten")
+          f"reference (small-integer inputs, power-of-two {spec.scale} scales"
+          f"{', ue8m0' if spec.scale_type == 'ue8m0' else ''}), {unwritten} unwritten")
     return 0 if bad == 0 else 1
 
 
@@ -100,7 +102,9 @@ def _bench(torch, scaled_gemm, spec, M, N, K, calls=10, batches=10):
     ``calls`` back-to-back calls between CUDA events; medians."""
     rng = np.random.default_rng(1)
     a, b = _operands(torch, spec, rng.standard_normal((M, K)), rng.standard_normal((K, N)))
-    sa, sb, _, _ = _scales(torch, spec, M, N, K, lambda s: 0.5 + rng.random(s))
+    near_one = ((lambda s: np.exp2(rng.integers(-1, 2, size=s)).astype(np.float64)) if spec.scale_type == "ue8m0"
+                else (lambda s: 0.5 + rng.random(s)))
+    sa, sb, _, _ = _scales(torch, spec, M, N, K, near_one)
     out_t = torch_dtype(torch, spec.out_dtype)
     out = torch.empty(M, N, dtype=out_t, device="cuda")
     fns = {"cute_py": lambda: scaled_gemm(a, b, sa, sb, out=out, spec=spec, use_fast_accum=spec.fast_accum)}

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "DType", "dtype",
-    "b1", "s4", "u4", "e2m1", "b8", "s8", "u8", "e4m3", "e5m2",
+    "b1", "s4", "u4", "e2m1", "b8", "s8", "u8", "e4m3", "e5m2", "ue8m0",
     "f16", "bf16", "s16", "u16", "b16", "tf32", "f32", "s32", "u32", "b32",
     "f64", "s64", "u64", "b64", "u128",
 ]
@@ -31,7 +31,7 @@ _NUMPY = {
 }
 # name -> numpy dtype name used to *store* the bits of a type numpy does not have
 _STORAGE = {
-    "b8": "uint8", "e4m3": "uint8", "e5m2": "uint8", "bf16": "uint16", "b16": "uint16",
+    "b8": "uint8", "e4m3": "uint8", "e5m2": "uint8", "ue8m0": "uint8", "bf16": "uint16", "b16": "uint16",
     "tf32": "float32", "b32": "uint32", "b64": "uint64", "u128": "V16",
 }
 
@@ -89,7 +89,7 @@ class DType:
         return np.dtype(name)
 
     def decode(self, bits):
-        """Values of stored elements as numpy floats or ints (bf16, e4m3, e5m2 decoded to float32).
+        """Values of stored elements as numpy floats or ints (bf16, e4m3, e5m2, ue8m0 decoded to float32).
 
         ``bits`` is a numpy array (or scalar) of :attr:`storage` values; types numpy
         represents are returned unchanged.
@@ -99,12 +99,14 @@ class DType:
         array([ 1., -2.], dtype=float32)
         >>> e4m3.decode(np.array([0x38, 0x7E, 0x01], dtype=np.uint8)).tolist()
         [1.0, 448.0, 0.001953125]
+        >>> ue8m0.decode(np.array([127, 130, 120], dtype=np.uint8)).tolist()
+        [1.0, 8.0, 0.0078125]
         """
         import numpy as np
 
         if self.name == "bf16":
             return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
-        if self.name in ("e4m3", "e5m2"):
+        if self.name in ("e4m3", "e5m2", "ue8m0"):
             return _fp8_table(self.name)[np.asarray(bits, dtype=np.uint8)]
         return bits
 
@@ -113,9 +115,14 @@ _FP8 = {}
 
 
 def _fp8_table(name):
-    """The 256 float32 values of an 8-bit float format (e4m3: OCP ``float8_e4m3fn``; e5m2: IEEE-like)."""
+    """The 256 float32 values of an 8-bit float format (e4m3: OCP ``float8_e4m3fn``; e5m2: IEEE-like; ue8m0: OCP
+    ``float8_e8m0fnu``, the exponent alone: ``2^(e - 127)``, 255 NaN)."""
     if name not in _FP8:
         import numpy as np
+
+        if name == "ue8m0":
+            _FP8[name] = np.array([2.0 ** (e - 127) for e in range(255)] + [float("nan")], dtype=np.float32)
+            return _FP8[name]
 
         ebits, mbits = (4, 3) if name == "e4m3" else (5, 2)
         bias = (1 << (ebits - 1)) - 1
@@ -146,6 +153,7 @@ s8 = DType("s8", 8, "int", "s8")
 u8 = DType("u8", 8, "uint", "u8")
 e4m3 = DType("e4m3", 8, "float", "e4m3")
 e5m2 = DType("e5m2", 8, "float", "e5m2")
+ue8m0 = DType("ue8m0", 8, "float", "ue8m0")
 f16 = DType("f16", 16, "float", "f16")
 bf16 = DType("bf16", 16, "float", "bf16")
 s16 = DType("s16", 16, "int", "s16")
@@ -162,7 +170,7 @@ u64 = DType("u64", 64, "uint", "u64")
 b64 = DType("b64", 64, "bits", "b64")
 u128 = DType("u128", 128, "uint", "b128")
 
-_ALL = (b1, s4, u4, e2m1, b8, s8, u8, e4m3, e5m2, f16, bf16, s16, u16, b16, tf32, f32, s32, u32, b32,
+_ALL = (b1, s4, u4, e2m1, b8, s8, u8, e4m3, e5m2, ue8m0, f16, bf16, s16, u16, b16, tf32, f32, s32, u32, b32,
         f64, s64, u64, b64, u128)
 _BY_NAME = {d.name: d for d in _ALL}
 _ALIASES = {
@@ -170,6 +178,7 @@ _ALIASES = {
     "i8": s8, "int8": s8, "uint8": u8,
     "fp8_e4m3": e4m3, "float8_e4m3": e4m3, "float8_e4m3fn": e4m3, "float_e4m3": e4m3,
     "fp8_e5m2": e5m2, "float8_e5m2": e5m2, "float_e5m2": e5m2,
+    "e8m0": ue8m0, "float8_e8m0fnu": ue8m0, "float_ue8m0": ue8m0,
     "fp16": f16, "half": f16, "float16": f16, "half_t": f16,
     "bfloat16": bf16, "bfloat16_t": bf16, "i16": s16, "int16": s16, "uint16": u16,
     "tfloat32": tf32, "tfloat32_t": tf32,

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import NoReturn
 
 from .emit.spec import ACTIVATIONS, DTYPES, FP8_DTYPES, OUT_DTYPES, SCALE_BLOCK
+from .emit.scaling import SCALE_TYPES
 from .dtypes import dtype as _dtype
 from .layouts.int_tuple import round_up
 from .options import flag
@@ -139,7 +140,8 @@ class Problem:
     - ``scale``: the fp8 scale mode (None, "tensor", "row", "block"; :data:`cute_py.emit.scaling.SCALES`) and
       ``scale_strides`` the scales' element strides ``(sa_m, sa_k, sb_k, sb_n)`` (0 along modes they lack);
       ``fast_accum``: the caller asks for fp8 accumulation over all of K (PyTorch's ``use_fast_accum``); a
-      spec must agree (:meth:`mismatches`).
+      spec must agree (:meth:`mismatches`). ``scale_type``: the scales' element type, "f32" or "ue8m0"
+      (:data:`cute_py.emit.scaling.SCALE_TYPES`).
     - ``grouping``: None (one GEMM), "batch" (``groups`` GEMMs of one shape), "m" (``groups`` groups stacked
       along M: rows ``[offs[g-1], offs[g])`` of a and D times b's group g) or "k" (stacked along K);
       ``batch_strides``: the element strides along the group mode of a, b, D, scale_b, C, the bias and scale_a
@@ -181,6 +183,7 @@ class Problem:
     scale: str | None = None
     scale_strides: tuple = (0, 0, 0, 0)
     fast_accum: bool = False
+    scale_type: str = "f32"
     grouping: str | None = None
     groups: int = 1
     batch_strides: tuple = (0, 0, 0, 0)
@@ -235,7 +238,8 @@ class Problem:
         """
         have = {"a_major": spec.a_major, "b_major": spec.b_major, "dtype": spec.dtype, "out_dtype": spec.out_dtype,
                 "beta": spec.beta, "bias": spec.bias, "activation": spec.activation, "c_row_major": spec.c_row_major,
-                "scale": spec.scale, "fast_accum": spec.fast_accum, "grouping": spec.grouping}
+                "scale": spec.scale, "fast_accum": spec.fast_accum, "scale_type": spec.scale_type,
+                "grouping": spec.grouping}
         bad = [f"{k}: spec {v!r}, arrays {getattr(self, k)!r}" for k, v in have.items() if v != getattr(self, k)]
         for x, want, have in (("a", spec.load_a, self.align[0]), ("b", spec.load_b, self.align[1])):
             if not bad and want > have:
@@ -278,7 +282,7 @@ class Problem:
         ...         self.__cuda_array_interface__ = {"version": 3, "data": (1 << 40, False), "shape": shape,
         ...                                          "typestr": typestr, "strides": tuple(2 * s for s in strides)}
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((64, 128), (1, 64)))
-        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False, grouping=None, groups=1, batch_strides=(0, 0, 0, 0, 0, 0, 0), staging=(), align=(16, 16))
+        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False, scale_type='f32', grouping=None, groups=1, batch_strides=(0, 0, 0, 0, 0, 0, 0), staging=(), align=(16, 16))
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((32, 128), (1, 32)))
         Traceback (most recent call last):
         ...
@@ -457,10 +461,12 @@ class _Reader:
         V, bias_mode = self.bias(bias, M, N, out_t)
         SA, SB, mode, strides = self.scales(scale_a, scale_b, M, N, K, devices) if scaled else (None, None, None,
                                                                                                   (0, 0, 0, 0))
+        scale_type = self.scale_type(SA, mode) if scaled else "f32"
         self.no_alias(D, {"a": A, "b": B, "bias": V, "scale_a": SA, "scale_b": SB}, C)
         operands = Operands(A, B, C, V, D, alpha, beta, like=a, scale_a=SA, scale_b=SB)
         return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias_mode, activation, row, d_tma,
-                       lda, ldb, ldc, ldd, mode, strides, staging=staging, align=align, operands=operands)
+                       lda, ldb, ldc, ldd, mode, strides, scale_type=scale_type, staging=staging, align=align,
+                       operands=operands)
 
     def k_major(self, A, a_major, B, b_major) -> None:
         """fp8 wgmma reads both operands K-major: a (M, K) with K contiguous, b (K, N) with K contiguous (an
@@ -476,14 +482,25 @@ class _Reader:
                       + "; ".join(bad))
 
     def scale_records(self, scale_a, scale_b, devices) -> tuple:
-        """The records of ``scale_a`` and ``scale_b``: f32 arrays on the inputs' device."""
+        """The records of ``scale_a`` and ``scale_b``: arrays of one of :data:`SCALE_TYPES` (both the same) on the
+        inputs' device."""
         SA, SB = self.array(scale_a, "scale_a"), self.array(scale_b, "scale_b")
         for name, x in (("scale_a", SA), ("scale_b", SB)):
-            if x.dtype.name != "f32":
-                self.fail(f"{name} has element type {x.dtype.name}; scales are f32")
+            if x.dtype.name not in SCALE_TYPES:
+                self.fail(f"{name} has element type {x.dtype.name}; scales are f32 or ue8m0 (float8_e8m0fnu)")
             if x.device is not None and devices and x.device not in devices:
                 self.fail(f"{name} is on device {x.device}, the inputs on {sorted(devices)}")
+        if SA.dtype.name != SB.dtype.name:
+            self.fail(f"scale_a is {SA.dtype.name} but scale_b is {SB.dtype.name}; both scales have one type")
         return SA, SB
+
+    def scale_type(self, SA, mode: str) -> str:
+        """The scales' element type (:meth:`scale_records` checked that both have it): UE8M0 scales are row-wise
+        or blockwise."""
+        t = SA.dtype.name
+        if t == "ue8m0" and mode not in ("row", "block"):
+            self.fail(f"ue8m0 scales apply to row-wise and blockwise scaling, not per-tensor: pass one f32 each")
+        return t
 
     def scales(self, scale_a, scale_b, M, N, K, devices) -> tuple:
         """``(scale_a record, scale_b record, mode, (sa_m, sa_k, sb_k, sb_n))``: the scale mode the shapes say."""

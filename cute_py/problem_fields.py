@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .emit.scaling import SCALES
+from .emit.scaling import SCALE_TYPES, SCALES
 from .emit.spec_fields import ACTIVATIONS, BIAS, INPUT_DTYPES, OUT_DTYPES, is_int
 
 __all__ = ["MAX_EXTENT", "GROUPINGS", "MAJORS", "field_problems"]
@@ -25,7 +25,7 @@ GROUPINGS = (None, "batch", "m", "k")
 MAJORS = ("K", "MN")
 
 _CHOICES = {"a_major": MAJORS, "b_major": MAJORS, "dtype": INPUT_DTYPES, "out_dtype": OUT_DTYPES, "bias": BIAS,
-            "activation": ACTIVATIONS, "scale": SCALES, "grouping": GROUPINGS}
+            "activation": ACTIVATIONS, "scale": SCALES, "scale_type": SCALE_TYPES, "grouping": GROUPINGS}
 _BOOLS = ("beta", "c_row_major", "d_tma", "fast_accum")
 _INTS = {"M": MAX_EXTENT, "N": MAX_EXTENT, "K": MAX_EXTENT, "groups": None,
          "lda": None, "ldb": None, "ldc": None, "ldd": None}

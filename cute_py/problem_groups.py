@@ -100,7 +100,7 @@ def _read(r: _Reader, A, B, fp8: bool = False, a_groups: tuple = (1, 0), b_group
 
 
 def _scales(r: _Reader, scale_a, scale_b, M, N, K, G, devices, fast_accum, batch: bool = False) -> tuple:
-    """``(scale_a record, scale_b record, mode, (sa_m, sa_k, sb_k, sb_n), sa_l, sb_l)`` of fp8 GEMMs in ``G``
+    """``(scale_a record, scale_b record, mode, (sa_m, sa_k, sb_k, sb_n), sa_l, sb_l, scale type)`` of fp8 GEMMs in ``G``
     groups: one element each (per tensor); scale_b (G, N) or (G, 1, N) per group and column with scale_a per row
     (row-wise, as torch._scaled_grouped_mm); scale_b (G, KB, NB) with scale_a per row and K block (blockwise,
     DeepGEMM's contiguous layout; KB = ceil(K / 128), NB = ceil(N / 128)). scale_a covers the rows of all groups
@@ -127,7 +127,7 @@ def _scales(r: _Reader, scale_a, scale_b, M, N, K, G, devices, fast_accum, batch
                f"{nb}) (blockwise)")
     if fast_accum and mode == "block":
         r.fail("use_fast_accum applies to per-tensor and row-wise scales; blockwise scales always promote")
-    return SA, SB, mode, strides, la, lb
+    return SA, SB, mode, strides, la, lb, r.scale_type(SA, mode)
 
 
 def _offsets(r: _Reader, offs, G: int | None, M: int, devices, check: bool, what: str = "the row count of a"):
@@ -186,17 +186,17 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
         r.fail("a is 2-D and b is 3-D: groups along M need offs, the int32 end row of each group")
     O = _offsets(r, offs, G, M, devices, check_offs and M > 0)
     SA = SB = mode = None
-    strides, sb_l = (0, 0, 0, 0), 0
+    strides, sb_l, scale_type = (0, 0, 0, 0), 0, "f32"
     if scaled:
-        SA, SB, mode, strides, _, sb_l = _scales(r, scale_a, scale_b, M, N, K, G, devices, fast_accum)
+        SA, SB, mode, strides, _, sb_l, scale_type = _scales(r, scale_a, scale_b, M, N, K, G, devices, fast_accum)
     out_t, row, ldd, D = r.output(out, M, N, "bf16" if scaled else t, out_dtype, devices)
     C, ldc, _, V, bias, bias_l = _group_epilogue(r, epi, (M, N), G, row, ldd, out_t)
     r.no_alias(D, {"a": A, "b": B, "offs": O, "scale_a": SA, "scale_b": SB, "bias": V}, C)
     ops = Operands(A, B, C, V, out=D, alpha=epi.alpha, beta=epi.beta, like=a, offs=O, scale_a=SA, scale_b=SB)
     return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias, epi.activation, lda=lda, ldb=ldb,
                    ldc=ldc, ldd=ldd, c_row_major=row, d_tma=D is None or D.ptr % TMA_ALIGN == 0, scale=mode,
-                   scale_strides=strides, fast_accum=bool(fast_accum and scaled), grouping="m", groups=G,
-                   batch_strides=(0, ldb_l, 0, sb_l, 0, bias_l), staging=staging, operands=ops)
+                   scale_strides=strides, fast_accum=bool(fast_accum and scaled), scale_type=scale_type, grouping="m",
+                   groups=G, batch_strides=(0, ldb_l, 0, sb_l, 0, bias_l), staging=staging, operands=ops)
 
 
 def _k_groups(r: _Reader, a, A, B, offs, out, out_dtype, check, epi) -> Problem:
@@ -257,16 +257,17 @@ def _batch(r: _Reader, a, A, B, out, out_dtype, epi, scale_a=None, scale_b=None,
     t, devices, a_major, lda, b_major, ldb, lda_l, ldb_l, staging = _read(r, A2, B2, fp8=scaled,
                                                                           a_groups=(L, lda_l), b_groups=(L, ldb_l))
     SA = SB = mode = None
-    strides, sa_l, sb_l = (0, 0, 0, 0), 0, 0
+    strides, sa_l, sb_l, scale_type = (0, 0, 0, 0), 0, 0, "f32"
     if scaled:
-        SA, SB, mode, strides, sa_l, sb_l = _scales(r, scale_a, scale_b, M, N, K, L, devices, fast_accum, batch=True)
+        SA, SB, mode, strides, sa_l, sb_l, scale_type = _scales(r, scale_a, scale_b, M, N, K, L, devices, fast_accum,
+                                                                batch=True)
     D, out_t, row, ldd, ldd_l, d_tma = _stacked_out(r, out, L, M, N, "bf16" if scaled else t, out_dtype, devices)
     C, ldc, ldc_l, V, bias, bias_l = _group_epilogue(r, epi, (L, M, N), L, row, ldd, out_t)
     r.no_alias(D, {"a": A, "b": B, "scale_a": SA, "scale_b": SB, "bias": V}, C)
     ops = Operands(A, B, C, V, out=D, alpha=epi.alpha, beta=epi.beta, like=a, scale_a=SA, scale_b=SB)
     return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias, epi.activation, lda=lda, ldb=ldb,
                    ldc=ldc, ldd=ldd, c_row_major=row, d_tma=d_tma, scale=mode, scale_strides=strides,
-                   fast_accum=bool(fast_accum and scaled), grouping="batch", groups=L,
+                   fast_accum=bool(fast_accum and scaled), scale_type=scale_type, grouping="batch", groups=L,
                    batch_strides=(lda_l, ldb_l, ldd_l, sb_l, ldc_l, bias_l, sa_l), staging=staging, operands=ops)
 
 

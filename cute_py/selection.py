@@ -48,7 +48,8 @@ def heuristic(problem, sm_count: int = 132) -> GemmSpec:
     p = problem
     return pick_spec(p.M, p.N, p.K, p.a_major, p.b_major, p.dtype, p.out_dtype, beta=p.beta, bias=p.bias,
                      activation=p.activation, c_row_major=p.c_row_major, d_tma=p.d_tma, sm_count=sm_count,
-                     scale=p.scale, fast_accum=p.fast_accum, grouping=p.grouping, groups=p.groups)
+                     scale=p.scale, fast_accum=p.fast_accum, grouping=p.grouping, groups=p.groups,
+                     scale_type=p.scale_type)
 
 
 def swaps_ab(problem) -> bool:
@@ -74,7 +75,7 @@ def swaps_ab(problem) -> bool:
 
 def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=None, activation=None,
               c_row_major=True, d_tma=True, sm_count=132, scale=None, fast_accum=False, grouping=None,
-              groups=1) -> GemmSpec:
+              groups=1, scale_type="f32") -> GemmSpec:
     """The heuristic's spec for a problem (:func:`~cute_py.autotune.autotune` can do better).
 
     Measured on the H100 (benchmarks/NOTES.md, versions 2 and 3):
@@ -142,7 +143,8 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
             c = _with_group_mode(c, "ldd_l")
 
     if N <= SWAP_AB_MAX_M and M >= SWAP_AB_MIN_N and not grouping and scale in (None, "tensor", "row"):  # swapped
-        return _small_n_spec(M, N, K, a, b, c, dtype, out_dtype, beta, bias, activation, sm_count, scale, fast_accum)
+        return _small_n_spec(M, N, K, a, b, c, dtype, out_dtype, beta, bias, activation, sm_count, scale, fast_accum,
+                             scale_type)
 
     def tiles(bm, bn):
         if grouping == "m":
@@ -183,11 +185,12 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=tile, consumers=consumers, beta=beta,
                     bias=bias, activation=activation, split_k=split, group=group, schedule=schedule, cluster=cluster,
                     epilogue="tma" if c_row_major and d_tma else "direct", scale=scale, fast_accum=fast_accum,
+                    scale_type=scale_type,
                     scheduler="stream_k" if stream_k else None)
 
 
 def _small_n_spec(M, N, K, a, b, c, dtype, out_dtype, beta, bias, activation, sm_count, scale=None,
-                  fast_accum=False) -> GemmSpec:
+                  fast_accum=False, scale_type="f32") -> GemmSpec:
     """Few columns (N <= :data:`SWAP_AB_MAX_M`; the tokens of a swapped decode GEMM): 64-row tiles whose N is
     N rounded up to wgmma's step of 8, so no column of the tensor core's work is padding beyond 7, K tiles of 128
     (16 KB of A a stage: fewer, larger copies than 64-wide ones, 2-4% faster on the H200), and split-K so that
@@ -208,7 +211,7 @@ def _small_n_spec(M, N, K, a, b, c, dtype, out_dtype, beta, bias, activation, sm
     split = max(1, min(8, sm_count // tiles, -(-K // bk) // 4))
     return GemmSpec(a=a, b=b, c=c, dtype=dtype, out_dtype=out_dtype, tile=(64, bn, bk), consumers=1, beta=beta,
                     bias=bias, activation=activation, split_k=split, epilogue="direct", scale=scale,
-                    fast_accum=fast_accum)
+                    fast_accum=fast_accum, scale_type=scale_type)
 
 
 def _moe_tile(rows: int, N: int, bk: int, dense: tuple) -> tuple:

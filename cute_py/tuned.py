@@ -58,7 +58,9 @@ def problem_key(problem, *, device: str | None = None) -> str:
     p = problem
     return (f"v{FORMAT}|{device}|{p.shape}|a:{p.a_major} b:{p.b_major}|{p.dtype}->{p.out_dtype}|"
             f"beta:{int(bool(p.beta))} bias:{p.bias or '-'} act:{p.activation or '-'} "
-            f"c:{'row' if p.c_row_major else 'col'}" + (f" scale:{p.scale}{' fast' if p.fast_accum else ''}" if p.scale else "")
+            f"c:{'row' if p.c_row_major else 'col'}"
+            + (f" scale:{p.scale}{' fast' if p.fast_accum else ''}{' ue8m0' if p.scale_type == 'ue8m0' else ''}"
+               if p.scale else "")
             + (f" groups:{p.grouping}" if p.grouping else ""))
 
 

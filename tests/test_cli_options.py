@@ -145,7 +145,7 @@ def test_autotune_takes_the_fp8_types(monkeypatch, capsys):
                            "--k", "512")
     assert status == 0, err
     assert "e4m3 -> bf16" in out and "_scaleblock" in out and "candidates:" in out
-    assert "--scale and --fast-accum apply to fp8" in refused(capsys, "autotune", "--scale", "row")
+    assert "--scale, --fast-accum and --scale-type apply to fp8" in refused(capsys, "autotune", "--scale", "row")
     assert "needs --layout tn" in refused(capsys, "autotune", "--dtype", "e5m2", "--layout", "nt")
 
 

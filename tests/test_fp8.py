@@ -16,7 +16,7 @@ from cute_py.emit.scaling import PROMOTE_CHUNK_REGS, promote_regs
 from cute_py.emit.spec import PROMOTE_REGS, SpecError, example_specs
 from cute_py.problem import GemmInputError, Problem
 from cute_py.runtime import as_device_array
-from cute_py.selection import pick_spec
+from cute_py.selection import pick_spec, select
 from cute_py.tuned import problem_key
 from test_runtime_compile import needs_nvrtc
 
@@ -170,7 +170,10 @@ ONE = rec((), (), "f32")
 @pytest.mark.parametrize("kw, message", [
     (dict(b=rec((K, N), (N, 1), "e4m3")), "must be K-major .* b \\(4096, 512\\) has strides \\(512, 1\\)"),
     (dict(a=rec((M, K), (1, M), "e4m3")), "must be K-major .* a \\(1000, 4096\\)"),
-    (dict(scale_a=rec((), (), "f16")), "scale_a has element type f16; scales are f32"),
+    (dict(scale_a=rec((), (), "f16")), "scale_a has element type f16; scales are f32 or ue8m0"),
+    (dict(scale_a=rec((), (), "ue8m0")), "scale_a is ue8m0 but scale_b is f32; both scales have one type"),
+    (dict(scale_a=rec((), (), "ue8m0"), scale_b=rec((), (), "ue8m0")),
+     "ue8m0 scales apply to row-wise and blockwise scaling, not per-tensor"),
     (dict(scale_b=None), "scale_b is missing"),
     (dict(scale_a=rec((M, 2), (1, M), "f32")), "name no scale mode for M=1000, N=512, K=4096"),
     (dict(b=rec((K, N), (1, K), "e5m2")), "a is e4m3 but b is e5m2"),
@@ -184,6 +187,27 @@ def test_bad_fp8_inputs(kw, message):
     a, b = args.pop("a"), args.pop("b")
     with pytest.raises(GemmInputError, match=f"^scaled_gemm: .*{message}"):
         Problem.from_arrays(a, b, op="scaled_gemm", **args)
+
+
+@pytest.mark.parametrize("mode, sa, sb", [
+    ("row", rec((M, 1), (1, 1), "ue8m0"), rec((1, N), (N, 1), "ue8m0")),
+    ("block", rec((M, 32), (1, M), "ue8m0"), rec((32, 4), (4, 1), "ue8m0")),
+])
+def test_ue8m0_scales(mode, sa, sb):
+    """UE8M0 scales (float8_e8m0fnu: one byte, a power of two) are read as their own scale type, picked into the
+    spec (its name and the tuned table's key say so), and read in the kernel through ue8m0_to_f32 from byte
+    pointers; a spec with f32 scales does not fit the problem."""
+    p = Problem.from_arrays(A, B, scale_a=sa, scale_b=sb, op="scaled_gemm")
+    assert (p.scale, p.scale_type) == (mode, "ue8m0")
+    spec = select(p, sm_count=132)
+    assert spec.scale_type == "ue8m0" and spec.name.endswith("_ue8m0") and p.mismatches(spec) == []
+    assert p.mismatches(spec.replace(scale_type="f32")) == ["scale_type: spec 'f32', arrays 'ue8m0'"]
+    assert problem_key(p, device="H200").endswith(f"scale:{mode} ue8m0")
+    src = emit_gemm(spec)
+    assert "const u8* __restrict__ scale_a" in src and "ue8m0_to_f32(" in src
+    assert "ue8m0_to_f32" not in emit_gemm(spec.replace(scale_type="f32"))
+    with pytest.raises(SpecError, match="scale_type = 'ue8m0' applies to row-wise and blockwise scales"):
+        GemmSpec(dtype="e4m3", scale="tensor", scale_type="ue8m0")
 
 
 def test_scale_ranks_out_dtype_and_empty_problems():

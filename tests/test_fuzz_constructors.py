@@ -27,7 +27,7 @@ from cute_py.emit import GemmSpec
 from cute_py.emit import spec_fields as sf
 from cute_py.emit.collectives.schedulers import SCHEDULERS
 from cute_py.emit.loads import LOAD_BYTES
-from cute_py.emit.scaling import SCALES
+from cute_py.emit.scaling import SCALE_TYPES, SCALES
 from cute_py.problem import Problem
 from cute_py import problem_fields as pf
 
@@ -46,7 +46,7 @@ def _spec_kinds() -> dict:
     names = {"dtype": (sf.INPUT_DTYPES, False), "out_dtype": (sf.OUT_DTYPES, True), "acc_dtype": (("f32",), False),
              "schedule": (sf.SCHEDULES, False), "raster": (sf.RASTERS, False), "epilogue": (sf.EPILOGUES, True),
              "bias": (sf.BIAS, True), "activation": (sf.ACTIVATIONS, True), "scale": (SCALES, True),
-             "scheduler": (tuple(SCHEDULERS), True)}
+             "scale_type": (SCALE_TYPES, False), "scheduler": (tuple(SCHEDULERS), True)}
     kinds = {name: not_bools() for name in sf.BOOL_FIELDS}
     kinds.update({name: bad_ints(**ranges[name], none_ok=none_ok) for name, none_ok in sf.INT_FIELDS.items()})
     kinds.update({"tile": bad_int_tuples(3), "cluster": bad_int_tuples(2, allowed=sf.CLUSTERS)})

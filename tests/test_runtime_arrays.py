@@ -222,6 +222,7 @@ def test_dlpack_strides_offset_and_versioned(no_cuda_core):
     assert a.strides == (1, 8) and a.byte_strides == (4, 32) and a.ptr == PTR + 64 and a.dtype.name == "f32"
     b = rt.as_device_array(FakeDLPack((4,), code=10, bits=8, versioned=True, flags=1))   # float8_e4m3fn
     assert b.dtype.name == "e4m3" and b.readonly
+    assert rt.as_device_array(FakeDLPack((4,), code=14, bits=8)).dtype.name == "ue8m0"   # float8_e8m0fnu (scales)
 
 
 def test_dlpack_errors(no_cuda_core):

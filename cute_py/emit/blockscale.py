@@ -34,7 +34,7 @@ from .checks import require
 from .cprint import to_c
 from .params import SCALE_STRIDES
 from .tv_split import split_part
-from .scaling import SCALE_BLOCK
+from .scaling import SCALE_BLOCK, UE8M0_TO_F32, scale_ctype
 
 __all__ = ["block_scales_init", "scale_slot", "scale_col8", "scale_loads"]
 
@@ -102,20 +102,22 @@ def scale_loads(p) -> str:
         what = "each column chunk's scale_b (chunks past N read the last block)"
         col = f"n0 + c * {pp.n}"
         cols = ""
+    spec = p.spec
+    ct, ue8m0 = scale_ctype(spec), UE8M0_TO_F32 if spec.scale_type == "ue8m0" else ""
     return f"""
 // ---- blockwise scales: scale_a (M, KB):(sa_m, sa_k), one per row and {SCALE_BLOCK}-wide K block; scale_b
 //      (KB, NB):(sb_k, sb_n), one per {SCALE_BLOCK} x {SCALE_BLOCK} block (KB = ceil(K / {SCALE_BLOCK}); BK = {SCALE_BLOCK}: one
 //      scale block per K tile; each column chunk of the tile lies in one scale block, or the tile in two) ----
-struct BlockScales {{ const float* __restrict__ a; const float* __restrict__ b; long long a_m, a_k, b_k, b_n; int M, N; }};
+{ue8m0}struct BlockScales {{ const {ct}* __restrict__ a; const {ct}* __restrict__ b; long long a_m, a_k, b_k, b_n; int M, N; }};
 // a thread's values of one m-block lie in {n_rows} rows {p.scale_rows} (the C TV layout's value rows, plan.scale_rows);
 // value v uses row slot scale_slot(v) = acc_m_value(v) / {step}
 constexpr int kScaleRows = {n_rows};
 constexpr int kScaleCols = {pp.scale_cols};
 __device__ __forceinline__ int scale_slot(int v) {{ return {slot}; }}
-{cols}// the thread's scale_a values (its rows of every m-block; rows past M read row M - 1) and
+{cols}// the thread's scale_a values (its rows of every m-block; rows past M read row M - 1; as stored: {ct}) and
 // {what}, for K tile kb
 __device__ __forceinline__ void load_scales(const BlockScales& sc, int m_row, int n0, int kb,
-                                            float (&sa)[kMBlocks][kScaleRows], float (&sb)[kScaleCols]) {{
+                                            {ct} (&sa)[kMBlocks][kScaleRows], {ct} (&sb)[kScaleCols]) {{
 #pragma unroll
   for (int c = 0; c < kScaleCols; ++c)
     sb[c] = sc.b[kb * sc.b_k + (min({col}, sc.N - 1) / {SCALE_BLOCK}) * sc.b_n];

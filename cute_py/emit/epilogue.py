@@ -20,6 +20,7 @@ from .blockscale import scale_slot
 from .cprint import commented, to_c
 from .epilogue_plan import staging_swizzle, stsm_lane_index, thread_index
 from .tv_split import split_part
+from .scaling import UE8M0_TO_F32, scale_ctype, scale_read
 
 __all__ = ["epilogue", "epi_init", "tv_expr", "row_scales", "EpilogueOp", "EPILOGUE_OPS", "epilogue_ops"]
 
@@ -137,26 +138,30 @@ def row_scales(p) -> str:
     if p.out.scale != "row":
         return ""
     slot, step = scale_slot(p)
-    return f"""
+    spec = p.spec
+    ct, ue8m0 = scale_ctype(spec), UE8M0_TO_F32 if spec.scale_type == "ue8m0" else ""
+    read_a = scale_read(spec, f"sa[min(mt + mb * kTvRows + r * {step}, M - 1) * sa_m]")
+    read_b = scale_read(spec, "sb[min(nt + acc_n_value(v), N - 1) * sb_n]")
+    return f"""{ue8m0}
 // ---- row-wise scales: acc(m, n) *= scale_a[m] * scale_b[n] with scale_a (M, 1):(sa_m, 0), scale_b (1, N):(0, sb_n);
 //      rows and columns past M and N read the last scale (they are never stored) ----
 // a thread's values of one m-block lie in {len(p.scale_rows)} rows {p.scale_rows} (plan.scale_rows): value v's is scale_slot(v)
 constexpr int kScaleRows = {len(p.scale_rows)};
 __device__ __forceinline__ int scale_slot(int v) {{ return {slot}; }}
 __device__ __forceinline__ void scale_acc(float (&acc)[kMBlocks][kAccPerBlock], int t, int m0, int n0,
-                                          const float* __restrict__ sa, const float* __restrict__ sb, long long sa_m,
+                                          const {ct}* __restrict__ sa, const {ct}* __restrict__ sb, long long sa_m,
                                           long long sb_n, int M, int N) {{
   const int mt = m0 + acc_m_thread(t), nt = n0 + acc_n_thread(t);
   float ra[kMBlocks][kScaleRows];
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll
-    for (int r = 0; r < kScaleRows; ++r) ra[mb][r] = sa[min(mt + mb * kTvRows + r * {step}, M - 1) * sa_m];
+    for (int r = 0; r < kScaleRows; ++r) ra[mb][r] = {read_a};
 #pragma unroll
   for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll
     for (int v = 0; v < kAccPerBlock; ++v)
-      acc[mb][v] *= ra[mb][scale_slot(v)] * sb[min(nt + acc_n_value(v), N - 1) * sb_n];
+      acc[mb][v] *= ra[mb][scale_slot(v)] * {read_b};
 }}
 """
 

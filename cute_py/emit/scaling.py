@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from math import gcd
 
-__all__ = ["FP8_DTYPES", "SCALES", "SCALE_BLOCK", "PROMOTE_REGS", "PROMOTE_CHUNKS", "scale_problems", "promote_chunk",
+__all__ = ["FP8_DTYPES", "SCALES", "SCALE_TYPES", "scale_ctype", "scale_read", "UE8M0_TO_F32", "SCALE_BLOCK", "PROMOTE_REGS", "PROMOTE_CHUNKS", "scale_problems", "promote_chunk",
            "scale_blocks_per_tile", "promote_regs", "PROMOTE_CHUNK_REGS"]
 
 FP8_DTYPES = ("e4m3", "e5m2")
@@ -27,12 +27,39 @@ FP8_DTYPES = ("e4m3", "e5m2")
 SCALES = (None, "tensor", "row", "block")
 """How an fp8 GEMM's scales apply: one per tensor, one per row of A and column of B, or DeepSeek-style blocks
 (A: 1 x 128 along K, B: 128 x 128)."""
+SCALE_TYPES = ("f32", "ue8m0")
+"""Element types of the scales: f32, or UE8M0 (OCP ``float8_e8m0fnu``: one byte, the exponent of a power of two,
+``2^(e - 127)``) as DeepSeek-V3.1 and later checkpoints store blockwise scales; row-wise and blockwise modes."""
+UE8M0_TO_F32 = """// ---- UE8M0 scales: byte e is 2^(e - 127) (e = 0: 2^-127, a denormal; e = 255: NaN) ----
+__device__ __forceinline__ float ue8m0_to_f32(u8 e) {
+  return e == 0 ? __uint_as_float(0x00400000u) : e == 255 ? __uint_as_float(0x7fc00000u) : __uint_as_float((u32)e << 23);
+}
+"""
+"""The device function a kernel with UE8M0 scales reads them through (:func:`scale_read`)."""
+
+
+def scale_ctype(spec) -> str:
+    """The C element type of ``spec``'s scale arrays: ``float``, or ``u8`` for UE8M0."""
+    return "u8" if spec.scale_type == "ue8m0" else "float"
+
+
+def scale_read(spec, expr: str) -> str:
+    """The C expression of the f32 value of the scale element ``expr`` (an lvalue of :func:`scale_ctype`).
+
+    >>> from cute_py.emit import GemmSpec
+    >>> scale_read(GemmSpec(dtype="e4m3", scale="row", scale_type="ue8m0"), "sb[n]")
+    'ue8m0_to_f32(sb[n])'
+    """
+    return f"ue8m0_to_f32({expr})" if spec.scale_type == "ue8m0" else expr
+
+
 SCALE_BLOCK = 128
 """The extent of a scale block along K (and along N for B): the K tile of a blockwise kernel."""
 PROMOTE_REGS = {1: 192, 2: 160}
 """At most this many f32 registers per consumer thread for the accumulators and the K tile's sums when the mainloop
 promotes (:attr:`~cute_py.emit.spec.GemmSpec.promotes`) the whole tile at once, by consumer warpgroups; blockwise
-scales over two scale blocks count 8 more (both blocks' scale products and the next K tile's scales). Measured
+scales over two scale blocks count 8 more (both blocks' scale products and the next K tile's scales; 24 for UE8M0:
+:func:`promote_regs`). Measured
 with ptxas (CUDA 13, benchmarks/NOTES.md version 13): with two consumer warpgroups (384 threads) ptxas allocates
 the consumers' code near the kernel's entry count of 168 registers whatever ``setmaxnreg.inc`` grants (232 here;
 200-240 give the same code): 128 x 160 per-tensor and row-wise (80 + 80) and 128 x 144 blockwise (72 + 72 + 8)
@@ -90,7 +117,7 @@ def promote_chunk(spec) -> int | None:
 def promote_regs(spec, n: int) -> int:
     """The registers per consumer thread that :data:`PROMOTE_REGS` and :data:`PROMOTE_CHUNK_REGS` bound for
     ``spec``'s promotion in chunks of ``n`` columns: the accumulators, one chunk of sums, and 8 for blockwise
-    scales over two blocks.
+    scales over two blocks (24 for UE8M0 scales, which are converted there: 128 x 144 spills 24 bytes with them).
 
     >>> from cute_py.emit import GemmSpec
     >>> promote_regs(GemmSpec(dtype="e4m3", scale="block", tile=(128, 160, 128)), 160)
@@ -99,7 +126,8 @@ def promote_regs(spec, n: int) -> int:
     bm, bn, _ = spec.tile
     c = spec.tile_warpgroups
     two_blocks = spec.scale == "block" and n == bn and SCALE_BLOCK % n != 0
-    return bm * bn // (128 * c) + (bm // (64 * c)) * n // 2 + (8 if two_blocks else 0)
+    extra = (24 if spec.scale_type == "ue8m0" else 8) if two_blocks else 0
+    return bm * bn // (128 * c) + (bm // (64 * c)) * n // 2 + extra
 
 
 def scale_problems(spec) -> list:
@@ -109,6 +137,11 @@ def scale_problems(spec) -> list:
     fp8 = spec.dtype in FP8_DTYPES
     if spec.scale not in SCALES:
         return [f"scale = {spec.scale!r} not in {SCALES}"]
+    if spec.scale_type not in SCALE_TYPES:
+        return [f"scale_type = {spec.scale_type!r} not in {SCALE_TYPES}"]
+    if spec.scale_type == "ue8m0" and spec.scale not in ("row", "block"):
+        return [f"scale_type = 'ue8m0' applies to row-wise and blockwise scales (scale = 'row' or 'block'), "
+                f"not scale = {spec.scale!r}"]
     if fp8 and spec.scale is None:
         return [f"dtype = {spec.dtype!r} needs a scale mode (scale = 'tensor', 'row' or 'block')"]
     if not fp8:

@@ -102,7 +102,9 @@ class GemmSpec:
       each K tile's sums into f32 accumulators as blockwise scaling does (the
       tensor core's fp8 accumulation keeps about 14 bits: over K = 4096 the
       relative error is 10x larger without promotion); True accumulates all of
-      K in the tensor core (faster, allows 128x256 tiles).
+      K in the tensor core (faster, allows 128x256 tiles). ``scale_type``: the
+      scales' element type, "f32" (default) or "ue8m0" (one byte, a power of
+      two; row-wise and blockwise scales).
     - ``tile`` (BM, BN, BK; None: (128, 128, 64), or (128, 128, 128) for fp8: :func:`~.spec_fields.default_tile`,
       valid with every scale mode); ``cluster`` (1, 1), (2, 1) (two CTAs along M share
       the B tile, loaded once by TMA multicast) or (1, 2) (two along N share A);
@@ -166,6 +168,7 @@ class GemmSpec:
     activation: str | None = None
     scale: str | None = None
     fast_accum: bool = False
+    scale_type: str = "f32"
     epi_buffers: int = STAGING_BUFFERS
     load_a: int = 0
     load_b: int = 0
@@ -358,6 +361,8 @@ class GemmSpec:
             parts.append(f"scale{self.scale}")
         if self.fast_accum:
             parts.append("fastaccum")
+        if self.scale_type != "f32":
+            parts.append(str(self.scale_type))
         if self.epi_buffers != STAGING_BUFFERS:
             parts.append(f"eb{self.epi_buffers}")
         if self.load_a or self.load_b:

@@ -42,11 +42,11 @@ _TYPESTR = {"f2": "f16", "f4": "f32", "f8": "f64", "i1": "s8", "i2": "s16", "i4"
             "u1": "u8", "u2": "u16", "u4": "u32", "u8": "u64"}
 # substrings of a library's dtype name -> cute_py type, for types the typestr cannot say
 _NAMED = (("float8_e4m3fnuz", None), ("float8_e5m2fnuz", None), ("float8_e4m3b11", None),
-          ("bfloat16", "bf16"), ("float8_e4m3", "e4m3"), ("float8_e5m2", "e5m2"))
+          ("bfloat16", "bf16"), ("float8_e4m3", "e4m3"), ("float8_e5m2", "e5m2"), ("float8_e8m0fnu", "ue8m0"))
 _DL_CODES = {(0, 8): "s8", (0, 16): "s16", (0, 32): "s32", (0, 64): "s64",
              (1, 8): "u8", (1, 16): "u16", (1, 32): "u32", (1, 64): "u64",
              (2, 16): "f16", (2, 32): "f32", (2, 64): "f64", (4, 16): "bf16",
-             (10, 8): "e4m3", (12, 8): "e5m2"}
+             (10, 8): "e4m3", (12, 8): "e5m2", (14, 8): "ue8m0"}   # DLPack 1.1: kDLFloat8_e8m0fnu = 14
 _DL_CUDA, _DL_CUDA_MANAGED = 2, 13
 _DL_NAMES = {1: "CPU", 2: "CUDA", 3: "CUDA pinned host", 4: "OpenCL", 7: "Vulkan", 8: "Metal", 10: "ROCm",
              13: "CUDA managed", 14: "oneAPI"}
@@ -242,7 +242,7 @@ def _from_cuda_core(obj, shape, dtype, dev_id):
                    obj, shape)
 
 
-_NAMED_BY_NP = {"bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+_NAMED_BY_NP = {"bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2", "float8_e8m0fnu": "ue8m0"}
 _TYPESTR_NP = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                "float16", "float32", "float64"}
 

@@ -39,8 +39,8 @@ __all__ = ["define", "gemm", "gemm_cuda", "gemm_out", "scaled_gemm", "problem_of
 NAMESPACE = "cute_py"
 TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
 """torch dtype -> cute_py element type, for the types cute_py's GEMMs read or write."""
-FP8_TYPE_NAMES = {torch.float8_e4m3fn: "e4m3", torch.float8_e5m2: "e5m2"}
-"""torch dtype -> cute_py element type of the fp8 operands :data:`scaled_gemm` reads."""
+FP8_TYPE_NAMES = {torch.float8_e4m3fn: "e4m3", torch.float8_e5m2: "e5m2", torch.float8_e8m0fnu: "ue8m0"}
+"""torch dtype -> cute_py element type of the fp8 operands :data:`scaled_gemm` reads (and of UE8M0 scales)."""
 _FAKE_ADDRESS = 1 << 40
 """A stand-in base address for tensors without one (fake, CPU): aligned like every CUDA allocation, so a record's
 alignment is its storage offset's. The storages of one call are given the bases 1, 2, 3, ... times it
@@ -83,7 +83,7 @@ def _record(t: Tensor | None, what: str, op: str, base: int = _FAKE_ADDRESS):
     if name is None:
         raise GemmInputError(f"{op}: {what} has dtype {t.dtype}; supported: torch.bfloat16, torch.float16 "
                              f"(and torch.float32 for out, c, bias and scales; torch.float8_e4m3fn and "
-                             f"torch.float8_e5m2 for scaled_gemm's a and b)")
+                             f"torch.float8_e5m2 for scaled_gemm's a and b, torch.float8_e8m0fnu for its scales)")
     address = base + t.storage_offset() * t.element_size()
     return as_device_array(address, shape=tuple(t.shape), strides=tuple(t.stride()), dtype=name)
 

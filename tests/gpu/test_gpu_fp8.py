@@ -205,7 +205,31 @@ def test_bad_inputs_raise_before_launch():
                             use_fast_accum=True)
 
 
+@pytest.mark.parametrize("mode", ["row", "block"])
+@pytest.mark.parametrize("M,N,K", [(7, 9, 16), (127, 129, 144), (200, 640, 1040)])
+def test_ue8m0_scales_exact(mode, M, N, K):
+    """UE8M0 scales (float8_e8m0fnu, the exponent byte of a power of two) give the f32 scales' exact D: through
+    cute_py.scaled_gemm, a blockwise tile over two scale blocks, and torch.ops.cute_py.scaled_gemm; mixed scale
+    types are refused before launch."""
+    import cute_py.torch  # noqa: F401 - registers torch.ops.cute_py
+    from cute_py.emit import GemmSpec
+    rng = np.random.default_rng(M * 31 + N + K)
+    a, b, a8, b8 = fp8_operands(M, N, K, "e4m3", rng)
+    ea, eb, sa, sb = scales(mode, M, N, K, rng)
+    e8 = torch.float8_e8m0fnu
+    want = torch.from_numpy((a * ea) @ (b * eb)).bfloat16().cuda()
+    assert torch.equal(cute_py.scaled_gemm(a8, b8, sa.to(e8), sb.to(e8)), want)
+    assert torch.equal(torch.ops.cute_py.scaled_gemm(a8, b8, sa.to(e8), sb.to(e8)), want)
+    if mode == "block":
+        spec = GemmSpec(dtype="e4m3", scale="block", scale_type="ue8m0", tile=(64, 160, 128), consumers=1,
+                        epilogue="direct")                                        # D rows of 9 or 129: no TMA
+        assert torch.equal(cute_py.scaled_gemm(a8, b8, sa.to(e8), sb.to(e8), spec=spec), want)
+    with pytest.raises(GemmInputError, match="scale_a is ue8m0 but scale_b is f32"):
+        cute_py.scaled_gemm(a8, b8, sa.to(e8), sb)
+
+
 @pytest.mark.parametrize("argv", [["--dtype", "e4m3", "--scale", "block"],
+                                  ["--dtype", "e4m3", "--scale", "block", "--scale-type", "ue8m0"],
                                   ["--dtype", "e4m3", "--scale", "row", "--fast-accum"],
                                   ["--spec", "example:tn_e4m3_tensor_fastaccum_128x256"]])   # the spec fixes e4m3
 def test_cli_checks_and_times_fp8(argv, capsys):

@@ -274,6 +274,17 @@ def test_fp8_moe_exact(mode, fast):
         assert d.dtype == tt and torch.equal(d, want), (mode, fast, out_t, (d.double() - want.double()).abs().max())
 
 
+@pytest.mark.parametrize("mode", ["row", "block"])
+def test_fp8_moe_ue8m0_scales_exact(mode):
+    """DeepSeek-V3.1's MoE layers: groups along M with UE8M0 (float8_e8m0fnu) scales, as exact as f32 ones."""
+    rng = np.random.default_rng(24)
+    sizes = uneven(8, 96, rng)
+    da, db, offs, sa, sb, ref = fp8_moe(sizes, 384, 400, mode, "e4m3", rng)
+    e8 = torch.float8_e8m0fnu
+    d = cute_py.grouped_gemm(da, db, offs, scale_a=sa.to(e8), scale_b=sb.to(e8))
+    assert torch.equal(d, torch.from_numpy(ref).to(torch.bfloat16).cuda()), mode
+
+
 def test_fp8_moe_explicit_specs():
     rng = np.random.default_rng(22)
     sizes = uneven(9, 128, rng)

@@ -273,7 +273,7 @@ struct BlockScales { const float* __restrict__ a; const float* __restrict__ b; l
 constexpr int kScaleRows = 2;
 constexpr int kScaleCols = 1;
 __device__ __forceinline__ int scale_slot(int v) { return (v / 2) % 2; }
-// the thread's scale_a values (its rows of every m-block; rows past M read row M - 1) and
+// the thread's scale_a values (its rows of every m-block; rows past M read row M - 1; as stored: float) and
 // each column chunk's scale_b (chunks past N read the last block), for K tile kb
 __device__ __forceinline__ void load_scales(const BlockScales& sc, int m_row, int n0, int kb,
                                             float (&sa)[kMBlocks][kScaleRows], float (&sb)[kScaleCols]) {

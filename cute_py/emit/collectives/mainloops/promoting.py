@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ...blockscale import block_scales_init, scale_loads
 from ...grouping import BATCH
-from ...scaling import SCALE_BLOCK
+from ...scaling import SCALE_BLOCK, scale_ctype, scale_read
 from .warpspecialized import WarpSpecialized, stage_head, wgmma_calls
 
 __all__ = ["Promoting"]
@@ -76,14 +76,14 @@ class Promoting(WarpSpecialized):
         return ["#pragma unroll", f"{ind}for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
                 f"{ind}  for (int v = 0; v < kPartPerBlock; ++v) {add}"]
 
-    @staticmethod
-    def _scale_products(ind: str) -> list:
+    def _scale_products(self, ind: str) -> list:
         """``ab``: this K tile's scale_a * scale_b per row and scale_b value (a chunk's, or a straddling tile's
         block's); then the next K tile's scale loads."""
         return [f"{ind}float ab[kScaleCols][kMBlocks][kScaleRows];        // this K tile's scale_a * scale_b",
                 "#pragma unroll", f"{ind}for (int c = 0; c < kScaleCols; ++c)", "#pragma unroll",
                 f"{ind}  for (int mb = 0; mb < kMBlocks; ++mb)", "#pragma unroll",
-                f"{ind}    for (int r = 0; r < kScaleRows; ++r) ab[c][mb][r] = sa[mb][r] * sb[c];",
+                f"{ind}    for (int r = 0; r < kScaleRows; ++r) ab[c][mb][r] = {scale_read(self.p.spec, 'sa[mb][r]')} * "
+                f"{scale_read(self.p.spec, 'sb[c]')};",
                 f"{ind}// the next K tile's scales: in flight during this K tile, used by the next",
                 f"{ind}if (kb + 1 < kb1) load_scales(sc, m_row, n0, kb + 1, sa, sb);"]
 
@@ -101,7 +101,7 @@ class Promoting(WarpSpecialized):
             if h == pp.chunks - 1:
                 body.append(f"{ind}ring.release(s);")
             body += self._promote(h, ind)
-        first_scales = ("\n    float sa[kMBlocks][kScaleRows], sb[kScaleCols];     // the scales of the next K tile"
+        first_scales = (f"\n    {scale_ctype(p.spec)} sa[kMBlocks][kScaleRows], sb[kScaleCols];     // the scales of the next K tile"
                         "\n    load_scales(sc, m_row, n0, kb0, sa, sb);") if block else ""
         if block and pp.straddles:
             first_scales += ("\n    const int nb8 = (kScaleBlock - n0 % kScaleBlock) / 8;   // the tile's 8-column "

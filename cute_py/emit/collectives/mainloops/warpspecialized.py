@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ...grouping import BATCH, carries_group_mode
 from ...params import SCALE_STRIDES, KernelParam
+from ...scaling import scale_ctype
 from ..base import Collective
 from .producer import Producer
 
@@ -86,7 +87,8 @@ class WarpSpecialized(Collective):
                      [KernelParam(f"tma_{x}", "tensormap")])
             rows += [KernelParam(f"ld_{x}l", "s64")] if load and carries_group_mode(spec, x) else []  # group stride
         if spec.scale:
-            rows += [KernelParam("scale_a", "pointer", "const float"), KernelParam("scale_b", "pointer", "const float")]
+            t = f"const {scale_ctype(spec)}"
+            rows += [KernelParam("scale_a", "pointer", t), KernelParam("scale_b", "pointer", t)]
             rows += [KernelParam(n, "s64") for n in SCALE_STRIDES]
             rows += [KernelParam("sa_l", "s64")] if spec.grouping == BATCH else []   # a batch's scale_a stride
             rows += [KernelParam("sb_l", "s64")] if spec.grouping else []
