@@ -20,7 +20,9 @@ from .layout import Layout, LayoutLeft, LayoutRight, coprofile, crd2idx, is_layo
 from .slicing import dice, dice_modes, slice_, slice_and_offset, slice_modes
 from .mixed_bits import MixedBits, make_mixed_bits, to_mixed_bits
 from .make import make_identity_layout, make_layout, make_layout_like, make_ordered_layout, tiler_to_layout
-from .modes import append, domain_offset, flatten, squeeze, group, prepend, replace, select, take, unflatten, zip
+from .modes import (append, concat, domain_offset, flatten, iter_layout, squeeze, group, prepend, replace, select,
+                    sort, take, unflatten, zip)
+from .queries import crd2flat, crd2offset, is_affine, is_empty, is_stride_scalar
 from .parse import parse
 from .recast import downcast, max_alignment, recast_by, recast_layout, sizeof_bits, upcast
 from .swizzle import ComposedLayout, Swizzle, get_nonswizzle_portion, get_swizzle_portion, make_swizzle
@@ -47,7 +49,9 @@ __all__ = [
     "make_layout", "make_ordered_layout", "make_layout_like", "make_fragment_like",
     "make_identity_layout", "make_swizzle", "is_layout",
     "size", "cosize", "rank", "depth", "shape", "stride", "coshape", "coprofile", "crd2idx",
+    "is_empty", "is_affine", "is_stride_scalar", "crd2flat", "crd2offset",
     "get", "take", "select", "group", "flatten", "unflatten", "append", "prepend", "replace", "zip",
+    "concat", "sort", "iter_layout",
     "slice_", "slice_and_offset", "dice", "slice_modes", "dice_modes", "domain_offset",
     "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse",
     "left_inverse", "nullspace", "max_common_layout", "max_common_vector", "domain_distribute",

@@ -84,16 +84,29 @@ def make_layout_like(layout: Layout) -> Layout:
     >>> print(make_layout_like(Layout((2, 3), (E(1), E(0)))), make_layout_like(Layout((2, 4), (F2(8), F2(1)))))
     (2,3):(3,1) (2,4):(4,1)
     """
-    _require_layout("make_layout_like", layout)
+    return compact_like("make_layout_like", layout)
+
+
+def compact_like(op: str, layout: Layout) -> Layout:
+    """:func:`make_layout_like` for operation ``op`` (whose name its errors carry): the compact layout of
+    ``layout``'s shape whose strides keep the order of ``layout``'s."""
+    _require_layout(op, layout)
     shp, std = layout.shape, layout.stride
     flat = it.flatten_to_tuple(std)
-    kinds = {"int" if it.is_int(d) or it.is_sym(d) else type(d).__name__ for d in flat if not _is_zero(d)}
-    if kinds - {"int"}:
-        if len(kinds) > 1 or kinds - {"ScaledBasis", "F2"}:
-            raise layout_error(LayoutError, "make_layout_like", "strides of one kind to order",
-                               f"strides of kinds {sorted(kinds)} have no common order", layout=layout)
-        std = _ranks(std, sorted({d for d in flat if not _is_zero(d)}, key=_stride_key))
-    return Layout._make(shp, it.compact_order(it.filter_zeros(std, shp), std, "make_layout_like"))
+    if stride_kind(op, layout) != "int":
+        std = _ranks(std, sorted({d for d in flat if not _is_zero(d)}, key=lambda d: stride_key(op, d)))
+    return Layout._make(shp, it.compact_order(it.filter_zeros(std, shp), std, op))
+
+
+def stride_kind(op: str, layout: Layout) -> str:
+    """The kind of ``layout``'s nonzero strides, ``"int"`` (ints and symbols), ``"ScaledBasis"`` or ``"F2"``: the
+    kinds :func:`stride_key` orders; a mix of kinds, or another kind, is refused naming ``op``."""
+    kinds = {"int" if it.is_int(d) or it.is_sym(d) else type(d).__name__
+             for d in it.flatten_to_tuple(layout.stride) if not _is_zero(d)}
+    if len(kinds) > 1 or kinds - {"int", "ScaledBasis", "F2"}:
+        raise layout_error(LayoutError, op, "strides of one kind to order",
+                           f"strides of kinds {sorted(kinds)} have no common order", layout=layout)
+    return kinds.pop() if kinds else "int"
 
 
 def _is_zero(d) -> bool:
@@ -101,12 +114,17 @@ def _is_zero(d) -> bool:
         isinstance(d, F2) and d.value == 0)
 
 
-def _stride_key(d):
+def stride_key(op: str, d):
     """The order of basis strides (by codomain mode, then value: mode 0 varies fastest, as a colexicographic
-    coordinate does) and of F2 strides (by the int their bits spell)."""
+    coordinate does) and of F2 strides (by the int their bits spell); a zero of either kind first. Ints order as
+    themselves (the caller keeps one kind: :func:`stride_kind`)."""
+    if _is_zero(d):
+        return (), 0
+    if it.is_int(d) or it.is_sym(d):
+        return d
     if isinstance(d, ScaledBasis):
         if not it.is_int(d.value):
-            raise layout_error(LayoutError, "make_layout_like", "basis strides of one term with an int value",
+            raise layout_error(LayoutError, op, "basis strides of one term with an int value",
                                f"stride {d} is not one basis term with an int value", stride=d)
         return d.mode, d.value
     return (), int(d)

@@ -14,9 +14,11 @@ import builtins
 from . import int_tuple as it
 from .errors import RankError, layout_error, _r, names_caller
 from .layout import ALGEBRA, Layout, _index, _is_tensor, _modes, _require_layout
+from .make import stride_key, stride_kind
 
 __all__ = [
     "take", "select", "group", "flatten", "unflatten", "append", "prepend", "replace", "zip", "transform_layout", "domain_offset", "squeeze",
+    "concat", "sort", "iter_layout",
 ]
 
 
@@ -249,3 +251,50 @@ def squeeze(layout):
 
 
 ALGEBRA.squeeze = squeeze  # Layout.squeeze calls it
+
+
+def concat(*layouts) -> Layout:
+    """One layout whose modes are those of each of ``layouts`` in turn (an int-shaped layout is one mode): the
+    tensor-layouts library's ``concat``, :func:`append` of several at once.
+
+    >>> print(concat(Layout((4, 8)), Layout(2, 32), Layout(((2, 2),), ((64, 128),))))
+    (4,8,2,(2,2)):(1,4,32,(64,128))
+    """
+    shapes, strides = (), ()
+    for x in layouts:
+        _require_layout("concat", x)
+        s, d = _modes(x)
+        shapes, strides = shapes + s, strides + d
+    return Layout._make(shapes, strides)
+
+
+def sort(layout) -> Layout:
+    """The flat modes of ``layout`` in increasing stride order, stride-0 modes first, ties in their order: the
+    tensor-layouts library's ``sort``. Strides order as :func:`~cute_py.layouts.make.make_layout_like` orders
+    them (basis strides by codomain mode then value, F2 strides by the int their bits spell; a mix of kinds is
+    refused). A sorted compact layout is column-major: ``sort`` undoes a permutation of its modes.
+
+    >>> print(sort(Layout((4, (2, 3)), (6, (1, 2)))), sort(Layout((2, 3, 4), (12, 0, 1))))
+    (2,3,4):(1,2,6) (3,4,2):(0,1,12)
+    """
+    _require_layout("sort", layout)
+    shapes, strides = it.flatten_to_tuple(layout.shape), it.flatten_to_tuple(layout.stride)
+    ints = stride_kind("sort", layout) == "int"
+    keys = [d if ints else stride_key("sort", d) for d in strides]
+    order = sorted(builtins.range(len(keys)), key=lambda i: (keys[i], i))
+    return Layout._make(tuple(shapes[i] for i in order), tuple(strides[i] for i in order))
+
+
+def iter_layout(layout):
+    """``(coordinate, offset)`` for every coordinate of ``layout`` (a Layout or ComposedLayout), in the order of
+    its index (colexicographic: mode 0 fastest): the tensor-layouts library's ``iter_layout``.
+
+    >>> list(iter_layout(Layout((2, 2), (1, 4))))
+    [((0, 0), 0), ((1, 0), 1), ((0, 1), 4), ((1, 1), 5)]
+    """
+    if not (isinstance(layout, Layout) or getattr(layout, "_is_composed_layout", False)):
+        _require_layout("iter_layout", layout)
+    shape = layout.shape
+    for i in builtins.range(it.product(shape)):
+        c = it.idx2crd(i, shape)
+        yield c, layout(c)
