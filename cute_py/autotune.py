@@ -130,8 +130,7 @@ def candidate_specs(M: int, N: int, K: int, base: GemmSpec, sm_count: int = 132)
     if not isinstance(sm_count, int) or sm_count < 1:
         raise AutotuneError(f"candidate_specs: sm_count must be a positive int, got {sm_count!r}")
     specs, extra = [base], []
-    wide = PROMOTED_TILES if base.promotes and base.scale in ("tensor", "row") else ()
-    for bm, bn, _ in TILES + wide:
+    for bm, bn, _ in TILES:
         tile = bm, bn, bk = bm, bn, base.tile[2]            # BK as the base's: 64 for 16-bit types, 128 for fp8
         m_tiles, n_tiles, k_blocks = -(-M // bm), -(-N // bn), -(-K // bk)
         at = dict(tile=tile, consumers=1 if bm == 64 else 2, cluster=(1, 1), schedule="cooperative",
@@ -140,6 +139,9 @@ def candidate_specs(M: int, N: int, K: int, base: GemmSpec, sm_count: int = 132)
             specs.append(_made(base, **{**at, "group": group, "split_k": split}))
         extra += [_made(base, **{**at, "cluster": c}) for c in CLUSTERS if c[0] <= m_tiles and c[1] <= n_tiles]
         extra.append(_made(base, **{**at, "consumers": 2, "schedule": "pingpong"}))
+    if base.promotes and base.scale in ("tensor", "row"):     # one schedule each, after every other candidate
+        extra += [_made(base, tile=(bm, bn, base.tile[2]), consumers=2, cluster=(1, 1), schedule="cooperative",
+                        persistent=True, split_k=1) for bm, bn, _ in PROMOTED_TILES]
     return [s for s in dict.fromkeys(specs + extra) if s is not None][:MAX_CANDIDATES]
 
 

@@ -57,7 +57,7 @@ def add_parser(sub):
     g.add_argument("--layout", choices=tuple(LAYOUT_MAJORS),
                    help="BLAS naming: first letter A, second B; t = A K-major / B N-major (default tn: both K-major)")
     g.add_argument("--spec", metavar="FILE", help="a GemmSpec in TOML or JSON, which fixes the types, layout and "
-                   "scales (so --dtype, --layout, --scale and --fast-accum are refused with it); "
+                   "scales (so --dtype, --layout, --scale, --fast-accum and --scale-type are refused with it); "
                    "'example:NAME' for a shipped one")
     g.add_argument("--check", action="store_true",
                    help="on a GPU: small-integer inputs, every element compared with a float64 reference")

@@ -100,7 +100,8 @@ def scaled_gemm(a, b, scale_a, scale_b, *, out_dtype=None, bias=None, out=None, 
     - ``a`` (M, K) and ``b`` (K, N): ``float8_e4m3fn`` or ``float8_e5m2`` (one type), both K-major (a
       row-major, b the transpose of a row-major (N, K) array): Hopper's fp8 wgmma reads only K-major operands.
       Any K (rows of K bytes that are not 16-byte multiples are staged, as :func:`gemm` stages).
-    - ``scale_a``, ``scale_b``: f32 arrays whose shapes choose the mode, as ``torch._scaled_mm`` does:
+    - ``scale_a``, ``scale_b``: f32 arrays (or, row-wise and blockwise, both ``float8_e8m0fnu``: UE8M0, one byte
+      per power of two) whose shapes choose the mode, as ``torch._scaled_mm`` does:
       one element each (per tensor); (M, 1) and (1, N) (row-wise: ``scale_a[m]``, ``scale_b[n]``);
       (M, ceil(K/128)) and (ceil(K/128), ceil(N/128)) (blockwise, DeepSeek-V3's 1 x 128 blocks of a and
       128 x 128 of b: each 128-wide K tile's partial sums are scaled before they join the f32 accumulators).
@@ -148,7 +149,8 @@ def grouped_gemm(a, b, offs=None, *, scale_a=None, scale_b=None, use_fast_accum=
     - bf16 or f16; each matrix contiguous along one dimension (``b`` stored (G, N, K) and passed as
       ``w.transpose(-2, -1)`` is the common, K-major case), any strides (what TMA cannot read is staged), as
       :func:`gemm`.
-    - fp8 (e4m3 / e5m2, both K-major) with f32 ``scale_a`` and ``scale_b``, groups along M, as
+    - fp8 (e4m3 / e5m2, both K-major) with f32 (or UE8M0: :func:`scaled_gemm`) ``scale_a`` and ``scale_b``,
+      groups along M, as
       ``torch._scaled_grouped_mm``: scale_a (total_M,) and scale_b (G, N) are row-wise (scale_a[m] per token,
       scale_b[g, n] per expert and column); scale_a (total_M, ceil(K/128)) and scale_b (G, ceil(K/128),
       ceil(N/128)) blockwise (DeepGEMM's contiguous layout); one element each per tensor. A batch of fp8 GEMMs

@@ -511,12 +511,15 @@ class _Reader:
             if m[0] is None:
                 self.fail(f"{name} has shape {x.shape}: scales are 2-D (or a single element for per-tensor "
                           f"scaling), as in torch._scaled_mm")
-        if SA.size == 1 and SB.size == 1 and sa[0] == (1, 1) and sb[0] == (1, 1):
-            return SA, SB, "tensor", (0, 0, 0, 0)
+        one = SA.size == 1 and SB.size == 1 and sa[0] == (1, 1) and sb[0] == (1, 1)
+        if one and SA.dtype.name != "ue8m0":           # UE8M0 scales have no per-tensor mode: one element each
+            return SA, SB, "tensor", (0, 0, 0, 0)      # reads as row-wise or blockwise where the extents allow
         if sa[0] == (M, 1) and sb[0] == (1, N):
             return SA, SB, "row", (sa[1][0], 0, 0, sb[1][1])
         if sa[0] == (M, kb) and sb[0] == (kb, nb):
             return SA, SB, "block", sa[1] + sb[1]
+        if one:
+            return SA, SB, "tensor", (0, 0, 0, 0)      # refused for UE8M0 by scale_type, with the reason
         self.fail(f"scale shapes {SA.shape} and {SB.shape} name no scale mode for M={M}, N={N}, K={K}: one element "
                   f"each (per tensor), ({M}, 1) and (1, {N}) (row-wise), or ({M}, {kb}) and ({kb}, {nb}) (blockwise: "
                   f"1 x {SCALE_BLOCK} blocks of a, {SCALE_BLOCK} x {SCALE_BLOCK} of b)")

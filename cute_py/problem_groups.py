@@ -114,12 +114,15 @@ def _scales(r: _Reader, scale_a, scale_b, M, N, K, G, devices, fast_accum, batch
     (sa, ta), (sb, tb) = (SA.shape, SA.strides), (SB.shape, SB.strides)
     lead = (G,) if batch else ()                       # scale_a's group mode
     la = ta[0] if batch and G > 1 and len(ta) > len(lead) else 0
-    if SA.size == 1 and SB.size == 1 and (G == 1 or len(sb) <= 1):
+    one = SA.size == 1 and SB.size == 1 and (G == 1 or len(sb) <= 1)
+    if one and SA.dtype.name != "ue8m0":               # UE8M0 scales have no per-tensor mode (Reader.scales)
         mode, strides, la, lb = "tensor", (0, 0, 0, 0), 0, 0
     elif sa in (lead + (M,), lead + (M, 1)) and sb in ((G, N), (G, 1, N)):
         mode, strides, lb = "row", (ta[len(lead)], 0, 0, tb[-1]), tb[0]
     elif sa == lead + (M, kb) and sb == (G, kb, nb):
         mode, strides, lb = "block", ta[len(lead):] + tb[1:], tb[0]
+    elif one:
+        mode, strides, la, lb = "tensor", (0, 0, 0, 0), 0, 0      # refused for UE8M0 by scale_type
     else:
         what = f"a batch of {G} GEMMs M={M}" if batch else f"{G} groups of M={M} rows in all"
         r.fail(f"scale shapes {SA.shape} and {SB.shape} name no scale mode for {what}, N={N}, K={K}: one element "

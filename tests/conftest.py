@@ -53,6 +53,7 @@ SLOW = {
     "tests/test_docs.py": "builds the docs with Sphinx",
     "tests/test_fuzz_api.py::test_cli": "starts a process per generated command line",
     "tests/test_emit_compile.py::test_compiles_without_spills": "compiles kernels with NVRTC",
+    "tests/test_emit_compile.py::test_whole_tile_promotion_compiles_without_spills": "compiles kernels with NVRTC",
     "tests/test_feature_pairs.py::test_composing_pair_compiles_without_spills": "compiles kernels with NVRTC",
     "tests/test_notebooks.py": "executes every notebook in a Jupyter kernel",
     "tests/test_explore_browser.py": "drives a headless Chromium",

@@ -60,3 +60,34 @@ def test_compiles_without_spills(spec, kernel_cache, monkeypatch):
     assert prog.stack_bytes.get(spec.name, 0) == 0, prog.log
     assert prog.registers[spec.name] <= (168 if spec.consumers == 2 else 255)
     assert not prog.warnings, prog.warnings
+
+
+def _whole_tile_promotions():
+    """Every promoting spec whose tile is summed whole (PROMOTE_REGS bounds it), over tiles of 80-192 columns,
+    both consumer counts, the schedules that keep whole-tile promotion (split-K, groups along M, the direct
+    epilogue) and every scale mode and type."""
+    from cute_py.emit import SpecError
+    variants = ({}, dict(split_k=2), dict(b="(N,K,L):(K,1,ldb_l)"), dict(epilogue="direct"),
+                dict(schedule="pingpong"), dict(scheduler="stream_k"), dict(cluster=(2, 1)))
+    tiles = (((128, 160, 128), 2), ((128, 144, 128), 2), ((128, 80, 128), 2), ((64, 160, 128), 1),
+             ((64, 192, 128), 1))
+    modes = (("tensor", "f32"), ("row", "f32"), ("block", "f32"), ("block", "ue8m0"))
+    out = []
+    for ((t, c), v, (m, st)) in itertools.product(tiles, variants, modes):
+        try:
+            s = GemmSpec(dtype="e4m3", scale=m, scale_type=st, tile=t, consumers=c, **v)
+        except SpecError:
+            continue
+        if s.promote_chunk() == t[1]:
+            out.append(s)
+    return out
+
+
+@pytest.mark.parametrize("spec", _whole_tile_promotions(), ids=lambda s: s.name)
+def test_whole_tile_promotion_compiles_without_spills(spec, kernel_cache, monkeypatch):
+    """scaling.PROMOTE_REGS is a measured bound: every spec it lets promote a tile whole compiles without a spill
+    (ping-pong, stream-K and clusters, which spilled, promote in chunks: scaling.whole_tile_promotes)."""
+    from cute_py import runtime as rt
+    monkeypatch.setenv("CUTE_PY_CACHE_DIR", str(kernel_cache))
+    prog = rt.compile(emit_gemm(spec), name=f"{spec.name}.cu")
+    assert prog.spills[spec.name] == 0, prog.log

@@ -52,7 +52,7 @@ def test_fp8_specs_validate_and_name_their_scales():
     (dict(scale="block", fast_accum=True, **E4M3), "always promotes"),
     (dict(scale="block", dtype="e4m3", tile=(128, 128, 64)), "BK must be 128"),
     (dict(scale="tensor", dtype="e4m3", tile=(128, 256, 128)), "or set fast_accum = True"),
-    (dict(scale="block", dtype="e4m3", tile=(128, 176, 128)), "touches at most two scale blocks, 3 here"),
+    (dict(scale="block", dtype="e4m3", tile=(128, 176, 128)), "touches 3 scale blocks"),
 ])
 def test_spec_rules(fields, problem):
     with pytest.raises(SpecError, match="constraint") as e:
@@ -71,7 +71,7 @@ def test_promote_chunk_fits_the_registers():
              ((64, 192, 128), 1, "tensor"): 192, ((64, 192, 128), 1, "block"): 64}      # + 8: 200 > 192
     for (tile, consumers, mode), want in cases.items():
         if want is None:                                  # no chunk fits: no such spec
-            with pytest.raises(SpecError, match="none fits"):
+            with pytest.raises(SpecError, match="no chunk of .* fits in"):
                 GemmSpec(dtype="e4m3", scale=mode, tile=tile, consumers=consumers)
             continue
         s = GemmSpec(dtype="e4m3", scale=mode, tile=tile, consumers=consumers)
@@ -208,6 +208,19 @@ def test_ue8m0_scales(mode, sa, sb):
     assert "ue8m0_to_f32" not in emit_gemm(spec.replace(scale_type="f32"))
     with pytest.raises(SpecError, match="scale_type = 'ue8m0' applies to row-wise and blockwise scales"):
         GemmSpec(dtype="e4m3", scale="tensor", scale_type="ue8m0")
+
+
+def test_single_element_ue8m0_scales_read_as_row_wise_or_blockwise():
+    """UE8M0 has no per-tensor mode, so one element each is the row-wise (M = N = 1) or blockwise (M = 1,
+    K <= 128, N <= 128) scale it equals; anywhere else it is refused naming per-tensor scaling."""
+    one = rec((1, 1), (1, 1), "ue8m0")
+    for (m, n, k), mode in (((1, 1, 64), "row"), ((1, 64, 128), "block")):
+        p = Problem.from_arrays(rec((m, k), (k, 1), "e4m3"), rec((k, n), (1, k), "e4m3"), scale_a=one, scale_b=one,
+                                op="scaled_gemm")
+        assert (p.scale, p.scale_type) == (mode, "ue8m0")
+    with pytest.raises(GemmInputError, match="ue8m0 scales apply to row-wise and blockwise scaling, not per-tensor"):
+        Problem.from_arrays(rec((1, 128), (128, 1), "e4m3"), rec((128, 256), (1, 128), "e4m3"), scale_a=one,
+                            scale_b=one, op="scaled_gemm")
 
 
 def test_scale_ranks_out_dtype_and_empty_problems():

@@ -34,7 +34,7 @@ from .checks import require
 from .cprint import to_c
 from .params import SCALE_STRIDES
 from .tv_split import split_part
-from .scaling import SCALE_BLOCK, UE8M0_TO_F32, scale_ctype
+from .scaling import SCALE_BLOCK, scale_source
 
 __all__ = ["block_scales_init", "scale_slot", "scale_col8", "scale_loads"]
 
@@ -62,8 +62,8 @@ def scale_col8(p) -> str:
     (thread, value) against the C TV layout's parts.
 
     >>> from cute_py.emit import GemmSpec, gemm_plan
-    >>> scale_col8(gemm_plan(GemmSpec(dtype="e4m3", scale="block", tile=(128, 160, 128))))
-    '(v / 4) % 20'
+    >>> scale_col8(gemm_plan(GemmSpec(dtype="e4m3", scale="block", tile=(128, 144, 128))))
+    '(v / 4) % 18'
     """
     import numpy as np
     from ..layouts.symbolic import indices          # sympy loads when a spec is planned, not at import
@@ -103,7 +103,7 @@ def scale_loads(p) -> str:
         col = f"n0 + c * {pp.n}"
         cols = ""
     spec = p.spec
-    ct, ue8m0 = scale_ctype(spec), UE8M0_TO_F32 if spec.scale_type == "ue8m0" else ""
+    ct, ue8m0 = scale_source(spec)
     return f"""
 // ---- blockwise scales: scale_a (M, KB):(sa_m, sa_k), one per row and {SCALE_BLOCK}-wide K block; scale_b
 //      (KB, NB):(sb_k, sb_n), one per {SCALE_BLOCK} x {SCALE_BLOCK} block (KB = ceil(K / {SCALE_BLOCK}); BK = {SCALE_BLOCK}: one

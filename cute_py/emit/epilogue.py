@@ -20,7 +20,7 @@ from .blockscale import scale_slot
 from .cprint import commented, to_c
 from .epilogue_plan import staging_swizzle, stsm_lane_index, thread_index
 from .tv_split import split_part
-from .scaling import UE8M0_TO_F32, scale_ctype, scale_read
+from .scaling import scale_read, scale_source
 
 __all__ = ["epilogue", "epi_init", "tv_expr", "row_scales", "EpilogueOp", "EPILOGUE_OPS", "epilogue_ops"]
 
@@ -139,7 +139,7 @@ def row_scales(p) -> str:
         return ""
     slot, step = scale_slot(p)
     spec = p.spec
-    ct, ue8m0 = scale_ctype(spec), UE8M0_TO_F32 if spec.scale_type == "ue8m0" else ""
+    ct, ue8m0 = scale_source(spec)
     read_a = scale_read(spec, f"sa[min(mt + mb * kTvRows + r * {step}, M - 1) * sa_m]")
     read_b = scale_read(spec, "sb[min(nt + acc_n_value(v), N - 1) * sb_n]")
     return f"""{ue8m0}
@@ -296,7 +296,7 @@ def _epilogue_tma(p, coords: dict) -> str:
 // into one of kEpiBuffers {e.buf_bytes}-byte staging buffers, and one thread stores the chunk with TMA; a buffer is
 // reused once the store that read it is done (bulk wait_group.read), so stores overlap the next chunk,
 // the next tile's mainloop and the producer's loads.
-// staging layout {e.smem} (elements): 128-byte rows under the 128 B swizzle;
+// staging layout {e.smem} (elements): {cols * e.elem_bytes}-byte rows under the {cols * e.elem_bytes} B swizzle;
 {how}
 // TMA store of D: box {e.tma.box_dim} over gmem modes {e.tma.gmem_modes}, swizzle {e.tma.swizzle}.
 {slab_rows}constexpr int kEpiCols = {cols}, kEpiChunks = {chunks};     // a slab: kEpiChunks chunks of {e.rows} x kEpiCols

@@ -13,7 +13,8 @@ columns ``[h n, (h + 1) n)``. Derived and checked here:
 - the B descriptor of an ``n``-row slice of B's stage tile, equal to the
   tile's but for its slice offsets ``desc.offset(h, j)``;
 - with blockwise scales, each chunk lies in one 128-column scale block, or the chunk is the whole tile and
-  touches at most two (``straddles``: BN = 144, 160, 192); then each value takes the scale of its column's block.
+  touches at most two (``straddles``: 128-row tiles of 48, 80, 96, 112 or 144 columns; with one consumer
+  warpgroup 160 too); then each value takes the scale of its column's block.
 
 >>> from cute_py.emit import GemmSpec, gemm_plan
 >>> pp = gemm_plan(GemmSpec(dtype="e4m3", scale="block", tile=(128, 192, 128))).promotion

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from math import gcd
 
-__all__ = ["FP8_DTYPES", "SCALES", "SCALE_TYPES", "scale_ctype", "scale_read", "UE8M0_TO_F32", "SCALE_BLOCK", "PROMOTE_REGS", "PROMOTE_CHUNKS", "scale_problems", "promote_chunk",
+__all__ = ["FP8_DTYPES", "SCALES", "SCALE_TYPES", "scale_ctype", "scale_read", "scale_source", "UE8M0_TO_F32",
+           "whole_tile_promotes", "SCALE_BLOCK", "PROMOTE_REGS", "PROMOTE_CHUNKS", "scale_problems", "promote_chunk",
            "scale_blocks_per_tile", "promote_regs", "PROMOTE_CHUNK_REGS"]
 
 FP8_DTYPES = ("e4m3", "e5m2")
@@ -41,6 +42,12 @@ __device__ __forceinline__ float ue8m0_to_f32(u8 e) {
 def scale_ctype(spec) -> str:
     """The C element type of ``spec``'s scale arrays: ``float``, or ``u8`` for UE8M0."""
     return "u8" if spec.scale_type == "ue8m0" else "float"
+
+
+def scale_source(spec) -> tuple:
+    """``(C element type, device code)`` of ``spec``'s scale arrays: ``float`` and nothing, or ``u8`` and
+    :data:`UE8M0_TO_F32`, which the scale reads (:func:`scale_read`) call."""
+    return scale_ctype(spec), UE8M0_TO_F32 if spec.scale_type == "ue8m0" else ""
 
 
 def scale_read(spec, expr: str) -> str:
@@ -86,11 +93,14 @@ def scale_blocks_per_tile(bn: int) -> int:
 
 
 def promote_chunk(spec) -> int | None:
-    """The column chunk of ``spec``'s promoting mainloop: the whole tile (BN) when its sums fit beside the
-    accumulators (:data:`PROMOTE_REGS`), else the widest of :data:`PROMOTE_CHUNKS` that divides BN and fits; None
-    when none does (or the spec does not promote). With blockwise scales a chunk lies in one 128-column scale
-    block (it divides 128), or is the whole tile touching at most two (:func:`scale_blocks_per_tile`: BN = 80, 144,
-    160 or 192, not 176), whose columns then pick their block's scale (:mod:`cute_py.emit.blockscale`).
+    """The column chunk of ``spec``'s promoting mainloop: the whole tile (BN) when the spec is cooperative,
+    without stream-K or a cluster (:func:`whole_tile_promotes`), and its sums fit beside the accumulators
+    (:data:`PROMOTE_REGS`); else the widest of :data:`PROMOTE_CHUNKS` that divides BN and fits
+    (:data:`PROMOTE_CHUNK_REGS`; a tile narrower than the narrowest chunk is one chunk); None when none does (or
+    the spec does not promote). With blockwise scales a chunk lies in one 128-column scale block (it divides
+    128), or is the whole tile touching at most two (:func:`scale_blocks_per_tile`), whose columns then pick
+    their block's scale (:mod:`cute_py.emit.blockscale`): 128-row tiles of 48, 80, 96, 112 or 144 columns, and
+    with one consumer warpgroup 160 too; not 176, which touches three.
 
     >>> from cute_py.emit import GemmSpec
     >>> promote_chunk(GemmSpec(dtype="e4m3", scale="block", tile=(64, 256, 128), consumers=1))
@@ -105,13 +115,23 @@ def promote_chunk(spec) -> int | None:
     bm, bn, _ = spec.tile
     if not isinstance(bn, int) or bn <= 0:
         return None
-    for n in (bn,) + PROMOTE_CHUNKS:
-        whole = n == bn
-        in_blocks = SCALE_BLOCK % n == 0 or (whole and scale_blocks_per_tile(bn) <= 2)
+    whole = whole_tile_promotes(spec)
+    narrow = (bn,) if bn < PROMOTE_CHUNKS[-1] else ()
+    for n in ((bn,) if whole else ()) + PROMOTE_CHUNKS + narrow:
+        in_blocks = SCALE_BLOCK % n == 0 or (whole and n == bn and scale_blocks_per_tile(bn) <= 2)
         if bn % n == 0 and (spec.scale != "block" or in_blocks) and promote_regs(spec, n) <= (
-                PROMOTE_REGS if whole else PROMOTE_CHUNK_REGS).get(spec.consumers, 0):
+                PROMOTE_REGS if whole and n == bn else PROMOTE_CHUNK_REGS).get(spec.consumers, 0):
             return n
     return None
+
+
+def whole_tile_promotes(spec) -> bool:
+    """Whether ``spec``'s tile may be promoted whole under :data:`PROMOTE_REGS`: the cooperative schedule without
+    stream-K or a cluster. Measured with ptxas (CUDA 13) over whole-tile promotions of 64-192 columns in every
+    scale mode: the ping-pong schedule spilled 40-240 bytes, stream-K 32-168, a 2-CTA cluster 8-16; split-K,
+    groups along M and the direct epilogue none. The others promote in :data:`PROMOTE_CHUNKS` as before."""
+    return (spec.schedule == "cooperative" and tuple(spec.cluster) == (1, 1)
+            and not str(spec.scheduler or "").startswith("stream_k"))
 
 
 def promote_regs(spec, n: int) -> int:
@@ -162,12 +182,19 @@ def scale_problems(spec) -> list:
         if spec.promote_chunk() is None:
             c = spec.tile_warpgroups
             acc = bm * bn // (128 * c)
+            if whole_tile_promotes(spec):
+                whole = (f"the whole tile needs {promote_regs(spec, bn)} registers per consumer thread"
+                         + (f" (its sums and {promote_regs(spec, bn) - 2 * acc} for the scales of two blocks)"
+                            if promote_regs(spec, bn) > 2 * acc else "")
+                         + f" of {PROMOTE_REGS.get(spec.consumers)}"
+                         + (f", and touches {scale_blocks_per_tile(bn)} scale blocks (at most 2)"
+                            if spec.scale == "block" and scale_blocks_per_tile(bn) > 2 else ""))
+            else:
+                whole = ("the whole tile is promoted at once only with the cooperative schedule, without stream-K "
+                         "or a cluster")
             out.append(f"{why} keeps the accumulators ({acc} per consumer thread) and one column chunk of the "
-                       f"K tile's sums (the whole tile, or {PROMOTE_CHUNKS} columns dividing BN = {bn}"
+                       f"K tile's sums: {whole}; no chunk of {PROMOTE_CHUNKS} columns divides BN = {bn}"
                        + (f" and the {SCALE_BLOCK}-column scale block" if spec.scale == "block" else "")
-                       + (f"; the whole tile only when it touches at most two scale blocks, {scale_blocks_per_tile(bn)} "
-                          f"here" if spec.scale == "block" and scale_blocks_per_tile(bn) > 2 else "")
-                       + f"): none fits in {PROMOTE_REGS.get(spec.consumers)} registers (the whole tile) or "
-                         f"{PROMOTE_CHUNK_REGS.get(spec.consumers)} (a chunk)"
+                       + f" and fits in {PROMOTE_CHUNK_REGS.get(spec.consumers)}"
                        + ("; or set fast_accum = True" if spec.scale != "block" else ""))
     return out

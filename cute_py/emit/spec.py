@@ -36,6 +36,7 @@ from ..arch.sm90 import SMEM_ALIGN, check_config, smem_budget
 from ..arch.sm90.operand import operand_problems
 from ..layouts import Layout
 from ..layouts.errors import LayoutError
+from ..layouts.dtypes import dtype as element_type
 from .collectives.schedulers import SCHEDULERS, canonical_scheduler, implied_scheduler, scheduler_class
 from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS, staging_cols
 from .grouping import grouping, group_problems
@@ -319,7 +320,7 @@ class GemmSpec:
         """The TMA epilogue's staging row bytes for this tile and output type (None: no chunk divides BN)."""
         if self.out_dtype not in OUT_DTYPES or not (isinstance(self.tile, tuple) and len(self.tile) == 3):
             return None
-        nbytes = 4 if self.out_dtype == "f32" else 2
+        nbytes = element_type(self.out_dtype).bits // 8
         cols = staging_cols(self.tile[1], nbytes)
         return cols * nbytes if cols else None
 

@@ -39,8 +39,10 @@ __all__ = ["define", "gemm", "gemm_cuda", "gemm_out", "scaled_gemm", "problem_of
 NAMESPACE = "cute_py"
 TYPE_NAMES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
 """torch dtype -> cute_py element type, for the types cute_py's GEMMs read or write."""
-FP8_TYPE_NAMES = {torch.float8_e4m3fn: "e4m3", torch.float8_e5m2: "e5m2", torch.float8_e8m0fnu: "ue8m0"}
-"""torch dtype -> cute_py element type of the fp8 operands :data:`scaled_gemm` reads (and of UE8M0 scales)."""
+FP8_TYPE_NAMES = {torch.float8_e4m3fn: "e4m3", torch.float8_e5m2: "e5m2",
+                  **({torch.float8_e8m0fnu: "ue8m0"} if hasattr(torch, "float8_e8m0fnu") else {})}
+"""torch dtype -> cute_py element type of the fp8 operands :data:`scaled_gemm` reads (and of UE8M0 scales, where
+this torch has the type: 2.7 and later)."""
 _FAKE_ADDRESS = 1 << 40
 """A stand-in base address for tensors without one (fake, CPU): aligned like every CUDA allocation, so a record's
 alignment is its storage offset's. The storages of one call are given the bases 1, 2, 3, ... times it

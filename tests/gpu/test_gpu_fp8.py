@@ -228,6 +228,47 @@ def test_ue8m0_scales_exact(mode, M, N, K):
         cute_py.scaled_gemm(a8, b8, sa.to(e8), sb)
 
 
+@pytest.mark.parametrize("tile,consumers,scale_type", [((128, 144, 128), 2, "f32"), ((128, 80, 128), 2, "f32"),
+                                                        ((128, 80, 128), 2, "ue8m0"), ((64, 160, 128), 1, "f32"),
+                                                        ((64, 160, 128), 1, "ue8m0")])
+def test_blockwise_tiles_over_two_scale_blocks_every_offset(tile, consumers, scale_type):
+    """A tile over two scale blocks starts at every offset its width allows into a block (N = 1152 + 40: for 144
+    columns 0, 16, ..., 112, then a ragged last tile), with f32 and UE8M0 scales."""
+    from cute_py.emit import GemmSpec, gemm_plan
+    M, N, K = 260, 1192, 640
+    rng = np.random.default_rng(tile[1])
+    a, b, a8, b8 = fp8_operands(M, N, K, "e4m3", rng)
+    ea, eb, sa, sb = scales("block", M, N, K, rng)
+    want = torch.from_numpy((a * ea) @ (b * eb)).bfloat16().cuda()
+    spec = GemmSpec(dtype="e4m3", scale="block", tile=tile, consumers=consumers, epilogue="direct",
+                    scale_type=scale_type)
+    assert gemm_plan(spec).promotion.straddles                     # the whole tile, over two blocks
+    if scale_type == "ue8m0":
+        sa, sb = sa.to(torch.float8_e8m0fnu), sb.to(torch.float8_e8m0fnu)
+    assert torch.equal(cute_py.scaled_gemm(a8, b8, sa, sb, spec=spec), want), spec.name
+
+
+def test_ue8m0_extreme_exponents():
+    """UE8M0 byte 255 is NaN (its rows of D are NaN) and byte 0 is 2^-127 (a denormal scale, kept: no flush to
+    zero), as torch reads them."""
+    M, N, K = 64, 128, 256
+    rng = np.random.default_rng(3)
+    a, b, a8, b8 = fp8_operands(M, N, K, "e4m3", rng)
+    raw_a = np.full((M, 2), 127, dtype=np.uint8)
+    raw_a[5, :], raw_a[9, 1] = 255, 0                  # row 5: NaN; row 9, second K block: 2^-127
+    raw_b = np.array([[127], [130]], dtype=np.uint8)   # (KB, NB): 1 and 8
+    sa = torch.from_numpy(raw_a.T.copy()).cuda().view(torch.float8_e8m0fnu).t()
+    sb = torch.from_numpy(raw_b).cuda().view(torch.float8_e8m0fnu)
+    d = cute_py.scaled_gemm(a8, b8, sa, sb, out_dtype="f32")
+    ea = np.repeat(sa.float().cpu().double().numpy(), 128, axis=1)
+    eb = np.repeat(np.repeat(sb.float().cpu().double().numpy(), 128, axis=0), 128, axis=1)[:, :N]
+    want = torch.from_numpy((a * ea) @ (b * eb)).float().cuda()
+    rest = torch.arange(M, device="cuda") != 5
+    assert torch.isnan(d[5]).all() and not torch.isnan(d[rest]).any()
+    assert torch.equal(d[rest], want[rest])
+    assert float(torch.from_numpy(ea)[9, 200]) == 2.0 ** -127
+
+
 @pytest.mark.parametrize("argv", [["--dtype", "e4m3", "--scale", "block"],
                                   ["--dtype", "e4m3", "--scale", "block", "--scale-type", "ue8m0"],
                                   ["--dtype", "e4m3", "--scale", "row", "--fast-accum"],
