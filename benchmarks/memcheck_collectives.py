@@ -57,12 +57,16 @@ def main() -> int:
             bad += not ok
             print(f"{name:28s} {M}x{N}x{K} {spec.name}: {'exact' if ok else 'WRONG'}", flush=True)
 
-    # fp8 promotion (blockwise scales) with the tile scheduler and stream-K
-    for kw in (dict(tile=(128, 128, 128)), dict(tile=(128, 128, 128), scheduler="stream_k")):
+    # fp8 promotion (blockwise scales) with the tile scheduler and stream-K; tiles over two scale blocks (f32 and
+    # UE8M0 scales), and a 160-wide tile staged for its TMA store in 32-column chunks
+    for kw in (dict(tile=(128, 128, 128)), dict(tile=(128, 128, 128), scheduler="stream_k"),
+               dict(tile=(128, 144, 128)), dict(tile=(64, 160, 128), consumers=1, scale_type="ue8m0"),
+               dict(tile=(128, 160, 128))):
         M, N, K = 520, 640, 1024
         a, b = ints(M, K), ints(K, N)
-        sa = torch.ones(M, K // 128, device="cuda")
-        sb = torch.ones(K // 128, N // 128, device="cuda")
+        t = torch.float8_e8m0fnu if kw.get("scale_type") == "ue8m0" else torch.float32
+        sa = torch.ones(M, K // 128, device="cuda").to(t)
+        sb = torch.ones(K // 128, N // 128, device="cuda").to(t)
         spec = GemmSpec(dtype="e4m3", scale="block", **kw)
         a8 = a.cuda().to(torch.float8_e4m3fn)
         b8 = b.t().contiguous().cuda().to(torch.float8_e4m3fn).t()
