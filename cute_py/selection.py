@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from . import tuned
 from .emit.spec import GemmSpec
+from .problem import Problem
 from .runtime import device
 
 __all__ = ["select", "heuristic", "pick_spec", "swaps_ab", "SWAP_AB_MAX_M", "SWAP_AB_MIN_N"]
@@ -38,20 +39,6 @@ def select(problem, sm_count: int | None = None) -> GemmSpec:
     return heuristic(problem, device().sm_count if sm_count is None else sm_count)
 
 
-def heuristic(problem, sm_count: int = 132) -> GemmSpec:
-    """:func:`pick_spec` for ``problem`` (a :class:`~cute_py.problem.Problem`) on a GPU of ``sm_count`` SMs.
-
-    >>> from cute_py.problem import Problem
-    >>> heuristic(Problem(128, 4096, 4096, "K", "K", "bf16", "bf16")).tile      # few tiles: 64-row tiles
-    (64, 64, 64)
-    """
-    p = problem
-    return pick_spec(p.M, p.N, p.K, p.a_major, p.b_major, p.dtype, p.out_dtype, beta=p.beta, bias=p.bias,
-                     activation=p.activation, c_row_major=p.c_row_major, d_tma=p.d_tma, sm_count=sm_count,
-                     scale=p.scale, fast_accum=p.fast_accum, grouping=p.grouping, groups=p.groups,
-                     scale_type=p.scale_type)
-
-
 def swaps_ab(problem) -> bool:
     """Whether :func:`cute_py.gemm` runs ``problem`` as swap-AB, ``D^T = b^T a^T``: for decode-size M (at most
     :data:`SWAP_AB_MAX_M` rows) against N >= 256, one GEMM (no grouping; bf16/f16, or fp8 with per-tensor or
@@ -73,10 +60,21 @@ def swaps_ab(problem) -> bool:
             and p.N >= SWAP_AB_MIN_N and p.K > 0 and tuned.lookup(p) is None)
 
 
-def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=None, activation=None,
-              c_row_major=True, d_tma=True, sm_count=132, scale=None, fast_accum=False, grouping=None,
-              groups=1, scale_type="f32") -> GemmSpec:
-    """The heuristic's spec for a problem (:func:`~cute_py.autotune.autotune` can do better).
+def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, sm_count=132, **fields) -> GemmSpec:
+    """:func:`heuristic`'s spec for the problem of these extents, majors and types; ``fields`` are the other
+    fields of :class:`~cute_py.problem.Problem` (``beta``, ``bias``, ``activation``, ``c_row_major``,
+    ``d_tma``, ``scale``, ``fast_accum``, ``scale_type``, ``grouping``, ``groups``), checked by it: the problem
+    is the one record of the features the heuristic reads.
+
+    >>> pick_spec(8192, 8192, 8192, "K", "K", "bf16", "bf16").name
+    'cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g32'
+    """
+    return heuristic(Problem(M, N, K, a_major, b_major, dtype, out_dtype, **fields), sm_count)
+
+
+def heuristic(problem, sm_count: int = 132) -> GemmSpec:
+    """The spec the heuristic picks for ``problem`` (a :class:`~cute_py.problem.Problem`) on a GPU of
+    ``sm_count`` SMs (:func:`~cute_py.autotune.autotune` can do better).
 
     Measured on the H100 (benchmarks/NOTES.md, versions 2 and 3):
 
@@ -131,6 +129,10 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, beta=False, bias=N
     >>> pick_spec(32768, 1536, 2048, "K", "K", "bf16", "bf16", grouping="m", groups=128).name
     'cute_gemm_sm90_bf16_tn_64x256x64_s4_c2_obf16_dr_g32_pingpong_grouped'
     """
+    p = problem
+    M, N, K, a_major, b_major, dtype, out_dtype = p.M, p.N, p.K, p.a_major, p.b_major, p.dtype, p.out_dtype
+    beta, bias, activation, c_row_major, d_tma = p.beta, p.bias, p.activation, p.c_row_major, p.d_tma
+    scale, fast_accum, scale_type, grouping, groups = p.scale, p.fast_accum, p.scale_type, p.grouping, p.groups
     a = "(M,K):(K,1)" if a_major == "K" else "(M,K):(1,M)"
     b = "(N,K):(K,1)" if b_major == "K" else "(N,K):(1,N)"
     c = "(M,N):(N,1)" if c_row_major else "(M,N):(1,M)"
