@@ -56,13 +56,14 @@ class Promoting(WarpSpecialized):
         block = p.scale == "block"
         what = ("scaled by scale_a[m, kb] * scale_b[kb, n / 128]" if block else
                 "as they are (the epilogue applies the scales)")
-        chunks = f"constexpr int kScaleBlock = {SCALE_BLOCK};                 // scale_b's block along N\n" if block and pp.straddles else ""
+        straddle = (f"constexpr int kScaleBlock = {SCALE_BLOCK};                 // scale_b's block along N\n"
+                    if block and pp.straddles else "")
         return f"""
 // ---- promoting mainloop: each K tile is summed by wgmma in {pp.chunks} chunk(s) of {pp.n} columns ({pp.atom.name})
 //      into `part` (scale-d 0 on each chunk's first k-slice); a chunk's sums are then added
 //      into the f32 accumulators {what}:
 //      the tensor core's fp8 accumulation spans one K tile at most ----
-{chunks}constexpr int kPartPerBlock = {pp.values};       // part registers per m-block: one chunk's accumulators
+{straddle}constexpr int kPartPerBlock = {pp.values};       // part registers per m-block: one chunk's accumulators
 {scale_loads(p) if block else ""}"""
 
     def _promote(self, h: int, ind: str) -> list:
