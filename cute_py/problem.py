@@ -32,7 +32,7 @@ from .emit.scaling import SCALE_TYPES
 from .dtypes import dtype as _dtype
 from .layouts.int_tuple import round_up
 from .options import flag
-from .problem_fields import MAX_EXTENT, field_problems
+from .problem_fields import MAX_EXTENT, SHARED_FEATURES, field_problems
 from .runtime.arrays import as_device_array
 
 __all__ = ["Problem", "Operands", "Staging", "GemmInputError", "overlaps", "TMA_ALIGN", "MAX_EXTENT"]
@@ -236,11 +236,8 @@ class Problem:
         >>> Problem(64, 64, 64, "K", "K", "bf16", "bf16", d_tma=False).mismatches(GemmSpec())[0][:40]
         "epilogue: spec 'tma' stores D with TMA, "
         """
-        have = {"a_major": spec.a_major, "b_major": spec.b_major, "dtype": spec.dtype, "out_dtype": spec.out_dtype,
-                "beta": spec.beta, "bias": spec.bias, "activation": spec.activation, "c_row_major": spec.c_row_major,
-                "scale": spec.scale, "fast_accum": spec.fast_accum, "scale_type": spec.scale_type,
-                "grouping": spec.grouping}
-        bad = [f"{k}: spec {v!r}, arrays {getattr(self, k)!r}" for k, v in have.items() if v != getattr(self, k)]
+        bad = [f"{k}: spec {getattr(spec, k)!r}, arrays {getattr(self, k)!r}" for k in SHARED_FEATURES
+               if getattr(spec, k) != getattr(self, k)]
         for x, want, have in (("a", spec.load_a, self.align[0]), ("b", spec.load_b, self.align[1])):
             if not bad and want > have:
                 bad.append(f"load_{x}: spec {want}-byte loads, {x}'s address and rows allow {have}")

@@ -17,12 +17,18 @@ from collections.abc import Mapping
 from .emit.scaling import SCALE_TYPES, SCALES
 from .emit.spec_fields import ACTIVATIONS, BIAS, INPUT_DTYPES, OUT_DTYPES, is_int
 
-__all__ = ["MAX_EXTENT", "GROUPINGS", "MAJORS", "field_problems"]
+__all__ = ["MAX_EXTENT", "GROUPINGS", "MAJORS", "SHARED_FEATURES", "field_problems"]
 
 MAX_EXTENT = 2 ** 31 - 1
 """The kernel takes M, N and K as 32-bit ints."""
 GROUPINGS = (None, "batch", "m", "k")
 MAJORS = ("K", "MN")
+
+SHARED_FEATURES = ("a_major", "b_major", "dtype", "out_dtype", "beta", "bias", "activation", "c_row_major", "scale",
+                   "fast_accum", "scale_type", "grouping")
+"""The features a :class:`~cute_py.problem.Problem` and a :class:`~cute_py.emit.spec.GemmSpec` both have, by the
+same name (a spec's majors and grouping are read from its layouts): a spec fits a problem only where they are
+equal (:meth:`~cute_py.problem.Problem.mismatches`)."""
 
 _CHOICES = {"a_major": MAJORS, "b_major": MAJORS, "dtype": INPUT_DTYPES, "out_dtype": OUT_DTYPES, "bias": BIAS,
             "activation": ACTIVATIONS, "scale": SCALES, "scale_type": SCALE_TYPES, "grouping": GROUPINGS}

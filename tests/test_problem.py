@@ -78,6 +78,16 @@ def test_problem_mismatches_name_each_field():
     assert [m.split(":")[0] for m in bad] == ["a_major", "b_major", "bias", "c_row_major"]
 
 
+def test_shared_features_are_fields_of_both_records():
+    """Every feature a spec must share with the problem is a field (or a layout-derived property) of both, and
+    nothing else is compared by name."""
+    from dataclasses import fields
+    from cute_py.problem_fields import SHARED_FEATURES
+    problem_fields = {f.name for f in fields(Problem)}
+    spec = GemmSpec()
+    assert set(SHARED_FEATURES) <= problem_fields and all(hasattr(spec, k) for k in SHARED_FEATURES)
+
+
 @pytest.mark.parametrize("a_shape, a_strides, b_shape, b_strides", [
     ((0, 64), (64, 1), (64, 128), (128, 1)),         # M = 0
     ((128, 64), (64, 1), (64, 0), (0, 1)),            # N = 0 with the strides torch gives an empty (64, 0)
