@@ -344,9 +344,10 @@ def test_bad_stride_divisibility_raises():
 def test_non_tiler_is_type_error():
     with pytest.raises(TypeError):
         cute_py.logical_divide(Layout(6), "x")
-    with pytest.raises(TypeError, match="logical_divide: expected a Layout .* got list"):
-        cute_py.logical_divide([6], Layout(2))
+    with pytest.raises(TypeError, match="logical_divide: expected a Layout .* got str"):
+        cute_py.logical_divide("x", Layout(2))
     assert cute_py.logical_divide((6,), Layout(2)) == cute_py.logical_divide(Layout((6,)), Layout(2))   # a shape
+    assert cute_py.logical_divide([6], Layout(2)) == cute_py.logical_divide((6,), Layout(2))   # lists as tuples
 
 
 # ---------------------------------------------------------------------------

@@ -15,9 +15,10 @@ the atom's TV layouts, so "which thread holds which element" is a Layout.
 from __future__ import annotations
 
 from ..layouts import (
-    Layout, _, append, coalesce, composition, int_tuple as it, logical_divide, logical_product, make_layout,
+    Layout, _, append, coalesce, composition, int_tuple as it, logical_divide, logical_product,
     right_inverse, tiled_product, upcast, zip, zipped_divide,
 )
+from ..layouts.coalescing import layout_operand
 from ..layouts.errors import LayoutError, layout_error, names_caller
 from .copy import CopyAtom
 from .registry import make_copy_atom  # noqa: F401 - make_copy_atom is used in examples
@@ -224,18 +225,6 @@ def get_atom(name):
     return get(name)
 
 
-def _as_layout(op: str, name: str, x) -> Layout:
-    """``x`` as a Layout (a shape: column-major), or the error that refuses it, naming ``op`` and the argument."""
-    if isinstance(x, Layout):
-        return x
-    try:
-        return make_layout(x)
-    except TypeError as e:
-        raise TypeError(f"{op}: {name} {x!r:.60} is not a layout or a shape: {e}") from None
-    except LayoutError as e:
-        raise type(e)(f"{op}: {name} {x!r:.60} is not a layout or a shape: {e}", op=op, rule=e.rule) from None
-
-
 def _is_tiler(x) -> bool:
     """Whether ``x`` is one mode of a tiler: ``_``, a positive int, a Layout, or a tuple of those."""
     if isinstance(x, tuple):
@@ -265,7 +254,7 @@ def make_tiled_mma(atom, atom_layout=(1, 1, 1), permutation=(_, _, _)) -> TiledM
         raise layout_error(LayoutError, "make_tiled_mma", "atom_layout counts the atoms along M, N and K: each "
                            "extent must be a positive int", f"{it.to_str(shape)} has {bad[0]}")
     if not isinstance(atom_layout, Layout):
-        atom_layout = _as_layout("make_tiled_mma", "atom_layout", atom_layout)
+        atom_layout = layout_operand("make_tiled_mma", atom_layout, "atom_layout")
     if not isinstance(atom_layout, Layout):
         raise TypeError(f"make_tiled_mma: atom_layout must be a Layout or a shape, got {type(atom_layout).__name__}")
     if it.rank(atom_layout.shape) > 3:
@@ -467,8 +456,8 @@ def make_tiled_copy(atom, thr_layout, val_layout=None) -> TiledCopy:
 
     if not isinstance(atom, CopyAtom):
         raise TypeError(f"make_tiled_copy: expected a CopyAtom (see make_copy_atom), got {type(atom).__name__}")
-    thr_layout = _as_layout("make_tiled_copy", "thr_layout", thr_layout)
-    val_layout = Layout(1) if val_layout is None else _as_layout("make_tiled_copy", "val_layout", val_layout)
+    thr_layout = layout_operand("make_tiled_copy", thr_layout, "thr_layout")
+    val_layout = Layout(1) if val_layout is None else layout_operand("make_tiled_copy", val_layout, "val_layout")
     layout_mn = raked_product(thr_layout, val_layout)
     layout_tv = composition(right_inverse(layout_mn), Layout((_size(thr_layout), _size(val_layout))))
     return TiledCopy(atom, layout_tv, it.product_each(layout_mn.shape))

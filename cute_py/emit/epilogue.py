@@ -218,7 +218,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[kMBlocks][kAccPerB
 def _st_shared_writes(p) -> tuple:
     """``(index, how, writes)`` of the f32 staging: the thread's element index line, the explanation, the loop."""
     e = p.epi
-    cols, per_chunk = e.cols, e.per_chunk
+    cols = e.cols
     index = _line70(f"  const u32 x = {thread_index(cols)[1]};", "the thread's first element, row-major in the chunk") + "\n"
     rep = e.conflicts
     how = (f"// the writes (st.shared.v2.f32) are the C TV layout of a 64x{cols} GMMA atom, {e.access}:\n"
@@ -241,7 +241,7 @@ def _stsm_writes(p) -> tuple:
     """``(index, how, writes)`` of the 16-bit staging with stmatrix.x4: the lane's row lines, the explanation, the
     loop over a chunk's instructions."""
     e = p.epi
-    cols, per_chunk = e.cols, e.per_chunk
+    cols = e.cols
     _, row, col = stsm_lane_index(cols)
     index = "\n".join([_line70(f"  const u32 row = {row};", "lane 8 m + r of warp w: row 16 w + r + 8 (m % 2),"),
                        _line70(f"  const u32 col = {col};", "column 8 (m / 2) in stmatrix instruction 0"),

@@ -28,16 +28,16 @@ def _require_layout(op, x, name="layout"):
 
 
 def layout_operand(op, x, name="layout"):
-    """``x`` as the layout that composition, a divide or a product takes: a Layout as it is, a shape (an int or
-    a tuple of extents) as its compact column-major layout, as C++ and PyCuTe read one; else a TypeError naming
-    ``op`` and the operand.
+    """``x`` as the layout that composition, a divide, a product or a tiled atom takes: a Layout as it is, a shape
+    (an int, or a tuple or list of extents) as its compact column-major layout, as C++ and PyCuTe read one; else a
+    TypeError naming ``op`` and the operand.
 
     >>> print(layout_operand("logical_divide", (4, 6)))
     (4,6):(1,4)
     """
     if isinstance(x, Layout):
         return x
-    if isinstance(x, tuple) or is_int(x) or is_sym(x):
+    if isinstance(x, (tuple, list)) or is_int(x) or is_sym(x):
         try:
             return Layout(x)
         except LayoutError as e:                    # a shape whose extents are wrong: the algebra's error
