@@ -69,7 +69,8 @@ def _scales(torch, spec, M, N, K, values):
         ea, eb = sa64, sb64
     t = torch_dtype(torch, spec.scale_type)                  # f32, or ue8m0 (exact: the values are powers of two)
     dev = lambda x: torch.from_numpy(np.asarray(x, dtype=np.float32)).cuda().to(t)  # noqa: E731
-    return dev(sa64), dev(sb64), ea, eb
+    sa = dev(sa64) if spec.scale != "block" else dev(np.ascontiguousarray(sa64.T)).t()  # M-major, as torch's blockwise
+    return sa, dev(sb64), ea, eb
 
 
 def _operands(torch, spec, a64, b64):
