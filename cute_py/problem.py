@@ -35,7 +35,7 @@ from .options import flag
 from .problem_fields import MAX_EXTENT, SHARED_FEATURES, field_problems
 from .runtime.arrays import as_device_array
 
-__all__ = ["Problem", "Operands", "Staging", "GemmInputError", "overlaps", "TMA_ALIGN", "MAX_EXTENT"]
+__all__ = ["Problem", "Operands", "Staging", "GemmInputError", "overlaps", "scale_mode", "TMA_ALIGN", "MAX_EXTENT"]
 
 TMA_ALIGN = 16
 """In bytes. TMA needs 16-byte aligned global addresses and leading dimensions (A and B, and D for TMA stores)."""
@@ -355,6 +355,21 @@ def load_align(x, cols_contiguous: bool, ld: int) -> int:
     return widest_load(TMA_ALIGN, x.ptr, ld * x.itemsize if rows > 1 else 0, cols * x.itemsize)
 
 
+def scale_mode(SA, one: bool, row: bool, block: bool) -> str | None:
+    """The scale mode of ``SA`` and its partner, given whether they are one element each and whether their shapes
+    are the row-wise and the blockwise ones (the single and the grouped readers each know those shapes): one f32
+    element each is per tensor; UE8M0 scales have no per-tensor mode, so one element each reads as row-wise or
+    blockwise where the extents allow, else as per tensor, which :meth:`_Reader.scale_type` refuses with the reason;
+    None when no mode fits."""
+    if one and SA.dtype.name != "ue8m0":
+        return "tensor"
+    if row:
+        return "row"
+    if block:
+        return "block"
+    return "tensor" if one else None
+
+
 def _matrix(x) -> tuple:
     """``(shape, element strides)`` of a scale as a 2-D array; a 0-D or one-element 1-D scale is (1, 1). Other
     ranks are left to the caller's mode check (None)."""
@@ -496,7 +511,7 @@ class _Reader:
         or blockwise."""
         t = SA.dtype.name
         if t == "ue8m0" and mode not in ("row", "block"):
-            self.fail(f"ue8m0 scales apply to row-wise and blockwise scaling, not per-tensor: pass one f32 each")
+            self.fail("ue8m0 scales apply to row-wise and blockwise scaling, not per-tensor: pass one f32 each")
         return t
 
     def scales(self, scale_a, scale_b, M, N, K, devices) -> tuple:
@@ -509,14 +524,10 @@ class _Reader:
                 self.fail(f"{name} has shape {x.shape}: scales are 2-D (or a single element for per-tensor "
                           f"scaling), as in torch._scaled_mm")
         one = SA.size == 1 and SB.size == 1 and sa[0] == (1, 1) and sb[0] == (1, 1)
-        if one and SA.dtype.name != "ue8m0":           # UE8M0 scales have no per-tensor mode: one element each
-            return SA, SB, "tensor", (0, 0, 0, 0)      # reads as row-wise or blockwise where the extents allow
-        if sa[0] == (M, 1) and sb[0] == (1, N):
-            return SA, SB, "row", (sa[1][0], 0, 0, sb[1][1])
-        if sa[0] == (M, kb) and sb[0] == (kb, nb):
-            return SA, SB, "block", sa[1] + sb[1]
-        if one:
-            return SA, SB, "tensor", (0, 0, 0, 0)      # refused for UE8M0 by scale_type, with the reason
+        mode = scale_mode(SA, one, sa[0] == (M, 1) and sb[0] == (1, N), sa[0] == (M, kb) and sb[0] == (kb, nb))
+        if mode is not None:
+            strides = {"tensor": (0, 0, 0, 0), "row": (sa[1][0], 0, 0, sb[1][1]), "block": sa[1] + sb[1]}[mode]
+            return SA, SB, mode, strides
         self.fail(f"scale shapes {SA.shape} and {SB.shape} name no scale mode for M={M}, N={N}, K={K}: one element "
                   f"each (per tensor), ({M}, 1) and (1, {N}) (row-wise), or ({M}, {kb}) and ({kb}, {nb}) (blockwise: "
                   f"1 x {SCALE_BLOCK} blocks of a, {SCALE_BLOCK} x {SCALE_BLOCK} of b)")

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from .arraylib import host_ints
 from .emit.spec import ACTIVATIONS, DTYPES, FP8_DTYPES, OUT_DTYPES, SCALE_BLOCK
 from .options import flag
-from .problem import MAX_EXTENT, TMA_ALIGN, GemmInputError, Operands, Problem, _Reader
+from .problem import MAX_EXTENT, TMA_ALIGN, GemmInputError, Operands, Problem, _Reader, scale_mode
 
 __all__ = ["grouped_problem", "bmm_problem", "Epilogue", "check_offsets", "check_device_offsets"]
 
@@ -115,14 +115,14 @@ def _scales(r: _Reader, scale_a, scale_b, M, N, K, G, devices, fast_accum, batch
     lead = (G,) if batch else ()                       # scale_a's group mode
     la = ta[0] if batch and G > 1 and len(ta) > len(lead) else 0
     one = SA.size == 1 and SB.size == 1 and (G == 1 or len(sb) <= 1)
-    if one and SA.dtype.name != "ue8m0":               # UE8M0 scales have no per-tensor mode (Reader.scales)
-        mode, strides, la, lb = "tensor", (0, 0, 0, 0), 0, 0
-    elif sa in (lead + (M,), lead + (M, 1)) and sb in ((G, N), (G, 1, N)):
-        mode, strides, lb = "row", (ta[len(lead)], 0, 0, tb[-1]), tb[0]
-    elif sa == lead + (M, kb) and sb == (G, kb, nb):
-        mode, strides, lb = "block", ta[len(lead):] + tb[1:], tb[0]
-    elif one:
-        mode, strides, la, lb = "tensor", (0, 0, 0, 0), 0, 0      # refused for UE8M0 by scale_type
+    mode = scale_mode(SA, one, sa in (lead + (M,), lead + (M, 1)) and sb in ((G, N), (G, 1, N)),
+                      sa == lead + (M, kb) and sb == (G, kb, nb))
+    if mode == "tensor":
+        strides, la, lb = (0, 0, 0, 0), 0, 0
+    elif mode == "row":
+        strides, lb = (ta[len(lead)], 0, 0, tb[-1]), tb[0]
+    elif mode == "block":
+        strides, lb = ta[len(lead):] + tb[1:], tb[0]
     else:
         what = f"a batch of {G} GEMMs M={M}" if batch else f"{G} groups of M={M} rows in all"
         r.fail(f"scale shapes {SA.shape} and {SB.shape} name no scale mode for {what}, N={N}, K={K}: one element "
