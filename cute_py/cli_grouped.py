@@ -83,7 +83,8 @@ def run_grouped(args, spec, xp) -> int:
         ref = _reference(torch, a.float().double() * fa, b.float().double() * fb, sizes)   # fp8 reads as f32
         bad = int((d != ref.to(out_t)).sum())
         what = f"{L} groups of {min(sizes)}..{max(sizes)} rows" if sizes else f"a batch of {L}"
-        how = f", power-of-two {spec.scale} scales" if spec.scale else ""
+        how = (f", power-of-two {spec.scale} scales{', ue8m0' if spec.scale_type == 'ue8m0' else ''}"
+               if spec.scale else "")
         print(f"check     {'PASS' if bad == 0 else 'FAIL'}: {d.numel() - bad} of {d.numel()} elements equal to the "
               f"float64 reference ({what}, small-integer inputs{how})")
         if args.bench:
@@ -101,7 +102,8 @@ def _scales(torch, spec, M, N, K, L, values):
     mode = spec.scale
     kb, nb = -(-K // SCALE_BLOCK), -(-N // SCALE_BLOCK)
     shape_a, shape_b = {"tensor": ((), ()), "row": ((M,), (L, N)), "block": ((M, kb), (L, kb, nb))}[mode]
-    sa, sb = values(shape_a), values(shape_b)
+    sa = values(shape_a) if mode != "block" else values(shape_a[::-1]).t()    # blockwise: M-major, as DeepGEMM's
+    sb = values(shape_b)
     if mode == "tensor":
         fa, fb = sa, sb
     elif mode == "row":
