@@ -66,10 +66,10 @@ PROMOTE_REGS = {1: 192, 2: 160}
 """At most this many f32 registers per consumer thread for the accumulators and the K tile's sums when the mainloop
 promotes (:attr:`~cute_py.emit.spec.GemmSpec.promotes`) the whole tile at once, by consumer warpgroups; blockwise
 scales over two scale blocks count 8 more (both blocks' scale products and the next K tile's scales; 24 for UE8M0:
-:func:`promote_regs`). Measured
-with ptxas (CUDA 13, benchmarks/NOTES.md version 13): with two consumer warpgroups (384 threads) ptxas allocates
-the consumers' code near the kernel's entry count of 168 registers whatever ``setmaxnreg.inc`` grants (232 here;
-200-240 give the same code): 128 x 160 per-tensor and row-wise (80 + 80) and 128 x 144 blockwise (72 + 72 + 8)
+:func:`promote_regs`), and only for the specs :func:`whole_tile_promotes` names. Measured with ptxas (CUDA 13,
+benchmarks/NOTES.md version 13): with two consumer warpgroups (384 threads) ptxas allocates the consumers' code
+near the kernel's entry count of 168 registers whatever ``setmaxnreg.inc`` grants (232 here; 200-240 give the
+same code): 128 x 160 per-tensor and row-wise (80 + 80) and 128 x 144 blockwise (72 + 72 + 8)
 hold without a spill; 128 x 176 (88 + 88) spills 280 bytes, 128 x 160 blockwise (80 + 80 + 8) 240. One consumer
 warpgroup holds 64 x 192 per-tensor (96 + 96) and 64 x 160 blockwise (80 + 80 + 8)."""
 PROMOTE_CHUNK_REGS = {1: 192, 2: 128}
