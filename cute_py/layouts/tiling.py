@@ -340,7 +340,6 @@ def _copies(block, t):
         tiled = _compose_layouts(rest, t)
     except LayoutError as e:
         raise in_operation(e, "logical_product", A=block, B=t) from None
-    result = Layout._make((block.shape, tiled.shape), (block.stride, tiled.stride))
     n_rest = math.prod((rest._flat or flat_modes(rest))[0])
     if (type(n_rest) is not int or type(cosize_t) is not int) and (is_sym(n_rest) or is_sym(cosize_t)):
         # symbolic: the brute-force overlap check below is impossible, so B must provably fit
@@ -348,7 +347,8 @@ def _copies(block, t):
             raise decide.fail("logical_product", f"{cosize_t} <= {n_rest}",
                               f"cosize(B) must fit in complement(A) = {rest} (copies of A must not overlap)",
                               A=block, B=t)
-    elif n_rest < cosize_t and not _injective(result):
+    elif n_rest < cosize_t and not _injective(Layout._make((block.shape, tiled.shape),
+                                                            (block.stride, tiled.stride))):
         # C++'s complement floors the gaps of a block whose strides don't divide; B then
         # reaches past the complement's domain and the copies of A overlap.
         raise layout_error(DivisibilityError, "logical_product", "complement of A cannot hold B",
