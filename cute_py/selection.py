@@ -17,7 +17,7 @@ from .emit.spec import GemmSpec
 from .problem import Problem
 from .runtime import device
 
-__all__ = ["select", "heuristic", "pick_spec", "swaps_ab", "SWAP_AB_MAX_M", "SWAP_AB_MIN_N"]
+__all__ = ["select", "heuristic", "pick_spec", "swaps_ab", "SWAP_AB_MAX_M", "SWAP_AB_MIN_N", "PICK_FIELDS"]
 
 SWAP_AB_MAX_M = 32
 """The most rows (tokens) of a GEMM that :func:`swaps_ab` runs transposed."""
@@ -60,16 +60,42 @@ def swaps_ab(problem) -> bool:
             and p.N >= SWAP_AB_MIN_N and p.K > 0 and tuned.lookup(p) is None)
 
 
+PICK_FIELDS = ("beta", "bias", "activation", "c_row_major", "d_tma", "scale", "fast_accum", "scale_type", "grouping",
+               "groups")
+"""The keywords :func:`pick_spec` takes besides the extents, majors and types: fields of
+:class:`~cute_py.problem.Problem`."""
+
+
 def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, sm_count=132, **fields) -> GemmSpec:
     """:func:`heuristic`'s spec for the problem of these extents, majors and types; ``fields`` are the other
-    fields of :class:`~cute_py.problem.Problem` (``beta``, ``bias``, ``activation``, ``c_row_major``,
-    ``d_tma``, ``scale``, ``fast_accum``, ``scale_type``, ``grouping``, ``groups``), checked by it: the problem
-    is the one record of the features the heuristic reads.
+    fields of :class:`~cute_py.problem.Problem` (:data:`PICK_FIELDS`), checked by it: the problem is the one
+    record of the features the heuristic reads. Integer and boolean values of numpy or torch types are read as
+    Python ints and bools. As for any Problem, a row-major D whose rows are not 16-byte multiples cannot take
+    the TMA-store epilogue (``d_tma`` is then False).
 
     >>> pick_spec(8192, 8192, 8192, "K", "K", "bf16", "bf16").name
     'cute_gemm_sm90_bf16_tn_128x256x64_s4_c2_obf16_dr_g32'
+    >>> pick_spec(64, 100, 64, "K", "K", "bf16", "bf16").epilogue      # 100 bf16 = 200 bytes per row of D
+    'direct'
     """
-    return heuristic(Problem(M, N, K, a_major, b_major, dtype, out_dtype, **fields), sm_count)
+    unknown = sorted(set(fields) - set(PICK_FIELDS))
+    if unknown:
+        raise TypeError(f"pick_spec: unknown keyword {unknown[0]!r}; it takes {', '.join(PICK_FIELDS)} and sm_count")
+    extents = [_plain(x) for x in (M, N, K)]
+    fields = {k: _plain(v) for k, v in fields.items()}
+    return heuristic(Problem(*extents, a_major, b_major, dtype, out_dtype, **fields), sm_count)
+
+
+def _plain(x):
+    """``x`` as a Python int or bool when it is a numpy or torch integer or boolean scalar; else ``x``."""
+    if isinstance(x, (bool, int, str)) or x is None:
+        return x
+    if type(x).__name__ in ("bool_", "bool"):
+        return bool(x)
+    try:
+        return int(x) if int(x) == x and hasattr(x, "__index__") else x
+    except (TypeError, ValueError):
+        return x
 
 
 def heuristic(problem, sm_count: int = 132) -> GemmSpec:

@@ -19,6 +19,7 @@ from ..layouts import (
     right_inverse, tiled_product, upcast, zip, zipped_divide,
 )
 from ..layouts.coalescing import layout_operand
+from ..layouts.leaves import _norm
 from ..layouts.errors import LayoutError, layout_error, names_caller
 from .copy import CopyAtom
 from .registry import make_copy_atom  # noqa: F401 - make_copy_atom is used in examples
@@ -248,15 +249,14 @@ def make_tiled_mma(atom, atom_layout=(1, 1, 1), permutation=(_, _, _)) -> TiledM
     if not isinstance(atom, MMAAtom):
         raise TypeError(f"make_tiled_mma: atom must be an MMAAtom, got {type(atom).__name__}")
     shape = atom_layout.shape if isinstance(atom_layout, Layout) else atom_layout
+    if isinstance(shape, list):
+        shape = _norm(shape, "atom_layout", "make_tiled_mma")
     leaves = it.flatten_to_tuple(shape) if isinstance(shape, tuple) else (shape,)
     bad = [x for x in leaves if it.is_int(x) and x < 1]
-    if bad:
+    if bad:                                 # before the layout is built, which refuses a negative extent itself
         raise layout_error(LayoutError, "make_tiled_mma", "atom_layout counts the atoms along M, N and K: each "
                            "extent must be a positive int", f"{it.to_str(shape)} has {bad[0]}")
-    if not isinstance(atom_layout, Layout):
-        atom_layout = layout_operand("make_tiled_mma", atom_layout, "atom_layout")
-    if not isinstance(atom_layout, Layout):
-        raise TypeError(f"make_tiled_mma: atom_layout must be a Layout or a shape, got {type(atom_layout).__name__}")
+    atom_layout = layout_operand("make_tiled_mma", atom_layout, "atom_layout")     # a shape (tuple, list) too
     if it.rank(atom_layout.shape) > 3:
         raise layout_error(LayoutError, "make_tiled_mma", "atom layout must have rank <= 3", layout=atom_layout)
     atom_layout = append(atom_layout, n=3) if isinstance(atom_layout.shape, tuple) else append(

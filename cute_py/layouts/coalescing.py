@@ -29,8 +29,9 @@ def _require_layout(op, x, name="layout"):
 
 def layout_operand(op, x, name="layout"):
     """``x`` as the layout that composition, a divide, a product or a tiled atom takes: a Layout as it is, a shape
-    (an int, or a tuple or list of extents) as its compact column-major layout, as C++ and PyCuTe read one; else a
-    TypeError naming ``op`` and the operand.
+    (an int or a tuple of extents) as its compact column-major layout, as C++ and PyCuTe read one, and a list as
+    the tuple it spells (cute_py's reading: PyCuTe and C++ have no lists); else a TypeError naming ``op`` and the
+    operand.
 
     >>> print(layout_operand("logical_divide", (4, 6)))
     (4,6):(1,4)

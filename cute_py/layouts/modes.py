@@ -12,9 +12,9 @@ from __future__ import annotations
 import builtins
 
 from . import int_tuple as it
-from .errors import RankError, layout_error, _r, names_caller
+from .errors import LayoutError, RankError, layout_error, _r, names_caller
 from .layout import ALGEBRA, Layout, _index, _is_tensor, _modes, _require_layout
-from .make import stride_key, stride_kind
+from .make import compact_like, stride_key, stride_kind
 
 __all__ = [
     "take", "select", "group", "flatten", "unflatten", "append", "prepend", "replace", "zip", "transform_layout", "domain_offset", "squeeze",
@@ -269,25 +269,33 @@ def concat(*layouts) -> Layout:
 
 
 def sort(layout) -> Layout:
-    """The flat modes of ``layout`` in increasing stride order, stride-0 modes first, ties in their order: the
-    tensor-layouts library's ``sort``. Strides order as :func:`~cute_py.layouts.make.make_layout_like` orders
-    them (basis strides by codomain mode then value, F2 strides by the int their bits spell; a mix of kinds is
-    refused). A sorted compact layout is column-major: ``sort`` undoes a permutation of its modes.
+    """The flat modes of ``layout`` in increasing stride order (ints as numbers, so a negative stride before a
+    zero one), ties in their order: the tensor-layouts library's ``sort``. Basis strides order by codomain mode
+    then value and F2 strides by the int their bits spell, each kind's zero first, as
+    :func:`~cute_py.layouts.make.make_layout_like` orders them; a mix of kinds is refused, and so is a pair of
+    symbolic strides whose order is not decided. A sorted compact layout is column-major: ``sort`` undoes a
+    permutation of its modes.
 
     >>> print(sort(Layout((4, (2, 3)), (6, (1, 2)))), sort(Layout((2, 3, 4), (12, 0, 1))))
     (2,3,4):(1,2,6) (3,4,2):(0,1,12)
     """
     _require_layout("sort", layout)
     shapes, strides = it.flatten_to_tuple(layout.shape), it.flatten_to_tuple(layout.stride)
-    ints = stride_kind("sort", layout) == "int"
-    keys = [d if ints else stride_key("sort", d) for d in strides]
+    if stride_kind("sort", layout) != "int":
+        keys = [stride_key("sort", d) for d in strides]
+    elif all(type(d) is int for d in strides):
+        keys = list(strides)
+    else:                                   # symbolic: the order the compact layout of the same order decides
+        flat = Layout._make(shapes, strides)
+        keys = list(it.flatten_to_tuple(compact_like("sort", flat).stride))
     order = sorted(builtins.range(len(keys)), key=lambda i: (keys[i], i))
     return Layout._make(tuple(shapes[i] for i in order), tuple(strides[i] for i in order))
 
 
 def iter_layout(layout):
-    """``(coordinate, offset)`` for every coordinate of ``layout`` (a Layout or ComposedLayout), in the order of
-    its index (colexicographic: mode 0 fastest): the tensor-layouts library's ``iter_layout``.
+    """``(coordinate, offset)`` for every coordinate of ``layout`` (a Layout or ComposedLayout of static
+    extents), in the order of its index (colexicographic: mode 0 fastest): the tensor-layouts library's
+    ``iter_layout``. The argument is checked at the call, before the first pair.
 
     >>> list(iter_layout(Layout((2, 2), (1, 4))))
     [((0, 0), 0), ((1, 0), 1), ((0, 1), 4), ((1, 1), 5)]
@@ -295,6 +303,8 @@ def iter_layout(layout):
     if not (isinstance(layout, Layout) or getattr(layout, "_is_composed_layout", False)):
         _require_layout("iter_layout", layout)
     shape = layout.shape
-    for i in builtins.range(it.product(shape)):
-        c = it.idx2crd(i, shape)
-        yield c, layout(c)
+    n = it.product(shape)
+    if not it.is_int(n):
+        raise layout_error(LayoutError, "iter_layout", "static extents to enumerate",
+                           f"the size {n} is symbolic", layout=layout)
+    return ((c, layout(c)) for c in (it.idx2crd(i, shape) for i in builtins.range(n)))

@@ -14,6 +14,7 @@ from .basis import ArithmeticTuple, ScaledBasis
 from .errors import _r, names_caller
 from .f2 import F2
 from .layout import Layout, _require_layout, _sub, crd2idx, is_layout
+from .leaves import _norm
 
 __all__ = ["size", "rank", "depth", "shape", "stride", "is_empty", "is_affine", "is_stride_scalar", "crd2flat",
            "crd2offset"]
@@ -92,10 +93,14 @@ def is_empty(x) -> bool:
     """Whether a layout (or IntTuple) has no coordinates: an extent of 0 somewhere (size 0).
 
     >>> from cute_py import Layout
-    >>> is_empty(Layout((4, 0))), is_empty(Layout((4, 8))), is_empty((2, (0, 3)))
-    (True, False, True)
+    >>> is_empty(Layout((4, 0))), is_empty(Layout((4, 8))), is_empty((2, (0, 3))), is_empty([2, 0])
+    (True, False, True, True)
     """
-    return size(x) == 0
+    if is_layout(x):
+        return size(x) == 0
+    if not (isinstance(x, (tuple, list)) or it.is_int(x) or it.is_sym(x)):
+        raise TypeError(f"is_empty: expected a Layout or an IntTuple, got {type(x).__name__}: {_r(x)}")
+    return size(_norm(x, "x", "is_empty")) == 0
 
 
 def is_affine(x) -> bool:
@@ -144,5 +149,9 @@ def crd2offset(coord, shape, stride=None) -> int:
     >>> crd2offset((1, 1), (4, 4), (1, 100)), crd2offset((1, 1), Layout((4, 4), (1, 100))), crd2offset(5, (4, 4), (1, 100))
     (101, 101, 101)
     """
-    layout = shape if isinstance(shape, Layout) and stride is None else Layout(shape, stride)
-    return crd2idx(coord, layout)
+    if is_layout(shape):
+        if stride is not None or not isinstance(shape, Layout):
+            raise TypeError(f"crd2offset: a layout carries its strides: pass crd2offset(coord, layout) for a plain "
+                            f"Layout, or (coord, shape, stride); got {type(shape).__name__} and stride={stride!r}")
+        return crd2idx(coord, shape)
+    return crd2idx(coord, Layout(shape, stride))
