@@ -360,7 +360,14 @@ def scale_mode(SA, one: bool, row: bool, block: bool) -> str | None:
     are the row-wise and the blockwise ones (the single and the grouped readers each know those shapes): one f32
     element each is per tensor; UE8M0 scales have no per-tensor mode, so one element each reads as row-wise or
     blockwise where the extents allow, else as per tensor, which :meth:`_Reader.scale_type` refuses with the reason;
-    None when no mode fits."""
+    None when no mode fits.
+
+    >>> f32, e8 = (as_device_array(1 << 40, shape=(1, 1), dtype=t) for t in ("f32", "ue8m0"))
+    >>> scale_mode(f32, True, True, False), scale_mode(e8, True, True, False), scale_mode(e8, True, False, False)
+    ('tensor', 'row', 'tensor')
+    >>> scale_mode(f32, False, False, True), scale_mode(f32, False, False, False)
+    ('block', None)
+    """
     if one and SA.dtype.name != "ue8m0":
         return "tensor"
     if row:

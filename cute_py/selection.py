@@ -12,6 +12,8 @@ tuned table (:mod:`cute_py.tuned`), where :func:`select` finds it.
 
 from __future__ import annotations
 
+import operator
+
 from . import tuned
 from .emit.spec import GemmSpec
 from .problem import Problem
@@ -87,14 +89,20 @@ def pick_spec(M, N, K, a_major, b_major, dtype, out_dtype, *, sm_count=132, **fi
 
 
 def _plain(x):
-    """``x`` as a Python int or bool when it is a numpy or torch integer or boolean scalar; else ``x``."""
-    if isinstance(x, (bool, int, str)) or x is None:
+    """``x`` as a Python bool or int when it is a numpy or torch boolean or integer scalar; else ``x`` (Problem
+    then refuses what is neither).
+
+    >>> import numpy as np
+    >>> _plain(np.int64(8)), _plain(np.True_), _plain(2.5)
+    (8, True, 2.5)
+    """
+    if x is None or isinstance(x, (bool, int, str)):
         return x
-    if type(x).__name__ in ("bool_", "bool"):
+    if str(getattr(x, "dtype", "")) in ("bool", "torch.bool"):
         return bool(x)
     try:
-        return int(x) if int(x) == x and hasattr(x, "__index__") else x
-    except (TypeError, ValueError):
+        return operator.index(x)
+    except TypeError:
         return x
 
 

@@ -67,8 +67,7 @@ def _whole_tile_promotions():
     both consumer counts, the schedules that keep whole-tile promotion (split-K, groups along M, the direct
     epilogue) and every scale mode and type."""
     from cute_py.emit import SpecError
-    variants = ({}, dict(split_k=2), dict(b="(N,K,L):(K,1,ldb_l)"), dict(epilogue="direct"),
-                dict(schedule="pingpong"), dict(scheduler="stream_k"), dict(cluster=(2, 1)))
+    variants = ({}, dict(split_k=2), dict(b="(N,K,L):(K,1,ldb_l)"), dict(epilogue="direct"))
     tiles = (((128, 160, 128), 2), ((128, 144, 128), 2), ((128, 80, 128), 2), ((64, 160, 128), 1),
              ((64, 192, 128), 1))
     modes = (("tensor", "f32"), ("row", "f32"), ("block", "f32"), ("block", "ue8m0"))

@@ -30,7 +30,7 @@ from ..arch.sm90 import GmmaDescriptor, make_gmma_desc
 from ..atoms import MMAAtom, gmma
 from ..layouts.offsets import layout_offsets
 from .checks import require
-from .scaling import SCALE_BLOCK, scale_blocks_per_tile
+from .scaling import SCALE_BLOCK, chunk_straddles, scale_blocks_per_tile
 
 __all__ = ["PromotePlan", "promote_plan"]
 
@@ -73,7 +73,7 @@ def promote_plan(spec, atom: MMAAtom, b) -> PromotePlan:
     values = chunk.regs["c"]
     require(bn % n == 0 and atom.regs["c"] == values * (bn // n), "promote_plan", f"the {bn}-column tile splits "
             f"into chunks of {n} columns and {values} values each", atom=atom.name, chunk=chunk.name)
-    straddles = spec.scale == "block" and SCALE_BLOCK % n != 0
+    straddles = chunk_straddles(spec, n)
     if spec.scale == "block":
         require(SCALE_BLOCK % n == 0 or (n == bn and scale_blocks_per_tile(bn) == 2), "promote_plan", f"a chunk "
                 f"of {n} columns lies in one {SCALE_BLOCK}-column scale block, or is the whole tile and touches two",

@@ -21,7 +21,7 @@ from math import gcd
 
 __all__ = ["FP8_DTYPES", "SCALES", "SCALE_TYPES", "scale_ctype", "scale_read", "scale_source", "UE8M0_TO_F32",
            "whole_tile_promotes", "SCALE_BLOCK", "PROMOTE_REGS", "PROMOTE_CHUNKS", "scale_problems", "promote_chunk",
-           "scale_blocks_per_tile", "promote_regs", "PROMOTE_CHUNK_REGS"]
+           "scale_blocks_per_tile", "promote_regs", "PROMOTE_CHUNK_REGS", "chunk_straddles"]
 
 FP8_DTYPES = ("e4m3", "e5m2")
 """Input types of the scaled GEMM (``cute_py.scaled_gemm``): OCP fp8, read by wgmma K-major only."""
@@ -145,9 +145,21 @@ def promote_regs(spec, n: int) -> int:
     """
     bm, bn, _ = spec.tile
     c = spec.tile_warpgroups
-    two_blocks = spec.scale == "block" and n == bn and SCALE_BLOCK % n != 0
-    extra = (24 if spec.scale_type == "ue8m0" else 8) if two_blocks else 0
+    extra = (24 if spec.scale_type == "ue8m0" else 8) if chunk_straddles(spec, n) else 0
     return bm * bn // (128 * c) + (bm // (64 * c)) * n // 2 + extra
+
+
+def chunk_straddles(spec, n: int) -> bool:
+    """Whether ``spec``'s blockwise promotion in chunks of ``n`` columns takes its scales from two 128-column
+    blocks per chunk: the chunk is the whole tile and its width does not divide 128 (a tile starting inside a
+    block; :func:`promote_chunk` allows it only where the tile touches at most two).
+
+    >>> from cute_py.emit import GemmSpec
+    >>> s = GemmSpec(dtype="e4m3", scale="block", tile=(128, 144, 128))
+    >>> chunk_straddles(s, 144), chunk_straddles(s.replace(tile=(128, 128, 128)), 128)
+    (True, False)
+    """
+    return spec.scale == "block" and n == spec.tile[1] and SCALE_BLOCK % n != 0
 
 
 def scale_problems(spec) -> list:
@@ -183,9 +195,9 @@ def scale_problems(spec) -> list:
             c = spec.tile_warpgroups
             acc = bm * bn // (128 * c)
             if whole_tile_promotes(spec):
-                whole = (f"the whole tile needs {promote_regs(spec, bn)} registers per consumer thread"
-                         + (f" (its sums and {promote_regs(spec, bn) - 2 * acc} for the scales of two blocks)"
-                            if promote_regs(spec, bn) > 2 * acc else "")
+                need = promote_regs(spec, bn)
+                whole = (f"the whole tile needs {need} registers per consumer thread"
+                         + (f" (its sums and {need - 2 * acc} for the scales of two blocks)" if need > 2 * acc else "")
                          + f" of {PROMOTE_REGS.get(spec.consumers)}"
                          + (f", and touches {scale_blocks_per_tile(bn)} scale blocks (at most 2)"
                             if spec.scale == "block" and scale_blocks_per_tile(bn) > 2 else ""))
