@@ -155,9 +155,11 @@ def test_coalesce_profile_exact(src, profile, expect):
     check_coalesce_profile(L, profile, R)
 
 
-def test_coalesce_rejects_non_layout():
-    with pytest.raises(TypeError):
-        coalesce((4, 8))
+def test_coalesce_reads_a_shape_and_rejects_the_rest():
+    assert coalesce((4, 8)) == coalesce(Layout((4, 8))) == Layout(32)       # a shape: its compact layout
+    for bad in ("x", {4: 8}, 2.5, None):
+        with pytest.raises(TypeError, match="^coalesce: "):
+            coalesce(bad)
 
 
 # ---------------------------------------------------------------------------

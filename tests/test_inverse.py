@@ -177,11 +177,13 @@ def test_right_inverse_non_injective_still_works():
         check_right_inverse(L, right_inverse(L))
 
 
-def test_right_inverse_rejects_non_layout():
-    with pytest.raises(TypeError):
-        right_inverse((4, 2))
-    with pytest.raises(TypeError):
-        left_inverse((4, 2))
+def test_inverses_read_a_shape_and_reject_the_rest():
+    for inverse in (right_inverse, left_inverse):
+        assert inverse((4, 2)) == inverse(Layout((4, 2))) == Layout(8)    # a shape: its compact layout
+        assert inverse(6) == Layout(6)                                     # an int n: n:1, as PyCuTe reads it
+        for bad in ("x", [1.5], None):
+            with pytest.raises(TypeError, match=f"^{inverse.__name__}: "):
+                inverse(bad)
 
 
 # ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from ..layouts import (
     Layout, _, append, coalesce, composition, int_tuple as it, logical_divide, logical_product,
     right_inverse, tiled_product, upcast, zip, zipped_divide,
 )
-from ..layouts.coalescing import layout_operand
+from ..layouts.operands import layout_operand
 from ..layouts.leaves import _norm
 from ..layouts.errors import LayoutError, layout_error, names_caller
 from .copy import CopyAtom

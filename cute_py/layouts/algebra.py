@@ -17,52 +17,15 @@ from operator import itemgetter
 from . import basis_algebra, f2_algebra, int_tuple as it
 from .basis import ScaledBasis
 from .f2 import F2
-from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r, names_caller
+from .errors import DivisibilityError, InjectivityError, LayoutError, RankError, layout_error, _r
 from .decide import _and, _not, _or, canon, ceil_div, divides, exact_div, expand, fail, floor_div, le, lt, sign
-from .coalescing import _bw_coalesce, _coalesce, _coalesce_x, _is_composed, _require_layout, coalesce_x_flat, layout_operand
+from .coalescing import _bw_coalesce, _coalesce, _coalesce_x, coalesce_x_flat
 from .int_tuple import _, is_int, is_sym
-from .layout import ALGEBRA, Layout, _is_tensor, _modes, coprofile, flat_modes, int_layout, require_nonempty
+from .layout import ALGEBRA, Layout, coprofile, flat_modes, int_layout, require_nonempty
+from .modes import transform_layout
+from .operands import by_owner, tiler_arg
 
 __all__ = ["composition", "complement"]
-
-
-def _tiler_arg(op, x):
-    """The tiler ``x`` of ``op``, checked: lists become tuples (recursively); a bool (which would act as 0 or 1)
-    and anything unhashable (a dict, a set: not a tiler) are refused with a TypeError naming ``op``."""
-    if type(x) is tuple:                        # the common tuple of layouts and extents: nothing to convert
-        for e in x:
-            if not (type(e) is Layout or type(e) is int and e > 0 or e is _):
-                break
-        else:
-            return x
-    if isinstance(x, bool):
-        raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {x!r}")
-    if isinstance(x, list):
-        x = tuple(_tiler_arg(op, e) for e in x)
-    elif isinstance(x, tuple) and any(isinstance(e, list) for e in x):
-        x = tuple(_tiler_arg(op, e) for e in x)
-    try:
-        hash(x)
-    except TypeError:
-        raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {_r(x)}") from None
-    if isinstance(x, tuple):
-        it.check_depth(op, x)
-        for e in it.flatten_to_tuple(x):
-            if isinstance(e, bool) or not (isinstance(e, Layout) or is_int(e) or is_sym(e) or e is _
-                                           or _is_composed(e) or getattr(e, "_is_swizzle", False)):
-                raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {_r(x)}")
-            if is_int(e) and e < 1:
-                raise layout_error(LayoutError, op, "tiler extents must be positive", f"found {e}", tiler=x)
-    elif is_int(x) and x < 1:
-        raise layout_error(LayoutError, op, "tiler extents must be positive", f"found {x}")
-    return _plain_ints(x)
-
-
-def _plain_ints(x):
-    """``x`` with its numpy integer leaves made Python ints (so none reaches a result's shape)."""
-    if type(x) is tuple:
-        return tuple(_plain_ints(e) for e in x)
-    return int(x) if type(x) is not int and is_int(x) else x
 
 
 # ---------------------------------------------------------------------------
@@ -75,14 +38,22 @@ def composition(a, b):
     ``b`` may be a Layout, a tiler tuple (composed mode by mode; modes of A
     the tiler does not reach are dropped, as in C++), an int ``n`` (``n:1``)
     or ``_`` (identity). ``a`` may be a Swizzle (giving a ComposedLayout), a
-    ComposedLayout (B is composed into its inner layout) or a shape (its
-    compact column-major layout, as C++ and PyCuTe read it).
+    ComposedLayout (B is composed into its inner layout), a Tensor (B is
+    composed into its layout) or a shape (its compact column-major layout, as
+    C++ and PyCuTe read it).
+
+    One algorithm (``_compose_leaf``): each leaf ``s:d`` of B is divided
+    through the modes of the coalesced A. Its stride is an int or a sympy
+    expression (decided by :mod:`.decide`), or a basis element ``v@i`` that
+    walks mode ``i`` of A with ``v``. Layouts with F2 strides are linear maps
+    over GF(2) and compose as bit matrices (:mod:`.f2_algebra`).
 
     Preconditions (checked): for each B mode, the coalesced A admits it: the
     *stride divisibility condition* (B's stride, divided through A's modes,
     either skips whole modes or starts inside a mode it does not overrun) and
     the *shape divisibility condition* (B's extent splits evenly over the
-    modes it crosses).
+    modes it crosses); and B's modes together never carry from one mode of A
+    into the next (the *no-carry condition*).
 
     Postconditions: ``compatible(shape(B), shape(R))`` and ``R(c) == A(B(c))``
     for all ``c`` in B's domain.
@@ -92,214 +63,107 @@ def composition(a, b):
     >>> print(composition(Layout((12, 8, 5), (1, 12, 96)), (Layout(3, 4), Layout(4, 2))))
     (3,4):(4,24)
     """
-    if type(a) is Layout:
-        if type(b) is Layout or type(b) is int and b > 0:
-            return _compose_tiler(a, b)
-        if type(b) is tuple:
-            return _compose_tiler(a, _tiler_arg("composition", b))
-    return _composition_any(a, b)
-
-
-@names_caller(op="composition")
-def _composition_any(a, b):
-    if _is_tensor(a):
-        return a._apply(composition, b)
-    if _is_composed(a):
-        return a._compose(b)
-    if getattr(a, "_is_swizzle", False):
-        return a._compose(b)
-    a = layout_operand("composition", a, "A")
-    if _is_composed(b) or getattr(b, "_is_swizzle", False):
-        return b._compose_from_left(a)
-    return _compose_tiler(a, _tiler_arg("composition", b))
-
-
-def _compose_tiler(a: Layout, b):
-    """``a o b`` for a checked tiler ``b``."""
-    if type(b) is Layout:
-        return _compose_layouts(a, b)
-    if type(b) is tuple:
-        return _compose_by_mode(a, b)
-    if b is _:
-        return a
-    if type(b) is int or is_int(b):
-        return _compose_layouts(a, Layout._make(b, 1, ((b,), (1,))))
-    if is_sym(b):
-        return _compose_layouts(a, Layout(b, 1))
-    if _is_composed(b) or getattr(b, "_is_swizzle", False):
-        raise TypeError(f"composition: a composed layout or swizzle inside a tiler is not supported: {b}")
-    raise TypeError(f"composition: B must be a Layout, tiler tuple, int or _, got {type(b).__name__}: {_r(b)}")
-
-
-def _compose_by_mode(a: Layout, b: tuple) -> Layout:
-    """Mode ``i`` of ``a`` composed with ``b[i]``; the modes of ``a`` past the tiler are dropped, as in C++."""
-    sa, da = _modes(a)
-    if len(b) > len(sa):
-        raise layout_error(RankError, "composition", "more tiler modes than layout modes",
-                           f"{len(b)} > {len(sa)}", layout=a, tiler=b)
-    shapes, strides = [], []
-    for s, d, t in zip(sa, da, b):
-        if type(s) is int and s and type(d) is int:  # one int mode s:d, linear: it scales t's strides by d
-            if type(t) is int:
-                shapes.append(t)
-                strides.append(d)
-                continue
-            if type(t) is Layout and int_algebra_tile(t):
-                shapes.append(t.shape)
-                strides.append(_scaled(t.stride, d))
-                continue
-        mode = Layout._make(s, d, None if type(s) is tuple else ((s,), (d,)))
-        plain = type(t) is Layout or type(t) is int or type(t) is tuple or not (
-            _is_composed(t) or getattr(t, "_is_swizzle", False))
-        r = _compose_tiler(mode, t) if plain else composition(mode, t)
-        if type(r) is not Layout:
-            raise TypeError(f"composition: mode results must be plain layouts, got {r}")
-        shapes.append(r.shape)
-        strides.append(r.stride)
-    return Layout._make(tuple(shapes), tuple(strides))
-
-
-def _compose_layouts(a: Layout, b: Layout) -> Layout:
+    if type(a) is not Layout:
+        return by_owner("composition", composition, a, b, name="A")
+    b = tiler_arg("composition", b, composed=True)
+    if type(b) is tuple:                        # mode i of A composed with b[i]; A's modes past b dropped, as in C++
+        return transform_layout(a, b, composition, keep_trailing=False, op="composition")
+    if type(b) is not Layout:
+        if b is _:
+            return a
+        own = getattr(type(b), "_composition_from_left", None)   # B a swizzle or a composed layout
+        if own is not None:
+            return own(b, a)
+        b = Layout._make(b, 1, ((b,), (1,))) if type(b) is int else Layout(b, 1)   # an extent n is n:1
     fas, fad = a._flat or flat_modes(a)
     fbs, fbd = b._flat or flat_modes(b)
     if 0 in fas or 0 in fbs:
         require_nonempty("composition", A=a, B=b)
-    if F2.made and (f2_algebra.is_f2_layout(a) or f2_algebra.is_f2_layout(b)):
+    if F2.made and (F2 in map(type, fad) or F2 in map(type, fbd)):
         return f2_algebra.compose(a, b)
-    if fbd.count(0) == len(fbd) and all(type(d) is int for d in fbd):
-        return b                                # B sends every coordinate to 0, and A(0) == 0: A o B is B
-    if ScaledBasis in map(type, fbd):
+    if ScaledBasis in map(type, fbd):           # B's v@i walk mode i of A: A coalesced mode by mode
         basis_algebra.refuse_multi_term("composition", b, A=a, B=b)
         flat = _coalesce_x(a, coprofile(b))
         ls, ld = (flat.shape, flat.stride) if type(flat.shape) is tuple else ((flat.shape,), (flat.stride,))
-    elif len(fas) == 1:                         # A is one mode, linear everywhere: A o B scales B's strides
-        return Layout._make(b.shape, _scaled(b.stride, fad[0]))
     else:
         ls, ld = coalesce_x_flat(fas, fad)
-    if len(fbs) == 1:
-        shape, stride = _compose_impl(ls, ld, b.shape, b.stride, a, b, (), None)
-        return Layout._make(shape, stride)
-    usage = {}
-    shape, stride = _compose_impl(ls, ld, b.shape, b.stride, a, b, (), usage)
-    for (path, i), (reach, s) in usage.items():
+    usage = {} if len(fbs) > 1 else None
+    shape, stride = _compose_leaf(ls, ld, b.shape, b.stride, a, b, (), usage)
+    for (path, i), (reach, s) in (usage or {}).items():
         ok = reach < s if type(reach) is int and type(s) is int else lt(reach, s)
-        if ok is None:
-            raise fail("composition", f"{reach} < {s}",
-                       f"no-carry condition: B's modes together reach digit {reach} of mode {i} of the "
-                       f"coalesced A (extent {s})", A=a, B=b)
         if not ok:
-            raise layout_error(
-                DivisibilityError, "composition", "no-carry condition",
-                f"B's modes together reach digit {reach} of mode {i} of the coalesced A "
-                f"(extent {s}), so their sum carries into the next mode, where A is not linear",
-                A=a, B=b)
+            detail = (f"B's modes together reach digit {reach} of mode {i} of the coalesced A (extent {s}), so "
+                      f"their sum carries into the next mode, where A is not linear")
+            if ok is None:
+                raise fail("composition", f"{reach} < {s}", f"no-carry condition: {detail}", A=a, B=b)
+            raise layout_error(DivisibilityError, "composition", "no-carry condition", detail, A=a, B=b)
     return Layout._make(shape, stride)
 
 
-def int_algebra_tile(t: Layout) -> bool:
-    """Whether the int algebra takes the layout ``t`` as it is (internal): its extents are positive and no stride
-    is an F2 or basis stride (those have their own algebras). A single int mode composed with such a ``t``
-    scales its strides."""
-    ts, td = t._flat or flat_modes(t)
-    return 0 not in ts and ScaledBasis not in map(type, td) and not (F2.made and F2 in map(type, td))
-
-
-def _scaled(stride, d):
-    """Each leaf of ``stride`` times ``d`` (an int 0 stays the int 0)."""
-    if type(stride) is tuple:
-        return tuple([_scaled(x, d) for x in stride])
-    return 0 if type(stride) is int and stride == 0 else stride * d
-
-
-def _compose_impl(ls, ld, rs, rd, a, b, path, usage):
-    """Compose the flat (coalesced) A ``ls:ld`` (tuples) with B's mode ``rs:rd``: the result's
-    ``(shape, stride)``.
+def _compose_leaf(ls, ld, rs, rd, a, b, path, usage):
+    """The coalesced A ``ls:ld`` (flat tuples; nested per mode where B has basis strides) composed with B's
+    mode ``rs:rd``: the result's ``(shape, stride)``.
 
     B's stride is divided through A's modes: at each mode it either skips
     whole copies of it (``|stride| % s == 0``) or starts inside it without
-    overrunning it, and B's extent splits over the modes it crosses. Each
-    condition is decided for ints at once and for sympy leaves where sympy
-    can (else SymbolicError). ``usage[(path, i)]`` (None for a B of one leaf)
-    accumulates, over B's leaves, the largest digit each leaf reaches in mode
-    ``i`` of A: a sum reaching the mode's extent means B's modes carry into
-    the next mode, and the by-mode result would be wrong.
+    overrunning it, and B's extent splits over the modes it crosses
+    (:func:`_stride_step`, :func:`_shape_step`). ``usage[(path, i)]`` (None
+    for a B of one leaf) accumulates, over B's leaves, the largest digit each
+    leaf reaches in mode ``i`` of A: a sum reaching the mode's extent means
+    B's modes carry into the next mode, and the by-mode result would be wrong.
     """
     if type(rs) is tuple:
         if not rs:
             return (), ()
-        shapes, strides = zip(*[_compose_impl(ls, ld, s, d, a, b, path, usage) for s, d in zip(rs, rd)])
+        shapes, strides = zip(*[_compose_leaf(ls, ld, s, d, a, b, path, usage) for s, d in zip(rs, rd)])
         return shapes, strides
-    if type(rd) is ScaledBasis:
+    if type(rd) is ScaledBasis:                 # v@i: the walk of v through mode i of A
         for m in rd.mode:
-            if not isinstance(ls, tuple) or m >= len(ls):
+            if type(ls) is not tuple or m >= len(ls):
                 raise layout_error(RankError, "composition", "basis stride selects a mode A does not have",
                                    f"stride {rd}", A=a, B=b)
             ls, ld = ls[m], ld[m]
         sub_s, sub_d = coalesce_x_flat(it.flatten_to_tuple(ls), it.flatten_to_tuple(ld))
-        return _compose_impl(sub_s, sub_d, rs, rd.value, a, b, rd.mode, usage)
+        return _compose_leaf(sub_s, sub_d, rs, rd.value, a, b, rd.mode, usage)
     if type(rd) is int and rd == 0:
         return rs, 0
     if len(ls) == 1:
         return rs, rd * ld[0]
-
     sg = (1 if rd > 0 else -1) if type(rd) is int else sign(rd, "composition", A=a, B=b)
     res_s, res_d = [], []
-    rest_shape, ar = rs, rd * sg                # B's remaining extent and |stride|
+    rest, ar = rs, rd * sg                      # B's remaining extent and |stride|
     for i in range(len(ls) - 1):
         s, d = ls[i], ld[i]
-        static = type(s) is int and type(ar) is int and type(rest_shape) is int
-        if static:                              # two ints: decided in place (_stride_step decides the rest)
-            if ar % s == 0:
-                ok, next_shape, next_ar = True, 1, ar // s
-            else:
-                next_shape = -(-s // ar)
-                if ar < s:
-                    ok, next_ar = rest_shape == 1 or s % ar == 0 or rest_shape <= next_shape, 1
-                else:
-                    ok, next_ar = rest_shape == 1, -(-ar // s)
-        else:
-            ok, next_shape, next_ar = _stride_step(s, ar, rest_shape)
+        ok, digits, next_ar = _stride_step(s, ar, rest)
         if not ok:
+            detail = (f"B's stride {rd} reaches mode {i} of the coalesced A (shape {s}, stride {d}) with "
+                      f"remaining stride {ar} and extent {rest}")
             if ok is None:
                 raise fail("composition", f"{ar} % {s} == 0, or {ar} < {s} without overrunning the mode",
-                           f"stride divisibility condition: B's stride {rd} reaches mode {i} of the coalesced A "
-                           f"(shape {s}, stride {d}) with remaining stride {ar} and extent {rest_shape}",
-                           A=a, B=b)
-            raise layout_error(
-                DivisibilityError, "composition", "stride divisibility condition",
-                f"B's stride {rd} reaches mode {i} of the coalesced A "
-                f"(shape {s}, stride {d}) with remaining stride {ar} and extent {rest_shape}, "
-                f"which neither skips the mode ({ar} % {s} != 0) nor stays inside it",
-                A=a, B=b)
-        if next_shape == 1 or rest_shape == 1:
-            ar = next_ar
-            continue
-        if static:
-            new_shape = next_shape if next_shape < rest_shape else rest_shape
-            ok = rest_shape % new_shape == 0
-        else:
-            new_shape, ok = _shape_step(next_shape, rest_shape)
-        if not ok:
-            if ok is None:
-                raise fail("composition", f"{rest_shape} % {new_shape} == 0 (with {new_shape} the smaller extent)",
-                           f"shape divisibility condition at mode {i} of the coalesced A (shape {s}, stride {d})",
-                           A=a, B=b)
-            raise layout_error(
-                DivisibilityError, "composition", "shape divisibility condition",
-                f"B's extent {rest_shape} does not split over mode {i} of the coalesced A "
-                f"(shape {s}, stride {d}): {rest_shape} % {new_shape} != 0",
-                A=a, B=b)
-        res_s.append(new_shape)
-        res_d.append(sg * ar * d)
-        if usage is not None:
-            u = usage.setdefault((path, i), [0, s])
-            u[0] += (new_shape - 1) * ar
-        rest_shape = rest_shape // new_shape if static else exact_div(rest_shape, new_shape)
+                           f"stride divisibility condition: {detail}", A=a, B=b)
+            raise layout_error(DivisibilityError, "composition", "stride divisibility condition",
+                               f"{detail}, which neither skips the mode ({ar} % {s} != 0) nor stays inside it",
+                               A=a, B=b)
+        if digits != 1 and rest != 1:
+            n, ok = _shape_step(digits, rest)
+            if not ok:
+                where = f"mode {i} of the coalesced A (shape {s}, stride {d})"
+                if ok is None:
+                    raise fail("composition", f"{rest} % {n} == 0 (with {n} the smaller extent)",
+                               f"shape divisibility condition at {where}", A=a, B=b)
+                raise layout_error(DivisibilityError, "composition", "shape divisibility condition",
+                                   f"B's extent {rest} does not split over {where}: {rest} % {n} != 0", A=a, B=b)
+            res_s.append(n)
+            res_d.append(sg * ar * d)
+            if usage is not None:
+                u = usage.setdefault((path, i), [0, s])
+                u[0] += (n - 1) * ar
+            rest = exact_div(rest, n)
         ar = next_ar
     if not res_s:
-        return rest_shape, sg * ar * ld[-1]
-    if rest_shape != 1:
-        res_s.append(rest_shape)
+        return rest, sg * ar * ld[-1]
+    if rest != 1:
+        res_s.append(rest)
         res_d.append(sg * ar * ld[-1])
     if len(res_s) == 1:
         return res_s[0], res_d[0]
@@ -308,12 +172,18 @@ def _compose_impl(ls, ld, rs, rd, a, b, path, usage):
 
 def _stride_step(s, ar, n):
     """B's remaining ``|stride|`` ``ar`` and extent ``n`` against a mode of extent ``s`` of the coalesced A:
-    ``(ok, extent of the mode left to B, |stride| left after the mode)``.
+    ``(ok, digits of the mode left to B, |stride| left after the mode)``.
 
     ``ok``: the stride divisibility condition; the stride skips whole copies of the mode
     (``ar % s == 0``) or starts inside it (``ar < s``) without overrunning it. True, False, or None where
-    sympy cannot decide it, through the predicates; a step of three ints is decided in place by the caller.
+    sympy cannot decide it.
     """
+    if type(s) is int and type(ar) is int and type(n) is int:
+        if ar % s == 0:
+            return True, 1, ar // s
+        if ar < s:
+            return n == 1 or s % ar == 0 or n <= -(-s // ar), -(-s // ar), 1
+        return n == 1, -(-s // ar), -(-ar // s)
     skips = divides(s, ar)
     if skips:
         return True, 1, exact_div(ar, s)
@@ -328,6 +198,9 @@ def _stride_step(s, ar, n):
 def _shape_step(m, n):
     """B's extent ``n`` meets ``m`` digits of a mode: ``(min(m, n), whether it divides n)``, decided as
     :func:`_stride_step` decides (None: undecidable)."""
+    if type(m) is int and type(n) is int:
+        k = m if m < n else n
+        return k, n % k == 0
     smaller = le(m, n)
     if smaller is None:
         return m, None
@@ -362,19 +235,11 @@ def complement(layout, cotarget=None):
     >>> print(complement(Layout(4, K), 1024))
     (K,ceiling(256/K)):(1,4*K)
     """
-    if type(layout) is Layout and (cotarget is None or type(cotarget) is int and cotarget > 0):
+    if type(layout) is not Layout:
+        return by_owner("complement", complement, layout, cotarget)
+    if cotarget is None or type(cotarget) is int and cotarget > 0:
         return _complement(layout, cotarget)
-    return _complement_any(layout, cotarget)
-
-
-@names_caller(op="complement")
-def _complement_any(layout, cotarget):
-    if _is_composed(layout):
-        return complement(layout.inner, cotarget)
-    _require_layout("complement", layout)
-    if cotarget is None:
-        pass
-    elif is_int(cotarget):
+    if is_int(cotarget):
         if cotarget < 1:
             raise layout_error(LayoutError, "complement", "cotarget must be positive", f"got {cotarget}",
                                layout=layout)
@@ -383,7 +248,7 @@ def _complement_any(layout, cotarget):
         if cotarget.is_integer is not True or cotarget.is_positive is False:
             raise TypeError(f"complement: cotarget must be a positive int or a shape, got {_r(cotarget)}")
     else:
-        cotarget = _tiler_arg("complement", getattr(cotarget, "shape", cotarget))
+        cotarget = tiler_arg("complement", getattr(cotarget, "shape", cotarget))
         if not (isinstance(cotarget, tuple) and all((is_int(c) and c > 0) or (is_sym(c) and c.is_positive is not False)
                                                     for c in it.flatten_to_tuple(cotarget))):
             raise TypeError(f"complement: cotarget must be a positive int or a shape, got {_r(cotarget)}")

@@ -10,44 +10,13 @@ from __future__ import annotations
 import builtins
 
 from . import int_tuple as it
-from .int_tuple import is_int, is_sym
-from .errors import LayoutError, _r, in_operation, names_caller
+from .errors import _r, names_caller
 from .f2 import F2, bit_images, disjoint
-from .layout import ALGEBRA, Layout, _is_tensor, flat_modes
+from .layout import ALGEBRA, Layout, flat_modes
 from .modes import transform_layout
+from .operands import by_owner
 
 __all__ = ["coalesce", "coalesce_z", "filter", "filter_zeros"]
-
-def _is_composed(x) -> bool:
-    return getattr(x, "_is_composed_layout", False)
-
-
-def _require_layout(op, x, name="layout"):
-    if not isinstance(x, Layout):
-        raise TypeError(f"{op}: expected a Layout for {name}, got {type(x).__name__}: {_r(x)}")
-
-
-def layout_operand(op, x, name="layout"):
-    """``x`` as the layout that composition, a divide, a product or a tiled atom takes: a Layout as it is, a shape
-    (an int or a tuple of extents) as its compact column-major layout, as C++ and PyCuTe read one, and a list as
-    the tuple it spells (cute_py's reading: PyCuTe and C++ have no lists); else a TypeError naming ``op`` and the
-    operand.
-
-    >>> print(layout_operand("logical_divide", (4, 6)))
-    (4,6):(1,4)
-    """
-    if isinstance(x, Layout):
-        return x
-    if isinstance(x, (tuple, list)) or is_int(x) or is_sym(x):
-        try:
-            return Layout(x)
-        except LayoutError as e:                    # a shape whose extents are wrong: the algebra's error
-            raise in_operation(e, op, **{name: x}) from None
-        except TypeError as e:
-            raise TypeError(f"{op}: {name} is neither a Layout nor a shape: {e}") from None
-    raise TypeError(f"{op}: expected a Layout (or a shape: its compact layout) for {name}, got "
-                    f"{type(x).__name__}: {_r(x)}")
-
 
 def _unwrap(s, d):
     if len(s) == 1:
@@ -154,23 +123,11 @@ def coalesce(layout, profile=None):
     >>> print(coalesce(Layout((2, (1, 6)), (1, (6, 2))), (1, 1)))
     (2,6):(1,2)
     """
-    if type(layout) is Layout and profile is None:
-        if type(layout.shape) is int and type(layout.stride) is int:    # one mode: itself, or 1:0
-            return layout if layout.shape != 1 else Layout._make(1, 0, _UNIT_FLAT)
-        return _coalesce(layout)
-    return _coalesce_any(layout, profile)
-
-
-@names_caller(op="coalesce")
-def _coalesce_any(layout, profile):
-    if _is_tensor(layout):
-        return layout._apply(coalesce, profile)
-    if _is_composed(layout):
-        return layout._with_inner(coalesce(layout.inner, profile))
-    _require_layout("coalesce", layout)
+    if type(layout) is not Layout:
+        return by_owner("coalesce", coalesce, layout, profile)
     if isinstance(profile, tuple):
         it.check_depth("coalesce", profile)
-        return transform_layout(layout, profile, coalesce)
+        return transform_layout(layout, profile, coalesce, op="coalesce")
     return _coalesce(layout)
 
 
@@ -180,9 +137,8 @@ def filter_zeros(layout, profile=None):
     >>> print(filter_zeros(Layout((4, 2, 3), (0, 1, 8))))
     (1,2,3):(0,1,8)
     """
-    if _is_tensor(layout):
-        return layout._apply(filter_zeros, profile)
-    _require_layout("filter_zeros", layout)
+    if type(layout) is not Layout:
+        return by_owner("filter_zeros", filter_zeros, layout, profile)
     ref = layout.stride if profile is None else profile
     return Layout._make(it.filter_zeros(ref, layout.shape), layout.stride)
 
@@ -196,14 +152,11 @@ def filter(layout, profile=None):  # noqa: A001 - CuTe's name
     >>> print(filter(Layout((4, 2, 3), (0, 1, 8))))
     (2,3):(1,8)
     """
-    if _is_tensor(layout):
-        return layout._apply(filter, profile)
-    if _is_composed(layout):
-        return layout._with_inner(filter(layout.inner, profile))
-    _require_layout("filter", layout)
+    if type(layout) is not Layout:
+        return by_owner("filter", filter, layout, profile)
     if isinstance(profile, tuple):
         it.check_depth("filter", profile)
-        return transform_layout(layout, profile, filter)
+        return transform_layout(layout, profile, filter, op="filter")
     return _coalesce(filter_zeros(layout))
 
 

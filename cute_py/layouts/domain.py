@@ -14,7 +14,8 @@ import math
 from . import int_tuple as it
 from .algebra import composition
 from .inverse import right_inverse
-from .coalescing import _coalesce, _is_composed, _require_layout, _unwrap, coalesce
+from .coalescing import _coalesce, _unwrap, coalesce
+from .operands import is_composed, require_layout
 from .decide import fail
 from .errors import _r, names_caller
 from .int_tuple import is_int, is_sym
@@ -32,9 +33,9 @@ def nullspace(layout):
     >>> print(nullspace(Layout((2, 3, 4), (0, 1, 0))))
     (2,4):(1,6)
     """
-    if _is_composed(layout):
+    if is_composed(layout):
         return Layout._make(1, 0)
-    _require_layout("nullspace", layout)
+    require_layout("nullspace", layout)
     fs, fd = it.flatten_to_tuple(layout.shape), it.flatten_to_tuple(layout.stride)
     rstride = it.compact_col_major(fs)
     seq = [i for i, d in enumerate(fd) if d == 0]
@@ -56,8 +57,8 @@ def max_common_layout(a, b):
     owner = _max_common_owner(a, b)
     if owner is not None:
         return owner._max_common(max_common_layout, a, b)
-    _require_layout("max_common_layout", a, "a")
-    _require_layout("max_common_layout", b, "b")
+    require_layout("max_common_layout", a, "a")
+    require_layout("max_common_layout", b, "b")
     require_nonempty("max_common_layout", a=a, b=b)
     inv_b = right_inverse(b)
     common = coalesce(composition(a, inv_b))
@@ -69,7 +70,7 @@ def max_common_layout(a, b):
 
 def _max_common_owner(a, b):
     """The operand whose type answers max_common_layout/vector (a tensor first, then a composed layout)."""
-    for test in (_is_tensor, _is_composed):
+    for test in (_is_tensor, is_composed):
         for x in (a, b):
             if test(x):
                 return x
@@ -88,8 +89,8 @@ def max_common_vector(a, b) -> int:
     owner = _max_common_owner(a, b)
     if owner is not None:
         return owner._max_common(max_common_vector, a, b)
-    _require_layout("max_common_vector", a, "a")
-    _require_layout("max_common_vector", b, "b")
+    require_layout("max_common_vector", a, "a")
+    require_layout("max_common_vector", b, "b")
     require_nonempty("max_common_vector", a=a, b=b)
     common = coalesce(composition(a, right_inverse(b)))
     s0, d0 = (common.shape[0], common.stride[0]) if isinstance(common.shape, tuple) else (common.shape, common.stride)

@@ -296,10 +296,22 @@ def names_caller(fn=None, *, op=None):
         try:
             return fn(*args, **kwargs)
         except (TypeError, ValueError) as e:
-            msg = str(e)
-            m = _LEAD.match(msg)
-            if type(e) not in (TypeError, ValueError) or not m or m.group(1) == op:
+            led = led_by(op, e)
+            if led is None:
                 raise
-            raise type(e)(f"{op}: {msg}") from e
+            raise led from e
 
     return wrapper
+
+
+def led_by(op: str, e: Exception):
+    """``e`` led by ``op`` (``"op: inner: ..."``) where ``e`` is a plain TypeError/ValueError whose message
+    another function leads; None where it is led by ``op`` already, is led by nothing, or is a subclass
+    (LayoutError subclasses name their operation through :func:`in_operation`)."""
+    if type(e) not in (TypeError, ValueError):
+        return None
+    msg = str(e)
+    m = _LEAD.match(msg)
+    if not m or m.group(1) == op:
+        return None
+    return type(e)(f"{op}: {msg}")

@@ -8,15 +8,16 @@ test-suite checks by brute force. F2 and basis strides go to their own algebras.
 from __future__ import annotations
 
 from . import basis_algebra, f2_algebra
-from .algebra import _compose_layouts
+from .algebra import composition
 from .basis import ScaledBasis
-from .coalescing import _UNIT_FLAT, _bw_coalesce, _is_composed, _require_layout, _unwrap, coalesced_flat
+from .coalescing import _bw_coalesce, _unwrap, coalesced_flat
 from .decide import canon, fail, lt
-from .errors import DivisibilityError, InjectivityError, LayoutError, layout_error, names_caller
+from .errors import DivisibilityError, InjectivityError, LayoutError, layout_error
 from .f2 import F2
-from .int_tuple import _, is_sym
+from .int_tuple import is_sym
 from . import int_tuple as it
 from .layout import Layout
+from .operands import by_owner
 
 __all__ = ["right_inverse", "left_inverse"]
 
@@ -35,28 +36,9 @@ def right_inverse(layout):
     >>> print(right_inverse(Layout((4, 2, 3), (2, 1, 0))))
     (2,4):(4,1)
     """
-    if type(layout) is Layout:
-        s, d = layout.shape, layout.stride
-        if type(s) is int and type(d) is int and s > 1:     # one mode: itself where |d| == 1, else 1:0
-            return layout if d == 1 or d == -1 else Layout._make(1, 0, _UNIT_FLAT)
-        return _right_inverse(layout)
-    return _right_inverse_any(layout)
-
-
-@names_caller(op="right_inverse")
-def _right_inverse_any(layout):
-    return _inverse_any("right_inverse", layout, _right_inverse)
-
-
-def _inverse_any(op, layout, core):
-    """``op`` of anything but a Layout: ``_`` is its own inverse, a swizzle or composed layout answers by its
-    method of the same name (``_right_inverse``, ``_left_inverse``); anything else must be a Layout (``core``)."""
-    if layout is _:
-        return _
-    if _is_composed(layout) or getattr(layout, "_is_swizzle", False):
-        return getattr(layout, "_" + op)()
-    _require_layout(op, layout)
-    return core(layout)
+    if type(layout) is not Layout:
+        return by_owner("right_inverse", right_inverse, layout)
+    return _right_inverse(layout)
 
 
 def _right_inverse(layout: Layout) -> Layout:
@@ -104,17 +86,9 @@ def left_inverse(layout):
     >>> print(left_inverse(Layout(4, 2)))
     (2,4):(0,1)
     """
-    if type(layout) is Layout:
-        s, d = layout.shape, layout.stride
-        if type(s) is int and type(d) is int and s > 1 and d > 0:   # one mode s:d: (d,s):(0,1), s:1 for d == 1
-            return layout if d == 1 else Layout._make((d, s), (0, 1), ((d, s), (0, 1)))
-        return _left_inverse(layout)
-    return _left_inverse_any(layout)
-
-
-@names_caller(op="left_inverse")
-def _left_inverse_any(layout):
-    return _inverse_any("left_inverse", layout, _left_inverse)
+    if type(layout) is not Layout:
+        return by_owner("left_inverse", left_inverse, layout)
+    return _left_inverse(layout)
 
 
 def _left_inverse(layout: Layout) -> Layout:
@@ -127,7 +101,7 @@ def _left_inverse(layout: Layout) -> Layout:
             if kind is ScaledBasis:                    # from a codomain coordinate, mode by mode
                 codomain = basis_algebra.codomain_of("left_inverse", layout)
                 basis_algebra.flatten_codomain("left_inverse", layout, codomain)   # checks the strides
-                return basis_algebra.left_inverse_by_mode(layout, codomain, _left_inverse, _compose_layouts)
+                return basis_algebra.left_inverse_by_mode(layout, codomain, _left_inverse, composition)
             if not is_sym(d):
                 raise layout_error(LayoutError, "left_inverse", "strides must be non-negative integers",
                                    f"found stride {d}", layout=layout)

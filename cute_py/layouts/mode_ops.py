@@ -33,7 +33,8 @@ import inspect
 import operator
 
 from .algebra import composition as _composition
-from .coalescing import _is_composed, coalesce as _coalesce, coalesce_z as _coalesce_z
+from .coalescing import coalesce as _coalesce, coalesce_z as _coalesce_z
+from .operands import is_composed
 from .errors import LayoutError, RankError, in_operation, layout_error, names_caller, _r
 from .layout import Layout, _is_tensor, coshape as _coshape, cosize as _cosize, get as _get
 from .queries import depth as _depth, rank as _rank, shape as _shape, size as _size, stride as _stride
@@ -141,7 +142,7 @@ def _replace_at(name, fn, path, a, rest, kwargs):
     """``a`` with mode ``path`` replaced by ``fn(mode, *rest, **kwargs)``."""
     if _is_tensor(a):
         return a._apply(lambda layout: _replace_at(name, fn, path, layout, rest, kwargs))
-    if _is_composed(a):
+    if is_composed(a):
         return a._with_inner(_replace_at(name, fn, path, a.inner, rest, kwargs))
     if not isinstance(a, Layout):
         raise TypeError(f"{name}: mode {_mode_str(path)} of {_r(a)} (a {type(a).__name__}): "

@@ -187,22 +187,29 @@ def zip(layout, other=None):  # noqa: A001 - CuTe's name
     return Layout._make(_zip_tuple(layout.shape), _zip_tuple(layout.stride))
 
 
-def transform_layout(a, b, f, keep_trailing=True):
+def transform_layout(a, b, f, keep_trailing=True, op="transform_layout"):
     """``make_layout(f(a[i], b[i]) ...)`` over the common modes of ``a`` (a layout) and ``b`` (a tuple).
 
     With ``keep_trailing`` the unmatched trailing modes of ``a`` are kept (CuTe's
-    2-argument ``transform_layout``), else they are dropped.
+    2-argument ``transform_layout``, as the divides and products apply a tiler), else they are dropped (as
+    composition does). ``op`` names the operation in an error.
     """
-    s, d = _modes(a)
+    s, d = (a.shape, a.stride) if type(a.shape) is tuple else ((a.shape,), (a.stride,))
     if len(b) > len(s):
-        raise layout_error(RankError, "transform_layout", "more tiler modes than layout modes",
+        raise layout_error(RankError, op, "more tiler modes than layout modes",
                            f"{len(b)} > {len(s)}", layout=a, tiler=b)
-    parts = [f(Layout._make(s[i], d[i]), b[i]) for i in range(len(b))]
+    shapes, strides = [], []
+    for i, t in enumerate(b):
+        si = s[i]
+        r = f(Layout._make(si, d[i], None if type(si) is tuple else ((si,), (d[i],))), t)
+        if type(r) is not Layout:
+            raise TypeError(f"{op}: mode results must be plain layouts, got {r}")
+        shapes.append(r.shape)
+        strides.append(r.stride)
     if keep_trailing:
-        parts += [Layout._make(s[i], d[i]) for i in range(len(b), len(s))]
-    if any(not isinstance(p, Layout) for p in parts):
-        raise TypeError("transform_layout: mode results must be plain layouts")
-    return Layout._make(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+        shapes += s[len(b):]
+        strides += d[len(b):]
+    return Layout._make(tuple(shapes), tuple(strides))
 
 
 @names_caller

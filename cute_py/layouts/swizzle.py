@@ -130,8 +130,8 @@ class Swizzle:
     def __repr__(self):
         return f"Swizzle({self.bits}, {self.base}, {self.shift})"
 
-    # -- algebra hooks -------------------------------------------------------
-    def _compose(self, b):
+    # -- the algebra: the operations a Swizzle answers (operands.by_owner) -----
+    def _composition(self, public, b):
         if isinstance(b, Swizzle):             # two XOR maps: their composition is linear over GF(2)
             n = max(self.size(), b.size())
             return composition(f2_layout(self, n), f2_layout(b, n))
@@ -141,14 +141,14 @@ class Swizzle:
             return b
         return ComposedLayout(self, 0, b)
 
-    def _compose_from_left(self, a):
+    def _composition_from_left(self, a):
         return compose_layout_swizzle(a, self)
 
     def _make_layout(self):
         """``make_layout(sw)``: ``sw o 0 o 2^(B+M+|S|):1``."""
         return ComposedLayout(self, 0, Layout._make(self.size(), 1))
 
-    def _right_inverse(self):
+    def _right_inverse(self, public):
         return self
 
     _left_inverse = _right_inverse
@@ -320,14 +320,23 @@ class ComposedLayout:
     def __repr__(self):
         return f"ComposedLayout({self.outer!r}, {self.offset!r}, {self.inner!r})"
 
-    # -- algebra hooks -------------------------------------------------------
+    # -- the algebra: the operations a composed layout answers (operands.by_owner) --
     def _with_inner(self, inner):
         return ComposedLayout(self.outer, self.offset, inner)
 
-    def _compose(self, tiler):
-        return self._with_inner(composition(self.inner, tiler))
+    def _apply(self, public, *args):
+        """``public(inner, *args)`` under the same outer function and offset: an operation on the domain."""
+        return ComposedLayout(self.outer, self.offset, public(self.inner, *args))
 
-    def _compose_from_left(self, a):
+    _composition = _logical_divide = _zipped_divide = _tiled_divide = _flat_divide = _tile_unzip = _apply
+    _logical_product = _zipped_product = _tiled_product = _flat_product = _apply
+    _blocked_product = _raked_product = _tile_to_shape = _coalesce = _filter = _apply
+
+    def _complement(self, public, cotarget):
+        """The offsets the inner layout does not reach (the outer function permutes offsets, as C++ reads it)."""
+        return public(self.inner, cotarget)
+
+    def _composition_from_left(self, a):
         if self.offset != 0:
             raise layout_error(LayoutError, "composition", "A o (outer o offset o inner) needs offset 0",
                                A=a, B=self)
@@ -342,13 +351,13 @@ class ComposedLayout:
     def _domain_offset(self, coord):
         return ComposedLayout(self.outer, self.offset + self.inner(coord), self.inner), 0
 
-    def _right_inverse(self):
+    def _right_inverse(self, public):
         if self.offset != 0:
             raise layout_error(LayoutError, "right_inverse", "inverse of a composed layout needs offset 0",
                                layout=self)
         return composition(right_inverse(self.inner), right_inverse(self.outer))
 
-    def _left_inverse(self):
+    def _left_inverse(self, public):
         if self.offset != 0:
             raise layout_error(LayoutError, "left_inverse", "inverse of a composed layout needs offset 0",
                                layout=self)

@@ -388,6 +388,10 @@ class Tensor:
         """``op(layout, *args)`` as a tensor over the same engine and offset (the free functions' hook)."""
         return self._derive(op(self.layout, *args), self.offset, self._track(lambda c: c._apply(op, *args)))
 
+    # the algebra's operations on the domain, answered on the tensor's layout (operands.by_owner)
+    _composition = _logical_divide = _zipped_divide = _tiled_divide = _flat_divide = _apply
+    _coalesce = _filter = _filter_zeros = _apply
+
     def _domain_offset(self, coord):
         layout, off = domain_offset(coord, self.layout)
         return self._derive(layout, self.offset + off, self._track(lambda c: c._domain_offset(coord)))

@@ -15,17 +15,18 @@ import math
 
 from . import decide, int_tuple as it
 from . import basis_algebra, f2_algebra
-from .algebra import _complement, _compose_layouts, _scaled, _tiler_arg, complement, int_algebra_tile
+from .algebra import _complement, complement, composition
 from .f2 import F2
-from .coalescing import _is_composed, coalesced_flat, filter as _filter, layout_operand
+from .coalescing import coalesced_flat, filter as _filter
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
 from .int_tuple import _, is_int, is_sym
 from .layout import (
-    ALGEBRA, Layout, LayoutLeft, LayoutRight, _is_tensor, _modes, cosize, cosize_flat, flat_modes, int_layout,
+    ALGEBRA, Layout, LayoutLeft, LayoutRight, _modes, cosize, cosize_flat, flat_modes, int_layout,
     require_nonempty,
 )
 from .make import make_ordered_layout
-from .modes import append, zip
+from .modes import append, transform_layout, zip
+from .operands import by_owner, tiler_arg
 
 __all__ = [
     "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
@@ -43,13 +44,6 @@ def _tiler_layout(op, t):
     if is_int(t) or is_sym(t):
         return Layout(t)
     raise TypeError(f"{op}: a tiler is a Layout, an int, _ or a tuple of those; got {type(t).__name__}: {_r(t)}")
-
-
-def _check_tiler_rank(op, layout, tiler):
-    r = len(layout.shape) if isinstance(layout.shape, tuple) else 1
-    if len(tiler) > r:
-        raise layout_error(RankError, op, "too many modes in tiler", f"tiler rank {len(tiler)} > layout rank {r}",
-                           layout=layout, tiler=tiler)
 
 
 def logical_divide(layout, tiler):
@@ -73,32 +67,14 @@ def logical_divide(layout, tiler):
     >>> print(logical_divide(Layout((M, K), (K, 1)), (128, 64)))
     ((128,ceiling(M/128)),(64,ceiling(K/64))):((K,128*K),(1,64))
     """
-    if type(layout) is Layout:
-        if type(tiler) is Layout or type(tiler) is int and tiler > 0:
-            return _divide(layout, tiler)
-        if type(tiler) is tuple:
-            return _divide(layout, _tiler_arg("logical_divide", tiler))
-    return _logical_divide_any(layout, tiler)
-
-
-@names_caller(op="logical_divide")
-def _logical_divide_any(layout, tiler):
-    if _is_tensor(layout):
-        return layout._apply(logical_divide, tiler)
-    if _is_composed(layout):
-        return layout._with_inner(logical_divide(layout.inner, tiler))
-    layout = layout_operand("logical_divide", layout)
-    return _divide(layout, _tiler_arg("logical_divide", tiler))
-
-
-def _divide(layout, tiler):
-    """``logical_divide`` for a checked tiler."""
-    if type(tiler) is tuple:
-        _check_tiler_rank("logical_divide", layout, tiler)
-        return _by_mode(layout, tiler, _divide, logical_divide, _divide_int_mode)
+    if type(layout) is not Layout:
+        return by_owner("logical_divide", logical_divide, layout, tiler)
+    tiler = tiler_arg("logical_divide", tiler)
+    if type(tiler) is tuple:                    # mode i of A divided by tiler[i]; the modes past it kept
+        return transform_layout(layout, tiler, logical_divide, op="logical_divide")
     if tiler is _:
         return layout
-    t = tiler if type(tiler) is Layout else _tiler_layout("logical_divide", tiler)
+    t = _tiler_layout("logical_divide", tiler)
     shape = coalesced_flat(layout)[0]
     if 0 in shape:
         require_nonempty("logical_divide", A=layout, tiler=t)
@@ -106,8 +82,8 @@ def _divide(layout, tiler):
         rest = _complement(t, _mode_shapes(layout) if basis_algebra.is_basis_layout(t) else
                            shape[0] if len(shape) == 1 else shape)
         (ts, td), (rs, rd) = t._flat or flat_modes(t), rest._flat or flat_modes(rest)
-        return _compose_layouts(layout, Layout._make((t.shape, rest.shape), (t.stride, rest.stride),
-                                                     (ts + rs, td + rd)))
+        return composition(layout, Layout._make((t.shape, rest.shape), (t.stride, rest.stride),
+                                                (ts + rs, td + rd)))
     except LayoutError as e:
         raise in_operation(e, "logical_divide", A=layout, tiler=t) from None
 
@@ -120,51 +96,6 @@ def _mode_shapes(layout) -> tuple:
         c = coalesced_flat(Layout._make(s, d))[0]
         out.append(c[0] if len(c) == 1 else c)
     return tuple(out)
-
-
-def _divide_int_mode(s, d, t):
-    """``logical_divide(s:d, t)`` for one mode of int extent ``s > 0`` and int stride, as ``(shape, stride)``:
-    ``s:d`` is linear, so the result is ``(t, complement(t, s))`` with its strides times ``d``. None where ``t``
-    is not a layout (or int) of positive extents whose strides take the int algebra."""
-    if type(t) is int:
-        t = _tiler_layout("logical_divide", t)
-    elif type(t) is not Layout:
-        return None
-    if not int_algebra_tile(t):
-        return None
-    try:
-        rest = _complement(t, s)
-    except LayoutError as e:
-        raise in_operation(e, "logical_divide", A=Layout._make(s, d), tiler=t) from None
-    return (t.shape, rest.shape), (_scaled(t.stride, d), _scaled(rest.stride, d))
-
-
-def _by_mode(layout, tiler, op, public, int_mode=None):
-    """``op(layout[i], tiler[i])`` for the modes the tiler reaches, the other modes kept (``transform_layout``);
-    a mode whose tiler is not a plain one goes through the ``public`` function. ``int_mode(s, d, t)``, where
-    given, answers for a mode ``s:d`` of int extent ``s > 0`` and int stride, as ``(shape, stride)`` (or None)."""
-    sa, da = (layout.shape, layout.stride) if type(layout.shape) is tuple else ((layout.shape,), (layout.stride,))
-    shapes, strides = [], []
-    for i, (s, d) in enumerate(builtins.zip(sa, da)):
-        if int_mode is not None and i < len(tiler) and type(s) is int and s and type(d) is int:
-            r = int_mode(s, d, tiler[i])
-            if r is not None:
-                shapes.append(r[0])
-                strides.append(r[1])
-                continue
-        mode = Layout._make(s, d, None if type(s) is tuple else ((s,), (d,)))
-        if i < len(tiler):
-            t = tiler[i]
-            plain = type(t) is Layout or type(t) is int or type(t) is tuple or t is _
-            r = op(mode, t) if plain else public(mode, t)
-            if type(r) is not Layout:
-                raise TypeError(f"transform_layout: mode results must be plain layouts, got {r}")
-            shapes.append(r.shape)
-            strides.append(r.stride)
-        else:
-            shapes.append(s)
-            strides.append(d)
-    return Layout._make(tuple(shapes), tuple(strides))
 
 
 def _zip2_by(s, d, guide, op, layout):
@@ -193,10 +124,8 @@ def tile_unzip(layout, tiler):
     >>> print(tile_unzip(Layout(((4, 3), (8, 4))), (4, 8)))
     ((4,8),(3,4)):((1,12),(4,96))
     """
-    if _is_composed(layout):
-        return layout._with_inner(tile_unzip(layout.inner, tiler))
-    if not isinstance(layout, Layout):
-        raise TypeError(f"tile_unzip: expected a Layout for layout, got {type(layout).__name__}: {_r(layout)}")
+    if type(layout) is not Layout:
+        return by_owner("tile_unzip", tile_unzip, layout, tiler)
     return Layout._make(*_zip2_by(layout.shape, layout.stride, tiler, "tile_unzip", layout))
 
 
@@ -226,54 +155,34 @@ def zipped_divide(layout, tiler):
     >>> print(zipped_divide(Layout((12, 32), (32, 1)), (4, 8)))
     ((4,8),(3,4)):((32,1),(128,8))
     """
-    if type(layout) is Layout:
-        if type(tiler) is Layout or type(tiler) is int and tiler > 0:
-            return _zipped_divide(layout, tiler)
-        if type(tiler) is tuple:
-            return _zipped_divide(layout, _tiler_arg("zipped_divide", tiler))
-    return _zipped_divide_any(layout, tiler)
-
-
-@names_caller(op="zipped_divide")
-def _zipped_divide_any(layout, tiler):
-    if _is_tensor(layout):
-        return layout._apply(zipped_divide, tiler)
-    if _is_composed(layout):
-        return layout._with_inner(zipped_divide(layout.inner, tiler))
-    layout = layout_operand("zipped_divide", layout)
-    return _zipped_divide(layout, _tiler_arg("zipped_divide", tiler))
-
-
-def _zipped_divide(layout, tiler):
-    r = _divide(layout, tiler)
+    if type(layout) is not Layout:
+        return by_owner("zipped_divide", zipped_divide, layout, tiler)
+    tiler = tiler_arg("zipped_divide", tiler)
+    r = logical_divide(layout, tiler)
     return Layout._make(*_zip2_by(r.shape, r.stride, tiler, "tile_unzip", r))
 
 
-@names_caller
 def tiled_divide(layout, tiler):
     """``zipped_divide`` with the rest modes spliced in: ``((tile modes), rest0, rest1, ...)``.
 
     >>> print(tiled_divide(Layout((12, 32), (32, 1)), (4, 8)))
     ((4,8),3,4):((32,1),128,8)
     """
-    if _is_tensor(layout):
-        return layout._apply(tiled_divide, tiler)
-    if _is_composed(layout):
-        return layout._with_inner(tiled_divide(layout.inner, tiler))
+    if type(layout) is not Layout:
+        return by_owner("tiled_divide", tiled_divide, layout, tiler)
+    tiler = tiler_arg("tiled_divide", tiler)
     return _tiled(zipped_divide(layout, tiler))
 
 
-@names_caller
 def flat_divide(layout, tiler):
     """``zipped_divide`` with every tile and rest mode at the top level.
 
     >>> print(flat_divide(Layout((8, 8)), (4, 2)))
     (4,2,2,4):(1,8,4,16)
     """
-    if _is_tensor(layout):
-        return layout._apply(flat_divide, tiler)
-    if _is_composed(layout):
-        return layout._with_inner(flat_divide(layout.inner, tiler))
+    if type(layout) is not Layout:
+        return by_owner("flat_divide", flat_divide, layout, tiler)
+    tiler = tiler_arg("flat_divide", tiler)
     return _flat(zipped_divide(layout, tiler))
 
 
@@ -288,35 +197,18 @@ def logical_product(block, tiler):
     >>> print(logical_product(Layout(4), 3))
     (4,3):(1,4)
     """
-    if type(block) is Layout and not F2.made:
-        if type(tiler) is Layout:
-            return _product(block, tiler)
-        if type(tiler) is tuple:
-            return _product(block, _tiler_arg("logical_product", tiler))
-    return _logical_product_any(block, tiler)
-
-
-@names_caller(op="logical_product")
-def _logical_product_any(block, tiler):
-    if _is_composed(block):
-        return block._with_inner(logical_product(block.inner, tiler))
-    if F2.made and (f2_algebra.is_f2_layout(block) or f2_algebra.is_f2_layout(tiler)):
-        raise layout_error(LayoutError, "logical_product", "products of layouts with F2 strides are not "
-                           "implemented", "the copies would combine by + with the XOR of the block",
-                           block=block, tiler=tiler)
-    return _product(layout_operand("logical_product", block, "block"), _tiler_arg("logical_product", tiler))
-
-
-def _product(block, tiler):
-    """``logical_product`` for a checked tiler."""
-    if type(tiler) is tuple:
-        _check_tiler_rank("logical_product", block, tiler)
-        return _by_mode(block, tiler, _product, logical_product)
+    if type(block) is not Layout:
+        return by_owner("logical_product", logical_product, block, tiler, name="block")
+    tiler = tiler_arg("logical_product", tiler)
+    if type(tiler) is tuple:                    # mode i of A repeated by tiler[i]; the modes past it kept
+        return transform_layout(block, tiler, logical_product, op="logical_product")
     if tiler is _:
         return block
-    t = tiler if type(tiler) is Layout else _tiler_layout("logical_product", tiler)
+    t = _tiler_layout("logical_product", tiler)
     if F2.made and (f2_algebra.is_f2_layout(block) or f2_algebra.is_f2_layout(t)):
-        return logical_product(block, t)
+        raise layout_error(LayoutError, "logical_product", "products of layouts with F2 strides are not "
+                           "implemented", "the copies would combine by + with the XOR of the block",
+                           block=block, tiler=t)
     if basis_algebra.is_basis_layout(t):
         return _basis_product(block, t)
     tfs, tfd = t._flat or flat_modes(t)
@@ -337,7 +229,7 @@ def _copies(block, t):
         cosize_t = cosize(t)
     try:
         rest = _complement(block, math.prod((block._flat or flat_modes(block))[0]) * cosize_t)
-        tiled = _compose_layouts(rest, t)
+        tiled = composition(rest, t)
     except LayoutError as e:
         raise in_operation(e, "logical_product", A=block, B=t) from None
     n_rest = math.prod((rest._flat or flat_modes(rest))[0])
@@ -375,7 +267,7 @@ def _basis_product(block, t):
         rests.append(_copies(Layout._make(s, d), t_i)[0])
     rest = Layout._make(tuple(r.shape for r in rests), tuple(r.stride for r in rests))
     try:
-        tiled = _compose_layouts(rest, t)
+        tiled = composition(rest, t)
     except LayoutError as e:
         raise in_operation(e, "logical_product", A=block, B=t) from None
     return Layout._make((block.shape, tiled.shape), (block.stride, tiled.stride))
@@ -395,47 +287,34 @@ def zipped_product(block, tiler):
     >>> print(zipped_product(Layout((2, 2), (1, 2)), Layout((3, 4), (1, 3))))
     ((2,2),(3,4)):((1,2),(4,12))
     """
-    if type(block) is Layout and not F2.made:
-        if type(tiler) is Layout:
-            return _zipped_product(block, tiler)
-        if type(tiler) is tuple:
-            return _zipped_product(block, _tiler_arg("zipped_product", tiler))
-    return _zipped_product_any(block, tiler)
-
-
-@names_caller(op="zipped_product")
-def _zipped_product_any(block, tiler):
-    if _is_composed(block):
-        return block._with_inner(zipped_product(block.inner, tiler))
-    return _zipped_product(layout_operand("zipped_product", block, "block"), _tiler_arg("zipped_product", tiler))
-
-
-def _zipped_product(block, tiler):
-    r = _product(block, tiler)
+    if type(block) is not Layout:
+        return by_owner("zipped_product", zipped_product, block, tiler, name="block")
+    tiler = tiler_arg("zipped_product", tiler)
+    r = logical_product(block, tiler)
     return Layout._make(*_zip2_by(r.shape, r.stride, tiler, "tile_unzip", r))
 
 
-@names_caller
 def tiled_product(block, tiler):
     """``zipped_product`` with the tiler modes spliced in: ``((block modes), t0, t1, ...)``.
 
     >>> print(tiled_product(Layout((2, 2), (1, 2)), Layout((3, 4), (1, 3))))
     ((2,2),3,4):((1,2),4,12)
     """
-    if _is_composed(block):
-        return block._with_inner(tiled_product(block.inner, tiler))
+    if type(block) is not Layout:
+        return by_owner("tiled_product", tiled_product, block, tiler, name="block")
+    tiler = tiler_arg("tiled_product", tiler)
     return _tiled(zipped_product(block, tiler))
 
 
-@names_caller
 def flat_product(block, tiler):
     """``zipped_product`` with every mode at the top level.
 
     >>> print(flat_product(Layout((2, 2), (1, 2)), Layout((3, 4), (1, 3))))
     (2,2,3,4):(1,2,4,12)
     """
-    if _is_composed(block):
-        return block._with_inner(flat_product(block.inner, tiler))
+    if type(block) is not Layout:
+        return by_owner("flat_product", flat_product, block, tiler, name="block")
+    tiler = tiler_arg("flat_product", tiler)
     return _flat(zipped_product(block, tiler))
 
 
@@ -443,7 +322,6 @@ def _rank(layout):
     return len(layout.shape) if isinstance(layout.shape, tuple) else 1
 
 
-@names_caller
 def blocked_product(block, tiler):
     """Per mode: the block first, then its repetitions (``zip(A, B')`` of the logical product).
 
@@ -453,27 +331,20 @@ def blocked_product(block, tiler):
     >>> print(blocked_product(Layout((2, 5), (5, 1)), Layout((3, 4), (1, 3))))
     ((2,3),(5,4)):((5,10),(1,30))
     """
-    if _is_composed(block):
-        return block._with_inner(blocked_product(block.inner, tiler))
-    block = layout_operand("blocked_product", block, "block")
-    if getattr(tiler, "_is_composed_layout", False):
-        raise TypeError("blocked_product: the tiler must be a plain layout")
-    return _blocked_raked(block, _tiler_arg("blocked_product", tiler), True)
+    if type(block) is not Layout:
+        return by_owner("blocked_product", blocked_product, block, tiler, name="block")
+    return _blocked_raked(block, tiler_arg("blocked_product", tiler), True)
 
 
-@names_caller
 def raked_product(block, tiler):
     """Per mode: the repetitions first, then the block (interleaved, "raked").
 
     >>> print(raked_product(Layout((2, 5), (5, 1)), Layout((3, 4), (1, 3))))
     ((3,2),(4,5)):((10,5),(30,1))
     """
-    if _is_composed(block):
-        return block._with_inner(raked_product(block.inner, tiler))
-    block = layout_operand("raked_product", block, "block")
-    if getattr(tiler, "_is_composed_layout", False):
-        raise TypeError("raked_product: the tiler must be a plain layout")
-    return _blocked_raked(block, _tiler_arg("raked_product", tiler), False)
+    if type(block) is not Layout:
+        return by_owner("raked_product", raked_product, block, tiler, name="block")
+    return _blocked_raked(block, tiler_arg("raked_product", tiler), False)
 
 
 def _blocked_raked(block, tiler, blocked):
@@ -490,7 +361,6 @@ def _blocked_raked(block, tiler, blocked):
     return zip(first, second)
 
 
-@names_caller
 def tile_to_shape(block, target_shape, order=LayoutLeft):
     """Repeat ``block`` to fill ``target_shape`` (blocked), the repetitions ordered by ``order``.
 
@@ -503,10 +373,9 @@ def tile_to_shape(block, target_shape, order=LayoutLeft):
     >>> print(tile_to_shape(Layout((2, 2), (2, 1)), (4, 6), (1, 0)))
     ((2,2),(2,3)):((2,12),(1,4))
     """
-    if _is_composed(block):
-        return block._with_inner(tile_to_shape(block.inner, target_shape, order))
-    block = layout_operand("tile_to_shape", block, "block")
-    target_shape = _tiler_arg("tile_to_shape", getattr(target_shape, "shape", target_shape))
+    if type(block) is not Layout:
+        return by_owner("tile_to_shape", tile_to_shape, block, target_shape, order, name="block")
+    target_shape = tiler_arg("tile_to_shape", getattr(target_shape, "shape", target_shape))
     if not (is_int(target_shape) or isinstance(target_shape, tuple)) or not all(
             is_int(t) or is_sym(t) for t in it.flatten_to_tuple(target_shape)):
         raise TypeError(f"tile_to_shape: target shape must be an IntTuple, got {_r(target_shape)}")
@@ -563,7 +432,7 @@ def layout_ceil_div(target, tiler: Layout):
 def _check_shape(op, x, what):
     ok = (lambda e: isinstance(e, Layout) or (is_int(e) and e >= 1) or is_sym(e)) if what == "tiler" else (
         lambda e: (is_int(e) and e >= 1) or is_sym(e))
-    if not all(ok(e) for e in it.flatten_to_tuple(_tiler_arg(op, x))):
+    if not all(ok(e) for e in it.flatten_to_tuple(tiler_arg(op, x))):
         raise TypeError(f"{op}: {what} must be an IntTuple of positive extents (or a Layout tiler), got {_r(x)}")
 
 
@@ -577,8 +446,8 @@ def evenly_divides(shape, tiler) -> bool:
     >>> evenly_divides(16, 8), evenly_divides(16, 12), evenly_divides((8, 6), (4, 3))
     (True, False, True)
     """
-    shape = _tiler_arg("evenly_divides", getattr(shape, "shape", shape))
-    tiler = _tiler_arg("evenly_divides", tiler)
+    shape = tiler_arg("evenly_divides", getattr(shape, "shape", shape))
+    tiler = tiler_arg("evenly_divides", tiler)
     _check_shape("evenly_divides", shape, "shape")
     _check_shape("evenly_divides", tiler, "tiler")
     if isinstance(tiler, tuple):

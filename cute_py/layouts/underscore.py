@@ -28,6 +28,12 @@ class Underscore:
     def __reduce__(self):
         return (Underscore, ())
 
+    def _right_inverse(self, public):
+        """``right_inverse(_)`` and ``left_inverse(_)`` are ``_`` (the identity is its own inverse)."""
+        return self
+
+    _left_inverse = _right_inverse
+
 
 _ = Underscore()
 
