@@ -22,7 +22,6 @@ from .decide import _and, _not, _or, canon, ceil_div, divides, exact_div, expand
 from .coalescing import _bw_coalesce, _coalesce, _coalesce_x, coalesce_x_flat
 from .int_tuple import _, is_int, is_sym
 from .layout import ALGEBRA, Layout, coprofile, flat_modes, int_layout, require_nonempty
-from .modes import transform_layout
 from .operands import by_owner, tiler_arg
 
 __all__ = ["composition", "complement"]
@@ -65,49 +64,92 @@ def composition(a, b):
     """
     if type(a) is not Layout:
         return by_owner("composition", composition, a, b, name="A")
-    b = tiler_arg("composition", b, composed=True)
-    if type(b) is tuple:                        # mode i of A composed with b[i]; A's modes past b dropped, as in C++
-        return transform_layout(a, b, composition, keep_trailing=False, op="composition")
-    if type(b) is not Layout:
+    if type(b) is not Layout and not (type(b) is int and b > 0):
+        b = tiler_arg("composition", b, True)
         if b is _:
             return a
-        own = getattr(type(b), "_composition_from_left", None)   # B a swizzle or a composed layout
-        if own is not None:
+        own = type(b) is not tuple and getattr(type(b), "_composition_from_left", None)
+        if own:                                 # B a swizzle or a composed layout
             return own(b, a)
-        b = Layout._make(b, 1, ((b,), (1,))) if type(b) is int else Layout(b, 1)   # an extent n is n:1
-    fas, fad = a._flat or flat_modes(a)
+    return Layout._make(*_compose(a.shape, a.stride, b, a._flat))
+
+
+def _compose(s, d, b, flat=None):
+    """``(shape, stride)`` of ``s:d o b`` for a checked tiler ``b``: a Layout, an extent ``n`` (``n:1``), ``_``,
+    or a tuple of those composed mode by mode (C++'s ``composition_impl``; the modes of ``s:d`` past a tuple
+    are dropped). ``flat`` is ``s:d``'s flat modes where the caller has them."""
+    if type(b) is tuple:
+        if type(s) is not tuple:
+            s, d = (s,), (d,)
+        if len(b) > len(s):
+            raise layout_error(RankError, "composition", "more tiler modes than layout modes",
+                               f"{len(b)} > {len(s)}", layout=Layout._make(s, d), tiler=b)
+        shapes, strides = [], []
+        for i, t in enumerate(b):
+            r = _compose(s[i], d[i], t)
+            shapes.append(r[0])
+            strides.append(r[1])
+        return tuple(shapes), tuple(strides)
+    if type(b) is not Layout:
+        if b is _:
+            return s, d
+        if type(b) is int or is_int(b):
+            b = Layout._make(b, 1, ((b,), (1,)))
+        elif is_sym(b):
+            b = Layout(b, 1)
+        else:
+            raise TypeError(f"composition: a composed layout or swizzle inside a tiler is not supported: {b}")
     fbs, fbd = b._flat or flat_modes(b)
+    if type(s) is not tuple and s and 0 not in fbs and ScaledBasis not in map(type, fbd) and not (
+            F2.made and (type(d) is F2 or F2 in map(type, fbd))):
+        return b.shape, _scaled(b.stride, d)    # the one fast path (C++'s too): A is one mode, R is B scaled by it
+    fas, fad = flat or ((it.flatten_to_tuple(s), it.flatten_to_tuple(d)) if type(s) is tuple else ((s,), (d,)))
     if 0 in fas or 0 in fbs:
-        require_nonempty("composition", A=a, B=b)
+        require_nonempty("composition", A=Layout._make(s, d), B=b)
     if F2.made and (F2 in map(type, fad) or F2 in map(type, fbd)):
-        return f2_algebra.compose(a, b)
+        r = f2_algebra.compose(Layout._make(s, d, (fas, fad)), b)
+        return r.shape, r.stride
     if ScaledBasis in map(type, fbd):           # B's v@i walk mode i of A: A coalesced mode by mode
-        basis_algebra.refuse_multi_term("composition", b, A=a, B=b)
-        flat = _coalesce_x(a, coprofile(b))
-        ls, ld = (flat.shape, flat.stride) if type(flat.shape) is tuple else ((flat.shape,), (flat.stride,))
+        basis_algebra.refuse_multi_term("composition", b, A=Layout._make(s, d), B=b)
+        c = _coalesce_x(Layout._make(s, d, (fas, fad)), coprofile(b))
+        ls, ld = (c.shape, c.stride) if type(c.shape) is tuple else ((c.shape,), (c.stride,))
     else:
         ls, ld = coalesce_x_flat(fas, fad)
     usage = {} if len(fbs) > 1 else None
-    shape, stride = _compose_leaf(ls, ld, b.shape, b.stride, a, b, (), usage)
-    for (path, i), (reach, s) in (usage or {}).items():
-        ok = reach < s if type(reach) is int and type(s) is int else lt(reach, s)
+    shape, stride = _compose_leaf(ls, ld, b.shape, b.stride, (s, d), b, (), usage)
+    for (path, i), (reach, n) in (usage or {}).items():
+        ok = reach < n if type(reach) is int and type(n) is int else lt(reach, n)
         if not ok:
-            detail = (f"B's modes together reach digit {reach} of mode {i} of the coalesced A (extent {s}), so "
+            detail = (f"B's modes together reach digit {reach} of mode {i} of the coalesced A (extent {n}), so "
                       f"their sum carries into the next mode, where A is not linear")
             if ok is None:
-                raise fail("composition", f"{reach} < {s}", f"no-carry condition: {detail}", A=a, B=b)
-            raise layout_error(DivisibilityError, "composition", "no-carry condition", detail, A=a, B=b)
-    return Layout._make(shape, stride)
+                raise fail("composition", f"{reach} < {n}", f"no-carry condition: {detail}", **_operands((s, d), b))
+            raise layout_error(DivisibilityError, "composition", "no-carry condition", detail,
+                               **_operands((s, d), b))
+    return shape, stride
+
+
+def _operands(a, b) -> dict:
+    """The operands an error of composition names: A (given as its ``(shape, stride)``) and B."""
+    return {"A": Layout._make(*a), "B": b}
+
+
+def _scaled(stride, d):
+    """Each leaf of ``stride`` times ``d`` (an int 0 stays the int 0)."""
+    if type(stride) is tuple:
+        return tuple([_scaled(x, d) for x in stride])
+    return 0 if type(stride) is int and stride == 0 else stride * d
 
 
 def _compose_leaf(ls, ld, rs, rd, a, b, path, usage):
     """The coalesced A ``ls:ld`` (flat tuples; nested per mode where B has basis strides) composed with B's
-    mode ``rs:rd``: the result's ``(shape, stride)``.
+    mode ``rs:rd``: the result's ``(shape, stride)`` (``a``, A's ``(shape, stride)``, and ``b`` name the
+    operands in an error).
 
     B's stride is divided through A's modes: at each mode it either skips
     whole copies of it (``|stride| % s == 0``) or starts inside it without
     overrunning it, and B's extent splits over the modes it crosses
-    (:func:`_stride_step`, :func:`_shape_step`). ``usage[(path, i)]`` (None
+    (:func:`_step`). ``usage[(path, i)]`` (None
     for a B of one leaf) accumulates, over B's leaves, the largest digit each
     leaf reaches in mode ``i`` of A: a sum reaching the mode's extent means
     B's modes carry into the next mode, and the by-mode result would be wrong.
@@ -121,7 +163,7 @@ def _compose_leaf(ls, ld, rs, rd, a, b, path, usage):
         for m in rd.mode:
             if type(ls) is not tuple or m >= len(ls):
                 raise layout_error(RankError, "composition", "basis stride selects a mode A does not have",
-                                   f"stride {rd}", A=a, B=b)
+                                   f"stride {rd}", **_operands(a, b))
             ls, ld = ls[m], ld[m]
         sub_s, sub_d = coalesce_x_flat(it.flatten_to_tuple(ls), it.flatten_to_tuple(ld))
         return _compose_leaf(sub_s, sub_d, rs, rd.value, a, b, rd.mode, usage)
@@ -129,37 +171,21 @@ def _compose_leaf(ls, ld, rs, rd, a, b, path, usage):
         return rs, 0
     if len(ls) == 1:
         return rs, rd * ld[0]
-    sg = (1 if rd > 0 else -1) if type(rd) is int else sign(rd, "composition", A=a, B=b)
+    sg = (1 if rd > 0 else -1) if type(rd) is int else sign(rd, "composition", **_operands(a, b))
     res_s, res_d = [], []
     rest, ar = rs, rd * sg                      # B's remaining extent and |stride|
     for i in range(len(ls) - 1):
         s, d = ls[i], ld[i]
-        ok, digits, next_ar = _stride_step(s, ar, rest)
-        if not ok:
-            detail = (f"B's stride {rd} reaches mode {i} of the coalesced A (shape {s}, stride {d}) with "
-                      f"remaining stride {ar} and extent {rest}")
-            if ok is None:
-                raise fail("composition", f"{ar} % {s} == 0, or {ar} < {s} without overrunning the mode",
-                           f"stride divisibility condition: {detail}", A=a, B=b)
-            raise layout_error(DivisibilityError, "composition", "stride divisibility condition",
-                               f"{detail}, which neither skips the mode ({ar} % {s} != 0) nor stays inside it",
-                               A=a, B=b)
-        if digits != 1 and rest != 1:
-            n, ok = _shape_step(digits, rest)
-            if not ok:
-                where = f"mode {i} of the coalesced A (shape {s}, stride {d})"
-                if ok is None:
-                    raise fail("composition", f"{rest} % {n} == 0 (with {n} the smaller extent)",
-                               f"shape divisibility condition at {where}", A=a, B=b)
-                raise layout_error(DivisibilityError, "composition", "shape divisibility condition",
-                                   f"B's extent {rest} does not split over {where}: {rest} % {n} != 0", A=a, B=b)
-            res_s.append(n)
+        k, next_rest, next_ar, broken = _step(s, ar, rest)
+        if broken is not None:
+            _refuse(broken, k, i, s, d, rd, ar, rest, a, b)
+        if k != 1:
+            res_s.append(k)
             res_d.append(sg * ar * d)
             if usage is not None:
                 u = usage.setdefault((path, i), [0, s])
-                u[0] += (n - 1) * ar
-            rest = exact_div(rest, n)
-        ar = next_ar
+                u[0] += (k - 1) * ar
+        rest, ar = next_rest, next_ar
     if not res_s:
         return rest, sg * ar * ld[-1]
     if rest != 1:
@@ -170,42 +196,76 @@ def _compose_leaf(ls, ld, rs, rd, a, b, path, usage):
     return tuple(res_s), tuple(res_d)
 
 
-def _stride_step(s, ar, n):
+def _step(s, ar, n):
     """B's remaining ``|stride|`` ``ar`` and extent ``n`` against a mode of extent ``s`` of the coalesced A:
-    ``(ok, digits of the mode left to B, |stride| left after the mode)``.
+    ``(k, n / k, |stride| left after the mode, broken)``, where B takes ``k`` digits of the mode (1: none).
 
-    ``ok``: the stride divisibility condition; the stride skips whole copies of the mode
-    (``ar % s == 0``) or starts inside it (``ar < s``) without overrunning it. True, False, or None where
-    sympy cannot decide it.
+    The *stride divisibility condition*: the stride skips whole copies of the mode (``ar % s == 0``) or
+    starts inside it (``ar < s``) without overrunning it (``s % ar == 0`` or ``n <= ceil(s / ar)``); past
+    the mode only a B of one element may start. The *shape divisibility condition*: ``k = min(ceil(s / ar),
+    n)`` divides ``n``. ``broken`` is None where both hold, else ``(condition, decided)``: ``"stride"`` or
+    ``"shape"``, and False where sympy cannot decide it. Each fact goes through :mod:`.decide` (three ints
+    are decided in place, by the same formulas).
     """
     if type(s) is int and type(ar) is int and type(n) is int:
         if ar % s == 0:
-            return True, 1, ar // s
+            return 1, n, ar // s, None
+        digits = -(-s // ar)
         if ar < s:
-            return n == 1 or s % ar == 0 or n <= -(-s // ar), -(-s // ar), 1
-        return n == 1, -(-s // ar), -(-ar // s)
+            if n != 1 and s % ar and n > digits:
+                return 1, n, 1, ("stride", True)
+            next_ar = 1
+        elif n != 1:
+            return 1, n, 1, ("stride", True)
+        else:
+            next_ar = -(-ar // s)
+        if digits == 1 or n == 1:
+            return 1, n, next_ar, None
+        k = digits if digits < n else n
+        if n % k:
+            return k, n, next_ar, ("shape", True)
+        return k, n // k, next_ar, None
     skips = divides(s, ar)
     if skips:
-        return True, 1, exact_div(ar, s)
+        return 1, n, exact_div(ar, s), None
     inside = lt(ar, s)
     ok = True if n == 1 else _or(skips, inside)
     if n != 1 and inside is not False:          # inside, it must not overrun the mode
         overrun = _and(_not(divides(ar, s)), lt(ceil_div(s, ar), n))
         ok = _and(ok, _not(_and(inside, overrun)))
-    return ok, ceil_div(s, ar), 1 if inside else ceil_div(ar, s)
-
-
-def _shape_step(m, n):
-    """B's extent ``n`` meets ``m`` digits of a mode: ``(min(m, n), whether it divides n)``, decided as
-    :func:`_stride_step` decides (None: undecidable)."""
-    if type(m) is int and type(n) is int:
-        k = m if m < n else n
-        return k, n % k == 0
-    smaller = le(m, n)
+    if not ok:
+        return 1, n, 1, ("stride", ok is False)
+    digits, next_ar = ceil_div(s, ar), 1 if inside else ceil_div(ar, s)
+    if digits == 1 or n == 1:
+        return 1, n, next_ar, None
+    smaller = le(digits, n)
     if smaller is None:
-        return m, None
-    k = m if smaller else n
-    return k, divides(k, n)
+        return digits, n, next_ar, ("shape", False)
+    k = digits if smaller else n
+    divided = divides(k, n)
+    if not divided:
+        return k, n, next_ar, ("shape", divided is False)
+    return k, exact_div(n, k), next_ar, None
+
+
+def _refuse(broken, k, i, s, d, rd, ar, n, a, b):
+    """Raise the error of a broken step (:func:`_step`: ``k`` digits of mode ``i``, ``s:d``, of the coalesced A
+    against B's remaining stride ``ar`` and extent ``n``; ``rd`` is B's stride)."""
+    condition, decided = broken
+    where = f"mode {i} of the coalesced A (shape {s}, stride {d})"
+    if condition == "stride":
+        detail = f"B's stride {rd} reaches {where} with remaining stride {ar} and extent {n}"
+        if not decided:
+            raise fail("composition", f"{ar} % {s} == 0, or {ar} < {s} without overrunning the mode",
+                       f"stride divisibility condition: {detail}", **_operands(a, b))
+        raise layout_error(DivisibilityError, "composition", "stride divisibility condition",
+                           f"{detail}, which neither skips the mode ({ar} % {s} != 0) nor stays inside it",
+                           **_operands(a, b))
+    if not decided:
+        raise fail("composition", f"{n} % {k} == 0 (with {k} the smaller extent)",
+                   f"shape divisibility condition at {where}", **_operands(a, b))
+    raise layout_error(DivisibilityError, "composition", "shape divisibility condition",
+                       f"B's extent {n} does not split over {where}: {n} % {k} != 0", **_operands(a, b))
 
 
 # ---------------------------------------------------------------------------

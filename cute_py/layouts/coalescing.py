@@ -71,11 +71,17 @@ def _coalesce(layout: Layout) -> Layout:
 
 def coalesced_flat(layout: Layout):
     """The flat modes ``(shapes, strides)`` of ``coalesce(layout)``."""
-    fs, fd = layout._flat or flat_modes(layout)
+    return coalesce_flat(*(layout._flat or flat_modes(layout)))
+
+
+def coalesce_flat(fs, fd):
+    """:func:`coalesced_flat` of the flat modes ``fs:fd``."""
     if not fs:
         return _UNIT_FLAT
     if F2.made and F2 in builtins.map(type, fd):
         fd = _f2_as_int(fs, fd)
+    if len(fs) == 1:                         # one mode: itself, or 1:0
+        return (fs, fd) if fs[0] != 1 else _UNIT_FLAT
     return bw_coalesce_flat(fs, fd, fs[-1], fd[-1])
 
 

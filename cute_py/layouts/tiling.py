@@ -15,9 +15,10 @@ import math
 
 from . import decide, int_tuple as it
 from . import basis_algebra, f2_algebra
-from .algebra import _complement, complement, composition
+from .algebra import _complement, _compose, complement, composition
+from .basis import ScaledBasis
 from .f2 import F2
-from .coalescing import coalesced_flat, filter as _filter
+from .coalescing import coalesce_flat, coalesced_flat, filter as _filter
 from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
 from .int_tuple import _, is_int, is_sym
 from .layout import (
@@ -25,7 +26,7 @@ from .layout import (
     require_nonempty,
 )
 from .make import make_ordered_layout
-from .modes import append, transform_layout, zip
+from .modes import append, zip
 from .operands import by_owner, tiler_arg
 
 __all__ = [
@@ -69,23 +70,47 @@ def logical_divide(layout, tiler):
     """
     if type(layout) is not Layout:
         return by_owner("logical_divide", logical_divide, layout, tiler)
-    tiler = tiler_arg("logical_divide", tiler)
-    if type(tiler) is tuple:                    # mode i of A divided by tiler[i]; the modes past it kept
-        return transform_layout(layout, tiler, logical_divide, op="logical_divide")
-    if tiler is _:
-        return layout
-    t = _tiler_layout("logical_divide", tiler)
-    shape = coalesced_flat(layout)[0]
-    if 0 in shape:
-        require_nonempty("logical_divide", A=layout, tiler=t)
+    if type(tiler) is not Layout and not (type(tiler) is int and tiler > 0):
+        tiler = tiler_arg("logical_divide", tiler)
+    return Layout._make(*_divide(layout.shape, layout.stride, tiler, layout._flat))
+
+
+def _divide(s, d, t, flat=None):
+    """``(shape, stride)`` of ``logical_divide(s:d, t)`` for a checked tiler ``t``: a tuple divides mode by
+    mode and keeps the modes past it (C++'s ``transform_layout``); ``flat`` is ``s:d``'s flat modes where the
+    caller has them."""
+    if type(t) is tuple:
+        if type(s) is not tuple:
+            s, d = (s,), (d,)
+        if len(t) > len(s):
+            raise layout_error(RankError, "logical_divide", "more tiler modes than layout modes",
+                               f"{len(t)} > {len(s)}", layout=Layout._make(s, d), tiler=t)
+        shapes, strides = list(s), list(d)
+        for i, ti in enumerate(t):
+            shapes[i], strides[i] = _divide(s[i], d[i], ti)
+        return tuple(shapes), tuple(strides)
+    if t is _:
+        return s, d
+    if type(t) is not Layout:
+        t = _tiler_layout("logical_divide", t)
+    ts, td = t._flat or flat_modes(t)
+    fs, fd = flat or ((it.flatten_to_tuple(s), it.flatten_to_tuple(d)) if type(s) is tuple else ((s,), (d,)))
+    if 0 in fs:
+        require_nonempty("logical_divide", A=Layout._make(s, d), tiler=t)
+    if ScaledBasis in map(type, td):            # v@i divides mode i of A: the rest per codomain mode
+        cotarget = _mode_shapes(Layout._make(s, d))
+    elif type(s) is not tuple:                  # one mode: its own coalesced shape
+        cotarget = s
+    else:
+        shape = coalesce_flat(fs, fd)[0]
+        cotarget = shape[0] if len(shape) == 1 else shape
     try:
-        rest = _complement(t, _mode_shapes(layout) if basis_algebra.is_basis_layout(t) else
-                           shape[0] if len(shape) == 1 else shape)
-        (ts, td), (rs, rd) = t._flat or flat_modes(t), rest._flat or flat_modes(rest)
-        return composition(layout, Layout._make((t.shape, rest.shape), (t.stride, rest.stride),
-                                                (ts + rs, td + rd)))
+        rest = _complement(t, cotarget)
+        rs, rd = rest._flat or flat_modes(rest)
+        return _compose(s, d, Layout._make((t.shape, rest.shape), (t.stride, rest.stride), (ts + rs, td + rd)),
+                        (fs, fd))
     except LayoutError as e:
-        raise in_operation(e, "logical_divide", A=layout, tiler=t) from None
+        raise in_operation(e, "logical_divide", A=Layout._make(s, d), tiler=t) from None
 
 
 def _mode_shapes(layout) -> tuple:
@@ -157,7 +182,8 @@ def zipped_divide(layout, tiler):
     """
     if type(layout) is not Layout:
         return by_owner("zipped_divide", zipped_divide, layout, tiler)
-    tiler = tiler_arg("zipped_divide", tiler)
+    if type(tiler) is not Layout:
+        tiler = tiler_arg("zipped_divide", tiler)
     r = logical_divide(layout, tiler)
     return Layout._make(*_zip2_by(r.shape, r.stride, tiler, "tile_unzip", r))
 
@@ -199,25 +225,43 @@ def logical_product(block, tiler):
     """
     if type(block) is not Layout:
         return by_owner("logical_product", logical_product, block, tiler, name="block")
-    tiler = tiler_arg("logical_product", tiler)
-    if type(tiler) is tuple:                    # mode i of A repeated by tiler[i]; the modes past it kept
-        return transform_layout(block, tiler, logical_product, op="logical_product")
-    if tiler is _:
-        return block
-    t = _tiler_layout("logical_product", tiler)
+    if type(tiler) is not Layout:
+        tiler = tiler_arg("logical_product", tiler)
+    return Layout._make(*_product(block, tiler))
+
+
+def _product(block: Layout, t):
+    """``(shape, stride)`` of ``logical_product(block, t)`` for a checked tiler ``t``: a tuple repeats mode by
+    mode and keeps the modes past it (C++'s ``transform_layout``)."""
+    if type(t) is tuple:
+        s, d = (block.shape, block.stride) if type(block.shape) is tuple else ((block.shape,), (block.stride,))
+        if len(t) > len(s):
+            raise layout_error(RankError, "logical_product", "more tiler modes than layout modes",
+                               f"{len(t)} > {len(s)}", layout=block, tiler=t)
+        shapes, strides = list(s), list(d)
+        for i, ti in enumerate(t):
+            si = s[i]
+            shapes[i], strides[i] = _product(Layout._make(si, d[i], None if type(si) is tuple else ((si,), (d[i],))),
+                                             ti)
+        return tuple(shapes), tuple(strides)
+    if t is _:
+        return block.shape, block.stride
+    if type(t) is not Layout:
+        t = _tiler_layout("logical_product", t)
     if F2.made and (f2_algebra.is_f2_layout(block) or f2_algebra.is_f2_layout(t)):
         raise layout_error(LayoutError, "logical_product", "products of layouts with F2 strides are not "
                            "implemented", "the copies would combine by + with the XOR of the block",
                            block=block, tiler=t)
-    if basis_algebra.is_basis_layout(t):
-        return _basis_product(block, t)
     tfs, tfd = t._flat or flat_modes(t)
-    if tfd.count(0) == len(tfd) and all(type(d) is int for d in tfd):
+    if ScaledBasis in map(type, tfd):           # v@i repeat mode i of A
+        tiled = _basis_product(block, t)
+    elif tfd.count(0) == len(tfd) and all(type(d) is int for d in tfd):
         # B sends every coordinate to 0: composition(complement(A), B) is B whatever the complement, so A needs
         # none (C++ computes it for any A, negative strides included)
-        return Layout._make((block.shape, t.shape), (block.stride, t.stride))
-    rest, tiled = _copies(block, t)
-    return Layout._make((block.shape, tiled.shape), (block.stride, tiled.stride))
+        tiled = t
+    else:
+        tiled = _copies(block, t)[1]
+    return (block.shape, tiled.shape), (block.stride, tiled.stride)
 
 
 def _copies(block, t):
@@ -250,8 +294,9 @@ def _copies(block, t):
 
 
 def _basis_product(block, t):
-    """``logical_product(A, B)`` for a tiler ``B`` with basis strides, whose ``v@i`` select mode ``i`` of A: the
-    copies of mode ``i`` are laid out by B's leaves in mode ``i`` (the int layout ``B_i``), in
+    """The copies of A in ``logical_product(A, B)`` (its mode 1) for a tiler ``B`` with basis strides, whose
+    ``v@i`` select mode ``i`` of A: the copies of mode ``i`` are laid out by B's leaves in mode ``i`` (the int
+    layout ``B_i``), in
     ``complement(A_i, size(A_i)*cosize(B_i))``, as the tuple tiler ``<B_0, B_1, ...>`` lays them out; B keeps
     its shape. (C++ complements A as a whole, whose one mode B's strides cannot select.)"""
     basis_algebra.codomain_of("logical_product", t)              # the strides are v@i (or 0)
@@ -267,10 +312,9 @@ def _basis_product(block, t):
         rests.append(_copies(Layout._make(s, d), t_i)[0])
     rest = Layout._make(tuple(r.shape for r in rests), tuple(r.stride for r in rests))
     try:
-        tiled = composition(rest, t)
+        return composition(rest, t)
     except LayoutError as e:
         raise in_operation(e, "logical_product", A=block, B=t) from None
-    return Layout._make((block.shape, tiled.shape), (block.stride, tiled.stride))
 
 
 def _injective(layout) -> bool:
@@ -289,7 +333,8 @@ def zipped_product(block, tiler):
     """
     if type(block) is not Layout:
         return by_owner("zipped_product", zipped_product, block, tiler, name="block")
-    tiler = tiler_arg("zipped_product", tiler)
+    if type(tiler) is not Layout:
+        tiler = tiler_arg("zipped_product", tiler)
     r = logical_product(block, tiler)
     return Layout._make(*_zip2_by(r.shape, r.stride, tiler, "tile_unzip", r))
 
