@@ -22,7 +22,7 @@ from .decide import _and, _not, _or, canon, ceil_div, divides, exact_div, expand
 from .coalescing import _bw_coalesce, _coalesce, _coalesce_x, coalesce_x_flat
 from .int_tuple import _, is_int, is_sym
 from .layout import ALGEBRA, Layout, coprofile, flat_modes, int_layout, require_nonempty
-from .operands import by_owner, tiler_arg
+from .operands import by_owner, tiler_arg, tiler_modes
 
 __all__ = ["composition", "complement"]
 
@@ -79,11 +79,7 @@ def _compose(s, d, b, flat=None):
     or a tuple of those composed mode by mode (C++'s ``composition_impl``; the modes of ``s:d`` past a tuple
     are dropped). ``flat`` is ``s:d``'s flat modes where the caller has them."""
     if type(b) is tuple:
-        if type(s) is not tuple:
-            s, d = (s,), (d,)
-        if len(b) > len(s):
-            raise layout_error(RankError, "composition", "more tiler modes than layout modes",
-                               f"{len(b)} > {len(s)}", layout=Layout._make(s, d), tiler=b)
+        s, d = tiler_modes("composition", s, d, b)
         shapes, strides = [], []
         for i, t in enumerate(b):
             r = _compose(s[i], d[i], t)
@@ -137,8 +133,8 @@ def _operands(a, b) -> dict:
 def _scaled(stride, d):
     """Each leaf of ``stride`` times ``d`` (an int 0 stays the int 0)."""
     if type(stride) is tuple:
-        return tuple([_scaled(x, d) for x in stride])
-    return 0 if type(stride) is int and stride == 0 else stride * d
+        return tuple([(x * d if x else 0) if type(x) is int else _scaled(x, d) for x in stride])
+    return stride * d if type(stride) is not int or stride else 0
 
 
 def _compose_leaf(ls, ld, rs, rd, a, b, path, usage):

@@ -63,25 +63,32 @@ _UNIT_FLAT = ((1,), (0,))
 
 
 def _coalesce(layout: Layout) -> Layout:
-    shape, stride = flat = coalesced_flat(layout)
+    flat = layout._flat or flat_modes(layout)
+    c = coalesce_flat(flat)
+    if c is flat and type(layout.shape) is not tuple:     # one mode with nothing to merge: the layout itself
+        return layout
+    shape, stride = c
     if len(shape) == 1:
-        return Layout._make(shape[0], stride[0], flat)
-    return Layout._make(shape, stride, flat)
+        return Layout._make(shape[0], stride[0], c)
+    return Layout._make(shape, stride, c)
 
 
 def coalesced_flat(layout: Layout):
     """The flat modes ``(shapes, strides)`` of ``coalesce(layout)``."""
-    return coalesce_flat(*(layout._flat or flat_modes(layout)))
+    return coalesce_flat(layout._flat or flat_modes(layout))
 
 
-def coalesce_flat(fs, fd):
-    """:func:`coalesced_flat` of the flat modes ``fs:fd``."""
+def coalesce_flat(flat):
+    """:func:`coalesced_flat` of the flat modes ``flat = (shapes, strides)`` (``flat`` itself where one mode is
+    left as it is)."""
+    fs, fd = flat
     if not fs:
         return _UNIT_FLAT
     if F2.made and F2 in builtins.map(type, fd):
         fd = _f2_as_int(fs, fd)
+        flat = fs, fd
     if len(fs) == 1:                         # one mode: itself, or 1:0
-        return (fs, fd) if fs[0] != 1 else _UNIT_FLAT
+        return flat if fs[0] != 1 else _UNIT_FLAT
     return bw_coalesce_flat(fs, fd, fs[-1], fd[-1])
 
 
@@ -131,7 +138,7 @@ def coalesce(layout, profile=None):
     """
     if type(layout) is not Layout:
         return by_owner("coalesce", coalesce, layout, profile)
-    if isinstance(profile, tuple):
+    if profile is not None and isinstance(profile, tuple):
         it.check_depth("coalesce", profile)
         return transform_layout(layout, profile, coalesce, op="coalesce")
     return _coalesce(layout)

@@ -23,7 +23,7 @@ read one; anything else is refused with a TypeError naming the operation.
 from __future__ import annotations
 
 from . import int_tuple as it
-from .errors import LayoutError, _r, in_operation, layout_error, led_by
+from .errors import LayoutError, RankError, _r, in_operation, layout_error, led_by
 from .int_tuple import _, is_int, is_sym
 from .layout import Layout
 
@@ -125,6 +125,17 @@ def tiler_arg(op: str, x, composed: bool = False):
     elif is_int(x) and x < 1:
         raise layout_error(LayoutError, op, "tiler extents must be positive", f"found {x}")
     return _plain_ints(x)
+
+
+def tiler_modes(op: str, shape, stride, tiler: tuple):
+    """The modes of ``shape:stride`` as two tuples, for the tuple ``tiler`` of ``op`` to apply mode by mode; a
+    tiler of more modes than the layout has is refused (RankError naming ``op``)."""
+    if type(shape) is not tuple:
+        shape, stride = (shape,), (stride,)
+    if len(tiler) > len(shape):
+        raise layout_error(RankError, op, "more tiler modes than layout modes", f"{len(tiler)} > {len(shape)}",
+                           layout=Layout._make(shape, stride), tiler=tiler)
+    return shape, stride
 
 
 def _tiler_leaf(e, composed: bool) -> bool:

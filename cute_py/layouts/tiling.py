@@ -27,7 +27,7 @@ from .layout import (
 )
 from .make import make_ordered_layout
 from .modes import append, zip
-from .operands import by_owner, tiler_arg
+from .operands import by_owner, tiler_arg, tiler_modes
 
 __all__ = [
     "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
@@ -80,11 +80,7 @@ def _divide(s, d, t, flat=None):
     mode and keeps the modes past it (C++'s ``transform_layout``); ``flat`` is ``s:d``'s flat modes where the
     caller has them."""
     if type(t) is tuple:
-        if type(s) is not tuple:
-            s, d = (s,), (d,)
-        if len(t) > len(s):
-            raise layout_error(RankError, "logical_divide", "more tiler modes than layout modes",
-                               f"{len(t)} > {len(s)}", layout=Layout._make(s, d), tiler=t)
+        s, d = tiler_modes("logical_divide", s, d, t)
         shapes, strides = list(s), list(d)
         for i, ti in enumerate(t):
             shapes[i], strides[i] = _divide(s[i], d[i], ti)
@@ -102,7 +98,7 @@ def _divide(s, d, t, flat=None):
     elif type(s) is not tuple:                  # one mode: its own coalesced shape
         cotarget = s
     else:
-        shape = coalesce_flat(fs, fd)[0]
+        shape = coalesce_flat((fs, fd))[0]
         cotarget = shape[0] if len(shape) == 1 else shape
     try:
         rest = _complement(t, cotarget)
@@ -234,10 +230,7 @@ def _product(block: Layout, t):
     """``(shape, stride)`` of ``logical_product(block, t)`` for a checked tiler ``t``: a tuple repeats mode by
     mode and keeps the modes past it (C++'s ``transform_layout``)."""
     if type(t) is tuple:
-        s, d = (block.shape, block.stride) if type(block.shape) is tuple else ((block.shape,), (block.stride,))
-        if len(t) > len(s):
-            raise layout_error(RankError, "logical_product", "more tiler modes than layout modes",
-                               f"{len(t)} > {len(s)}", layout=block, tiler=t)
+        s, d = tiler_modes("logical_product", block.shape, block.stride, t)
         shapes, strides = list(s), list(d)
         for i, ti in enumerate(t):
             si = s[i]
