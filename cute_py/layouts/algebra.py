@@ -96,7 +96,7 @@ def _compose(s, d, b, flat=None):
         else:
             raise TypeError(f"composition: a composed layout or swizzle inside a tiler is not supported: {b}")
     fbs, fbd = b._flat or flat_modes(b)
-    if type(s) is not tuple and s and 0 not in fbs and ScaledBasis not in map(type, fbd) and not (
+    if type(s) is not tuple and s != 0 and 0 not in fbs and ScaledBasis not in map(type, fbd) and not (
             F2.made and (type(d) is F2 or F2 in map(type, fbd))):
         return b.shape, _scaled(b.stride, d)    # the one fast path (C++'s too): A is one mode, R is B scaled by it
     fas, fad = flat or ((it.flatten_to_tuple(s), it.flatten_to_tuple(d)) if type(s) is tuple else ((s,), (d,)))
@@ -107,6 +107,10 @@ def _compose(s, d, b, flat=None):
         return r.shape, r.stride
     if ScaledBasis in map(type, fbd):           # B's v@i walk mode i of A: A coalesced mode by mode
         basis_algebra.refuse_multi_term("composition", b, A=Layout._make(s, d), B=b)
+        if any(type(x) is not ScaledBasis and x != 0 for x in fbd):
+            raise layout_error(LayoutError, "composition", "B mixes basis and int strides",
+                               "a basis stride v@i walks mode i of A, an int stride A's whole domain, and their "
+                               "sum is neither", A=Layout._make(s, d), B=b)
         c = _coalesce_x(Layout._make(s, d, (fas, fad)), coprofile(b))
         ls, ld = (c.shape, c.stride) if type(c.shape) is tuple else ((c.shape,), (c.stride,))
     else:
@@ -304,7 +308,7 @@ def complement(layout, cotarget=None):
         if cotarget.is_integer is not True or cotarget.is_positive is False:
             raise TypeError(f"complement: cotarget must be a positive int or a shape, got {_r(cotarget)}")
     else:
-        cotarget = tiler_arg("complement", getattr(cotarget, "shape", cotarget))
+        cotarget = tiler_arg("complement", getattr(cotarget, "shape", cotarget), shape=True)
         if not (isinstance(cotarget, tuple) and all((is_int(c) and c > 0) or (is_sym(c) and c.is_positive is not False)
                                                     for c in it.flatten_to_tuple(cotarget))):
             raise TypeError(f"complement: cotarget must be a positive int or a shape, got {_r(cotarget)}")

@@ -276,8 +276,7 @@ def names_caller(fn=None, *, op=None):
     """Decorate a public function that delegates: a plain TypeError/ValueError led by the name of the function
     it delegated to (``"logical_divide: expected a Layout ..."``) is re-raised led by ``fn``'s own name too, so
     the message names the function the user called (LayoutError subclasses already do, via :func:`in_operation`).
-    ``op`` names the user's function where ``fn`` is the general path behind a fast one
-    (``@names_caller(op="composition")``).
+    ``op`` names the user's function where ``fn`` has another name.
 
     >>> @names_caller
     ... def outer(x):

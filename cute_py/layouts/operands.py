@@ -11,7 +11,8 @@ products) computes on Layouts and starts the same way::
 :func:`by_owner` asks the operand's type for its answer, as C++ overloads each free function per type and
 PyCuTe calls a method the class owns: a type answers the operation ``op`` with its method ``_<op>(public,
 *args)``, so each type lists the operations it takes (a Tensor the ones on its layout's domain, a composed
-layout those that act on its inner layout, a Swizzle composition and the inverses, ``_`` the inverses). A
+layout those that act on its inner layout, a Swizzle composition and the inverses, ``_`` the inverses; each
+marks itself ``_algebra_operand = True``, so no other type's method of the same name is called). A
 shape (an int, a tuple or a list of extents) stands for its compact column-major layout, as C++ and PyCuTe
 read one; anything else is refused with a TypeError naming the operation.
 
@@ -32,7 +33,8 @@ __all__ = ["by_owner", "layout_operand", "tiler_arg"]
 
 def by_owner(op: str, public, x, *args, name: str = "layout"):
     """``public(x, *args)`` for an operand ``x`` that is not a Layout: the answer of ``x``'s type (its method
-    ``_<op>(public, *args)``), else of the compact layout of the shape ``x`` spells (:func:`layout_operand`);
+    ``_<op>(public, *args)``, on the types that mark themselves ``_algebra_operand``), else of the compact
+    layout of the shape ``x`` spells (:func:`layout_operand`);
     ``name`` is the operand's name in a refusal. A TypeError or ValueError raised on the way that another
     operation leads is led by ``op`` too, so the message names the function the user called.
 
@@ -41,7 +43,7 @@ def by_owner(op: str, public, x, *args, name: str = "layout"):
     ArithTuple(0,0) o (2,4):(1@0,1@1)
     """
     try:
-        own = getattr(type(x), "_" + op, None)
+        own = getattr(type(x), "_" + op, None) if getattr(x, "_algebra_operand", False) else None
         if own is not None:
             return own(x, public, *args)
         return public(layout_operand(op, x, name), *args)
@@ -88,10 +90,12 @@ def layout_operand(op: str, x, name: str = "layout") -> Layout:
 _TILER = "a tiler is a Layout, an int, _ or a tuple of those"
 
 
-def tiler_arg(op: str, x, composed: bool = False):
+def tiler_arg(op: str, x, composed: bool = False, shape: bool = False):
     """The tiler ``x`` of ``op``, checked: lists become tuples (recursively); a bool (which would act as 0 or 1)
     and anything that is no Layout, extent or ``_`` (a dict, a string; a swizzle or composed layout unless
-    ``composed``, as composition takes them) are refused with a TypeError naming ``op``.
+    ``composed``, as composition takes them) are refused with a TypeError naming ``op``. With ``shape`` ``x``
+    is a shape (a cotarget, a target shape) whose leaves the caller checks: only lists, depth, hashability and
+    the sign of int extents are checked here.
 
     >>> tiler_arg("logical_divide", [2, [3, 4]])
     (2, (3, 4))
@@ -108,7 +112,7 @@ def tiler_arg(op: str, x, composed: bool = False):
     if isinstance(x, bool):
         raise TypeError(f"{op}: {_TILER}; got {x!r}")
     if isinstance(x, list) or isinstance(x, tuple) and any(isinstance(e, list) for e in x):
-        x = tuple(tiler_arg(op, e) for e in x)
+        x = tuple(tiler_arg(op, e, composed, shape) for e in x)
     try:
         hash(x)
     except TypeError:
@@ -116,11 +120,11 @@ def tiler_arg(op: str, x, composed: bool = False):
     if isinstance(x, tuple):
         it.check_depth(op, x)
         for e in it.flatten_to_tuple(x):
-            if not _tiler_leaf(e, composed):
+            if not (shape or _tiler_leaf(e, composed)):
                 raise TypeError(f"{op}: {_TILER}; got {_r(x)}")
             if is_int(e) and e < 1:
                 raise layout_error(LayoutError, op, "tiler extents must be positive", f"found {e}", tiler=x)
-    elif not _tiler_leaf(x, composed):
+    elif not (shape or _tiler_leaf(x, composed)):
         raise TypeError(f"{op}: {_TILER}; got {type(x).__name__}: {_r(x)}")
     elif is_int(x) and x < 1:
         raise layout_error(LayoutError, op, "tiler extents must be positive", f"found {x}")
@@ -130,12 +134,11 @@ def tiler_arg(op: str, x, composed: bool = False):
 def tiler_modes(op: str, shape, stride, tiler: tuple):
     """The modes of ``shape:stride`` as two tuples, for the tuple ``tiler`` of ``op`` to apply mode by mode; a
     tiler of more modes than the layout has is refused (RankError naming ``op``)."""
-    if type(shape) is not tuple:
-        shape, stride = (shape,), (stride,)
-    if len(tiler) > len(shape):
-        raise layout_error(RankError, op, "more tiler modes than layout modes", f"{len(tiler)} > {len(shape)}",
+    modes = (shape, stride) if type(shape) is tuple else ((shape,), (stride,))
+    if len(tiler) > len(modes[0]):
+        raise layout_error(RankError, op, "more tiler modes than layout modes", f"{len(tiler)} > {len(modes[0])}",
                            layout=Layout._make(shape, stride), tiler=tiler)
-    return shape, stride
+    return modes
 
 
 def _tiler_leaf(e, composed: bool) -> bool:

@@ -131,6 +131,8 @@ class Swizzle:
         return f"Swizzle({self.bits}, {self.base}, {self.shift})"
 
     # -- the algebra: the operations a Swizzle answers (operands.by_owner) -----
+    _algebra_operand = True
+
     def _composition(self, public, b):
         if isinstance(b, Swizzle):             # two XOR maps: their composition is linear over GF(2)
             n = max(self.size(), b.size())
@@ -321,6 +323,8 @@ class ComposedLayout:
         return f"ComposedLayout({self.outer!r}, {self.offset!r}, {self.inner!r})"
 
     # -- the algebra: the operations a composed layout answers (operands.by_owner) --
+    _algebra_operand = True
+
     def _with_inner(self, inner):
         return ComposedLayout(self.outer, self.offset, inner)
 

@@ -389,6 +389,7 @@ class Tensor:
         return self._derive(op(self.layout, *args), self.offset, self._track(lambda c: c._apply(op, *args)))
 
     # the algebra's operations on the domain, answered on the tensor's layout (operands.by_owner)
+    _algebra_operand = True
     _composition = _logical_divide = _zipped_divide = _tiled_divide = _flat_divide = _apply
     _coalesce = _filter = _filter_zeros = _apply
 

@@ -19,7 +19,7 @@ from .algebra import _complement, _compose, complement, composition
 from .basis import ScaledBasis
 from .f2 import F2
 from .coalescing import coalesce_flat, coalesced_flat, filter as _filter
-from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, _r, names_caller
+from .errors import DivisibilityError, LayoutError, RankError, in_operation, layout_error, led_by, _r, names_caller
 from .int_tuple import _, is_int, is_sym
 from .layout import (
     ALGEBRA, Layout, LayoutLeft, LayoutRight, _modes, cosize, cosize_flat, flat_modes, int_layout,
@@ -90,23 +90,29 @@ def _divide(s, d, t, flat=None):
     if type(t) is not Layout:
         t = _tiler_layout("logical_divide", t)
     ts, td = t._flat or flat_modes(t)
-    fs, fd = flat or ((it.flatten_to_tuple(s), it.flatten_to_tuple(d)) if type(s) is tuple else ((s,), (d,)))
-    if 0 in fs:
+    if type(s) is tuple:
+        flat = flat or (it.flatten_to_tuple(s), it.flatten_to_tuple(d))
+        empty = 0 in flat[0]
+    else:
+        empty = s == 0
+    if empty:
         require_nonempty("logical_divide", A=Layout._make(s, d), tiler=t)
     if ScaledBasis in map(type, td):            # v@i divides mode i of A: the rest per codomain mode
         cotarget = _mode_shapes(Layout._make(s, d))
     elif type(s) is not tuple:                  # one mode: its own coalesced shape
         cotarget = s
     else:
-        shape = coalesce_flat((fs, fd))[0]
+        shape = coalesce_flat(flat)[0]
         cotarget = shape[0] if len(shape) == 1 else shape
     try:
         rest = _complement(t, cotarget)
         rs, rd = rest._flat or flat_modes(rest)
         return _compose(s, d, Layout._make((t.shape, rest.shape), (t.stride, rest.stride), (ts + rs, td + rd)),
-                        (fs, fd))
+                        flat)
     except LayoutError as e:
         raise in_operation(e, "logical_divide", A=Layout._make(s, d), tiler=t) from None
+    except TypeError as e:                      # complement's refusal of its cotarget, as this operation's
+        raise (led_by("logical_divide", e) or e) from None
 
 
 def _mode_shapes(layout) -> tuple:
@@ -128,7 +134,10 @@ def _zip2_by(s, d, guide, op, layout):
             raise layout_error(RankError, op, "mismatched ranks while unzipping", layout=layout, tiler=guide)
         s0, s1, d0, d1 = [], [], [], []
         for i in range(n):
-            (a0, a1), (b0, b1) = _zip2_by(s[i], d[i], guide[i], op, layout)
+            si, di, gi = s[i], d[i], guide[i]
+            if type(gi) is tuple or type(si) is not tuple or len(si) != 2:
+                si, di = _zip2_by(si, di, gi, op, layout)
+            (a0, a1), (b0, b1) = si, di
             s0.append(a0)
             s1.append(a1)
             d0.append(b0)
@@ -184,6 +193,7 @@ def zipped_divide(layout, tiler):
     return Layout._make(*_zip2_by(r.shape, r.stride, tiler, "tile_unzip", r))
 
 
+@names_caller
 def tiled_divide(layout, tiler):
     """``zipped_divide`` with the rest modes spliced in: ``((tile modes), rest0, rest1, ...)``.
 
@@ -196,6 +206,7 @@ def tiled_divide(layout, tiler):
     return _tiled(zipped_divide(layout, tiler))
 
 
+@names_caller
 def flat_divide(layout, tiler):
     """``zipped_divide`` with every tile and rest mode at the top level.
 
@@ -221,9 +232,16 @@ def logical_product(block, tiler):
     """
     if type(block) is not Layout:
         return by_owner("logical_product", logical_product, block, tiler, name="block")
+    if F2.made and f2_algebra.is_f2_layout(block):
+        _refuse_f2(block, tiler)
     if type(tiler) is not Layout:
         tiler = tiler_arg("logical_product", tiler)
     return Layout._make(*_product(block, tiler))
+
+
+def _refuse_f2(block, tiler):
+    raise layout_error(LayoutError, "logical_product", "products of layouts with F2 strides are not implemented",
+                       "the copies would combine by + with the XOR of the block", block=block, tiler=tiler)
 
 
 def _product(block: Layout, t):
@@ -241,10 +259,8 @@ def _product(block: Layout, t):
         return block.shape, block.stride
     if type(t) is not Layout:
         t = _tiler_layout("logical_product", t)
-    if F2.made and (f2_algebra.is_f2_layout(block) or f2_algebra.is_f2_layout(t)):
-        raise layout_error(LayoutError, "logical_product", "products of layouts with F2 strides are not "
-                           "implemented", "the copies would combine by + with the XOR of the block",
-                           block=block, tiler=t)
+    if F2.made and f2_algebra.is_f2_layout(t):
+        _refuse_f2(block, t)
     tfs, tfd = t._flat or flat_modes(t)
     if ScaledBasis in map(type, tfd):           # v@i repeat mode i of A
         tiled = _basis_product(block, t)
@@ -332,6 +348,7 @@ def zipped_product(block, tiler):
     return Layout._make(*_zip2_by(r.shape, r.stride, tiler, "tile_unzip", r))
 
 
+@names_caller
 def tiled_product(block, tiler):
     """``zipped_product`` with the tiler modes spliced in: ``((block modes), t0, t1, ...)``.
 
@@ -344,6 +361,7 @@ def tiled_product(block, tiler):
     return _tiled(zipped_product(block, tiler))
 
 
+@names_caller
 def flat_product(block, tiler):
     """``zipped_product`` with every mode at the top level.
 
@@ -360,6 +378,7 @@ def _rank(layout):
     return len(layout.shape) if isinstance(layout.shape, tuple) else 1
 
 
+@names_caller
 def blocked_product(block, tiler):
     """Per mode: the block first, then its repetitions (``zip(A, B')`` of the logical product).
 
@@ -374,6 +393,7 @@ def blocked_product(block, tiler):
     return _blocked_raked(block, tiler_arg("blocked_product", tiler), True)
 
 
+@names_caller
 def raked_product(block, tiler):
     """Per mode: the repetitions first, then the block (interleaved, "raked").
 
@@ -399,6 +419,7 @@ def _blocked_raked(block, tiler, blocked):
     return zip(first, second)
 
 
+@names_caller
 def tile_to_shape(block, target_shape, order=LayoutLeft):
     """Repeat ``block`` to fill ``target_shape`` (blocked), the repetitions ordered by ``order``.
 
@@ -413,7 +434,7 @@ def tile_to_shape(block, target_shape, order=LayoutLeft):
     """
     if type(block) is not Layout:
         return by_owner("tile_to_shape", tile_to_shape, block, target_shape, order, name="block")
-    target_shape = tiler_arg("tile_to_shape", getattr(target_shape, "shape", target_shape))
+    target_shape = tiler_arg("tile_to_shape", getattr(target_shape, "shape", target_shape), shape=True)
     if not (is_int(target_shape) or isinstance(target_shape, tuple)) or not all(
             is_int(t) or is_sym(t) for t in it.flatten_to_tuple(target_shape)):
         raise TypeError(f"tile_to_shape: target shape must be an IntTuple, got {_r(target_shape)}")
@@ -463,6 +484,9 @@ def layout_ceil_div(target, tiler: Layout):
     >>> layout_ceil_div((8, 8), Layout(4))
     16
     """
+    if not isinstance(tiler, Layout):
+        raise TypeError(f"layout_ceil_div: the tiler must be a Layout (an IntTuple's ceil_div is per mode: "
+                        f"int_tuple.ceil_div), got {_r(tiler)}")
     target = getattr(target, "shape", target)
     return complement(tiler, target).shape
 
@@ -470,7 +494,7 @@ def layout_ceil_div(target, tiler: Layout):
 def _check_shape(op, x, what):
     ok = (lambda e: isinstance(e, Layout) or (is_int(e) and e >= 1) or is_sym(e)) if what == "tiler" else (
         lambda e: (is_int(e) and e >= 1) or is_sym(e))
-    if not all(ok(e) for e in it.flatten_to_tuple(tiler_arg(op, x))):
+    if not all(ok(e) for e in it.flatten_to_tuple(tiler_arg(op, x, shape=True))):
         raise TypeError(f"{op}: {what} must be an IntTuple of positive extents (or a Layout tiler), got {_r(x)}")
 
 
@@ -484,8 +508,8 @@ def evenly_divides(shape, tiler) -> bool:
     >>> evenly_divides(16, 8), evenly_divides(16, 12), evenly_divides((8, 6), (4, 3))
     (True, False, True)
     """
-    shape = tiler_arg("evenly_divides", getattr(shape, "shape", shape))
-    tiler = tiler_arg("evenly_divides", tiler)
+    shape = tiler_arg("evenly_divides", getattr(shape, "shape", shape), shape=True)
+    tiler = tiler_arg("evenly_divides", tiler, shape=True)
     _check_shape("evenly_divides", shape, "shape")
     _check_shape("evenly_divides", tiler, "tiler")
     if isinstance(tiler, tuple):

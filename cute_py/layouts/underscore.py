@@ -28,6 +28,8 @@ class Underscore:
     def __reduce__(self):
         return (Underscore, ())
 
+    _algebra_operand = True                  # operands.by_owner asks it
+
     def _right_inverse(self, public):
         """``right_inverse(_)`` and ``left_inverse(_)`` are ``_`` (the identity is its own inverse)."""
         return self
