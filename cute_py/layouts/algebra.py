@@ -74,10 +74,11 @@ def composition(a, b):
     return Layout._make(*_compose(a.shape, a.stride, b, a._flat))
 
 
-def _compose(s, d, b, flat=None):
+def _compose(s, d, b, flat=None, coalesced=None):
     """``(shape, stride)`` of ``s:d o b`` for a checked tiler ``b``: a Layout, an extent ``n`` (``n:1``), ``_``,
     or a tuple of those composed mode by mode (C++'s ``composition_impl``; the modes of ``s:d`` past a tuple
-    are dropped). ``flat`` is ``s:d``'s flat modes where the caller has them."""
+    are dropped). ``flat`` is ``s:d``'s flat modes and ``coalesced`` their ``coalesce_x_flat`` where the caller
+    has them."""
     if type(b) is tuple:
         s, d = tiler_modes("composition", s, d, b)
         shapes, strides = [], []
@@ -114,7 +115,7 @@ def _compose(s, d, b, flat=None):
         c = _coalesce_x(Layout._make(s, d, (fas, fad)), coprofile(b))
         ls, ld = (c.shape, c.stride) if type(c.shape) is tuple else ((c.shape,), (c.stride,))
     else:
-        ls, ld = coalesce_x_flat(fas, fad)
+        ls, ld = coalesced or coalesce_x_flat(fas, fad)
     usage = {} if len(fbs) > 1 else None
     shape, stride = _compose_leaf(ls, ld, b.shape, b.stride, (s, d), b, (), usage)
     for (path, i), (reach, n) in (usage or {}).items():

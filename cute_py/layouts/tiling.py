@@ -97,18 +97,20 @@ def _divide(s, d, t, flat=None):
         empty = s == 0
     if empty:
         require_nonempty("logical_divide", A=Layout._make(s, d), tiler=t)
+    coalesced = None
     if ScaledBasis in map(type, td):            # v@i divides mode i of A: the rest per codomain mode
         cotarget = _mode_shapes(Layout._make(s, d))
     elif type(s) is not tuple:                  # one mode: its own coalesced shape
         cotarget = s
     else:
-        shape = coalesce_flat(flat)[0]
+        coalesced = coalesce_flat(flat)         # coalesce_x of A too where its last extent is not 1
+        shape = coalesced[0]
         cotarget = shape[0] if len(shape) == 1 else shape
     try:
         rest = _complement(t, cotarget)
         rs, rd = rest._flat or flat_modes(rest)
         return _compose(s, d, Layout._make((t.shape, rest.shape), (t.stride, rest.stride), (ts + rs, td + rd)),
-                        flat)
+                        flat, coalesced if flat and flat[0][-1] != 1 else None)
     except LayoutError as e:
         raise in_operation(e, "logical_divide", A=Layout._make(s, d), tiler=t) from None
     except TypeError as e:                      # complement's refusal of its cotarget, as this operation's
