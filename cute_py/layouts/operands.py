@@ -34,9 +34,9 @@ __all__ = ["by_owner", "layout_operand", "tiler_arg"]
 def by_owner(op: str, public, x, *args, name: str = "layout"):
     """``public(x, *args)`` for an operand ``x`` that is not a Layout: the answer of ``x``'s type (its method
     ``_<op>(public, *args)``, on the types that mark themselves ``_algebra_operand``), else of the compact
-    layout of the shape ``x`` spells (:func:`layout_operand`);
-    ``name`` is the operand's name in a refusal. A TypeError or ValueError raised on the way that another
-    operation leads is led by ``op`` too, so the message names the function the user called.
+    layout of the shape ``x`` spells (:func:`layout_operand`; ``name`` is the operand's name in its refusal).
+    A TypeError or ValueError raised on the way that another operation leads is led by ``op`` too, so the
+    message names the function the user called.
 
     >>> from cute_py import make_identity_tensor, composition
     >>> print(by_owner("composition", composition, make_identity_tensor((4, 8)), (2, 4)))
