@@ -103,14 +103,16 @@ def _divide(s, d, t, flat=None):
     elif type(s) is not tuple:                  # one mode: its own coalesced shape
         cotarget = s
     else:
-        coalesced = coalesce_flat(flat)         # coalesce_x of A too where its last extent is not 1
+        coalesced = coalesce_flat(flat)
         shape = coalesced[0]
         cotarget = shape[0] if len(shape) == 1 else shape
+        if not flat[0] or flat[0][-1] == 1:     # there composition's coalesce_x keeps a last mode coalesce drops
+            coalesced = None
     try:
         rest = _complement(t, cotarget)
         rs, rd = rest._flat or flat_modes(rest)
         return _compose(s, d, Layout._make((t.shape, rest.shape), (t.stride, rest.stride), (ts + rs, td + rd)),
-                        flat, coalesced if flat and flat[0][-1] != 1 else None)
+                        flat, coalesced)
     except LayoutError as e:
         raise in_operation(e, "logical_divide", A=Layout._make(s, d), tiler=t) from None
     except TypeError as e:                      # complement's refusal of its cotarget, as this operation's
