@@ -8,9 +8,10 @@ import pytest
 import sympy
 
 from cute_py import (
-    ComposedLayout, E, F2, Layout, LayoutError, RankError, Swizzle, _, coalesce, complement, composition,
-    filter_zeros, flat_divide, layout_ceil_div, left_inverse, logical_divide, logical_product, make_identity_layout,
-    make_identity_tensor, make_tensor, right_inverse, tile_to_shape, tiled_divide, zipped_divide, zipped_product,
+    ComposedLayout, E, F2, Layout, LayoutError, RankError, Swizzle, _, blocked_product, coalesce, complement,
+    composition, filter_zeros, flat_divide, layout_ceil_div, left_inverse, logical_divide, logical_product,
+    make_identity_layout, make_tensor, raked_product, right_inverse, tile_to_shape, tiled_divide, zipped_divide,
+    zipped_product,
 )
 from cute_py.layouts.f2_algebra import f2_layout
 
@@ -93,3 +94,11 @@ def test_a_tuple_tiler_recurses_mode_by_mode():
     assert composition(A, (t0, _)) == by_modes(composition(A[0], t0), A[1])              # mode 2 dropped
     assert logical_divide(A, (t0, 4)) == by_modes(logical_divide(A[0], t0), logical_divide(A[1], 4), A[2])
     assert logical_product(A, (Layout(2), _)) == by_modes(logical_product(A[0], Layout(2)), A[1], A[2])
+
+
+@pytest.mark.parametrize("op", [blocked_product, raked_product])
+def test_blocked_and_raked_products_take_a_layout_tiler(op):
+    assert op(Layout(2), 3) == op(Layout(2), Layout(3))
+    for tiler in (_, (2, 3)):
+        with pytest.raises(TypeError, match=f"^{op.__name__}: the tiler is a Layout or an int"):
+            op(Layout((2, 2)), tiler)

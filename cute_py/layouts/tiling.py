@@ -411,6 +411,9 @@ def raked_product(block, tiler):
 
 def _blocked_raked(block, tiler, blocked):
     op = "blocked_product" if blocked else "raked_product"
+    if type(tiler) is tuple or tiler is _:         # C++ takes a Layout: mode i of the result pairs mode i of each
+        raise TypeError(f"{op}: the tiler is a Layout or an int (its mode i is paired with the block's mode i), "
+                        f"got {_r(tiler)}")
     tiler = _tiler_layout(op, tiler)
     if basis_algebra.is_basis_layout(tiler):
         raise layout_error(LayoutError, op, "the tiler's strides must be ints",
