@@ -138,7 +138,7 @@ def coalesce(layout, profile=None):
     """
     if type(layout) is not Layout:
         return by_owner("coalesce", coalesce, layout, profile)
-    if profile is not None and isinstance(profile, tuple):
+    if isinstance(profile, tuple):
         it.check_depth("coalesce", profile)
         return transform_layout(layout, profile, coalesce, op="coalesce")
     return _coalesce(layout)

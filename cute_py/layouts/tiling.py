@@ -28,6 +28,7 @@ from .layout import (
 from .make import make_ordered_layout
 from .modes import append, zip
 from .operands import by_owner, tiler_arg, tiler_modes
+from .queries import rank
 
 __all__ = [
     "logical_divide", "zipped_divide", "tiled_divide", "flat_divide",
@@ -193,8 +194,13 @@ def zipped_divide(layout, tiler):
         return by_owner("zipped_divide", zipped_divide, layout, tiler)
     if type(tiler) is not Layout:
         tiler = tiler_arg("zipped_divide", tiler)
-    r = logical_divide(layout, tiler)
-    return Layout._make(*_zip2_by(r.shape, r.stride, tiler, "tile_unzip", r))
+    return _zipped_divide(layout, tiler)
+
+
+def _zipped_divide(layout, tiler):
+    """``zipped_divide`` of a Layout by a checked tiler."""
+    s, d = _divide(layout.shape, layout.stride, tiler, layout._flat)
+    return Layout._make(*_zip2_by(s, d, tiler, "tile_unzip", layout))
 
 
 @names_caller
@@ -206,8 +212,7 @@ def tiled_divide(layout, tiler):
     """
     if type(layout) is not Layout:
         return by_owner("tiled_divide", tiled_divide, layout, tiler)
-    tiler = tiler_arg("tiled_divide", tiler)
-    return _tiled(zipped_divide(layout, tiler))
+    return _tiled(_zipped_divide(layout, tiler_arg("tiled_divide", tiler)))
 
 
 @names_caller
@@ -219,8 +224,7 @@ def flat_divide(layout, tiler):
     """
     if type(layout) is not Layout:
         return by_owner("flat_divide", flat_divide, layout, tiler)
-    tiler = tiler_arg("flat_divide", tiler)
-    return _flat(zipped_divide(layout, tiler))
+    return _flat(_zipped_divide(layout, tiler_arg("flat_divide", tiler)))
 
 
 def logical_product(block, tiler):
@@ -236,8 +240,6 @@ def logical_product(block, tiler):
     """
     if type(block) is not Layout:
         return by_owner("logical_product", logical_product, block, tiler, name="block")
-    if F2.made and f2_algebra.is_f2_layout(block):
-        _refuse_f2(block, tiler)
     if type(tiler) is not Layout:
         tiler = tiler_arg("logical_product", tiler)
     return Layout._make(*_product(block, tiler))
@@ -250,7 +252,10 @@ def _refuse_f2(block, tiler):
 
 def _product(block: Layout, t):
     """``(shape, stride)`` of ``logical_product(block, t)`` for a checked tiler ``t``: a tuple repeats mode by
-    mode and keeps the modes past it (C++'s ``transform_layout``)."""
+    mode and keeps the modes past it (C++'s ``transform_layout``). A block with F2 strides is refused whatever
+    the tiler (checked here, before any mode: the error names the whole block)."""
+    if F2.made and f2_algebra.is_f2_layout(block):
+        _refuse_f2(block, t)
     if type(t) is tuple:
         s, d = tiler_modes("logical_product", block.shape, block.stride, t)
         shapes, strides = list(s), list(d)
@@ -263,7 +268,7 @@ def _product(block: Layout, t):
         return block.shape, block.stride
     if type(t) is not Layout:
         t = _tiler_layout("logical_product", t)
-    if F2.made and f2_algebra.is_f2_layout(t):
+    if F2.made and f2_algebra.is_f2_layout(t):     # an F2 tiler
         _refuse_f2(block, t)
     tfs, tfd = t._flat or flat_modes(t)
     if ScaledBasis in map(type, tfd):           # v@i repeat mode i of A
@@ -348,8 +353,12 @@ def zipped_product(block, tiler):
         return by_owner("zipped_product", zipped_product, block, tiler, name="block")
     if type(tiler) is not Layout:
         tiler = tiler_arg("zipped_product", tiler)
-    r = logical_product(block, tiler)
-    return Layout._make(*_zip2_by(r.shape, r.stride, tiler, "tile_unzip", r))
+    return _zipped_product(block, tiler)
+
+
+def _zipped_product(block, tiler):
+    """``zipped_product`` of a Layout by a checked tiler."""
+    return Layout._make(*_zip2_by(*_product(block, tiler), tiler, "tile_unzip", block))
 
 
 @names_caller
@@ -361,8 +370,7 @@ def tiled_product(block, tiler):
     """
     if type(block) is not Layout:
         return by_owner("tiled_product", tiled_product, block, tiler, name="block")
-    tiler = tiler_arg("tiled_product", tiler)
-    return _tiled(zipped_product(block, tiler))
+    return _tiled(_zipped_product(block, tiler_arg("tiled_product", tiler)))
 
 
 @names_caller
@@ -374,12 +382,7 @@ def flat_product(block, tiler):
     """
     if type(block) is not Layout:
         return by_owner("flat_product", flat_product, block, tiler, name="block")
-    tiler = tiler_arg("flat_product", tiler)
-    return _flat(zipped_product(block, tiler))
-
-
-def _rank(layout):
-    return len(layout.shape) if isinstance(layout.shape, tuple) else 1
+    return _flat(_zipped_product(block, tiler_arg("flat_product", tiler)))
 
 
 @names_caller
@@ -420,7 +423,7 @@ def _blocked_raked(block, tiler, blocked):
                            "mode i of the result pairs A's mode i with the tiler's mode i, and a tiler with basis "
                            "strides lays out copies by A's modes instead (logical_product takes it)",
                            block=block, tiler=tiler)
-    r = max(_rank(block), _rank(tiler))
+    r = max(rank(block), rank(tiler))
     lp = logical_product(append(block, n=r), append(tiler, n=r))
     first, second = (lp[0], lp[1]) if blocked else (lp[1], lp[0])
     return zip(first, second)
@@ -461,7 +464,7 @@ def tile_to_shape(block, target_shape, order=LayoutLeft):
 
 def _tile_to_shape(block, target_shape, order):
     r = it.rank(target_shape)
-    if _rank(block) > r:
+    if rank(block) > r:
         raise layout_error(RankError, "tile_to_shape", "rank of the block must be <= rank of the target shape",
                            block=block, target_shape=target_shape)
     padded = append(block, n=r)
