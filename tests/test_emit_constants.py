@@ -113,7 +113,9 @@ def test_epilogue_staging_from_the_bank_analysis(out):
     src = emit_gemm(spec)
     assert "kStageXor" in src
     if out == "f32":                         # 64-bit stores of the accumulator pairs
-        assert e.stsm is None and "st_shared_v2_f32(base" in src and "stmatrix_x4(base" not in src
+        # the value terms reach bit 10 (rows 8 apart, 1024 B): they XOR the offset in a 1024-aligned buffer
+        assert e.stsm is None and max(e.stage_xor) >= 1024 and "stmatrix_x4(b" not in src
+        assert "st_shared_v2_f32(buf + (thread_off ^ kStageXor[(v - j * kEpiValues) / 2])" in src
         assert f"max {e.conflicts.max_ways}-way" in src
     else:                                    # stmatrix.x4: each lane addresses one 16-byte row
         assert e.stsm_conflicts.conflict_free and len(e.stsm_conflicts.wavefronts) == 16

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..arch.sm90 import SMEM_ALIGN
 from .blockscale import scale_slot
 from .cprint import commented, to_c
 from .epilogue_plan import staging_swizzle, stsm_lane_index, thread_index
@@ -215,6 +216,22 @@ __device__ __forceinline__ void store_tile(const float (&acc)[kMBlocks][kAccPerB
 """
 
 
+def _staged(e, index: str) -> str:
+    """The smem byte address of value group ``index`` of a thread: its address for the first group XOR
+    ``kStageXor[index]``. XOR on the address (``base``) equals XOR on the offset in the buffer only where the
+    buffer's address has no bit of the XOR terms, and a staging buffer is only known to start on a multiple of
+    ``SMEM_ALIGN`` (1024) bytes: so terms that reach bit 10 (f32 staging, whose value groups lie 8 rows = 1024 bytes
+    apart) XOR the offset, then add the buffer.
+
+    >>> from cute_py.emit import GemmSpec, gemm_plan
+    >>> _staged(gemm_plan(GemmSpec(out_dtype="f32")).epi, "q"), _staged(gemm_plan(GemmSpec()).epi, "q")
+    ('buf + (thread_off ^ kStageXor[q])', 'base ^ kStageXor[q]')
+    """
+    if max(e.stage_xor) < SMEM_ALIGN:
+        return f"base ^ kStageXor[{index}]"
+    return f"buf + (thread_off ^ kStageXor[{index}])"
+
+
 def _st_shared_writes(p) -> tuple:
     """``(index, how, writes)`` of the f32 staging: the thread's element index line, the explanation, the loop."""
     e = p.epi
@@ -227,12 +244,13 @@ def _st_shared_writes(p) -> tuple:
            f"(ideal {sum(rep.ideal_wavefronts)}).\n"
            f"// The byte offset of (thread t, value v) is staging(t's row, t's column) XOR kStageXor[v]: the thread "
            f"and value\n// parts occupy disjoint bits, and the swizzle is linear over XOR (checked for every t and "
-           f"v when emitting).")
+           f"v when emitting);\n// the XOR applies to the offset in the buffer, which starts on a multiple of "
+           f"{SMEM_ALIGN} bytes only.")
     writes = f"""#pragma unroll
       for (int v = j * kEpiValues; v < (j + 1) * kEpiValues; v += 2) {{
         const int m = row0 + rt + acc_m_value(v), n = n0 + ct + acc_n_value(v);
         const float x0 = apply(acc[mb][v], m, n, ep), x1 = apply(acc[mb][v + 1], m, n + 1, ep);
-        st_shared_v2_f32(base ^ kStageXor[(v - j * kEpiValues) / 2], x0, x1);
+        st_shared_v2_f32({_staged(e, "(v - j * kEpiValues) / 2")}, x0, x1);
       }}"""
     return index, how, writes
 
@@ -265,7 +283,7 @@ def _stsm_writes(p) -> tuple:
           const int m = row0 + rt + acc_m_value(v), n = n0 + ct + acc_n_value(v);
           r[i] = (u32){cvt}(apply(acc[mb][v], m, n, ep)) | ((u32){cvt}(apply(acc[mb][v + 1], m, n + 1, ep)) << 16);
         }}
-        stmatrix_x4(base ^ kStageXor[q], r[0], r[1], r[2], r[3]);
+        stmatrix_x4({_staged(e, "q")}, r[0], r[1], r[2], r[3]);
       }}"""
     return index, how, writes
 
@@ -279,6 +297,7 @@ def _epilogue_tma(p, coords: dict) -> str:
     bits, base, shift = e.swizzle
     swizzled = _line70(f"  const u32 thread_off = {sw_c('x')};", f"Sw<{bits},{base},{shift}> of x, in bytes: the staging layout")
     index, how, writes = _st_shared_writes(p) if e.stsm is None else _stsm_writes(p)
+    base = ", base = buf + thread_off" if "base ^" in _staged(e, "") else ""
     # a batch's D has the batch mode L as the tensor map's outer dimension: its coordinate l; groups along M store
     # through a ragged map (grouping.ragged_rows): v rows of the slab lie in the group (ep.M is the group's end)
     ragged = coords["m_end"] is not None
@@ -314,7 +333,7 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAcc
     const int row0 = m0 + mb * kTvRows + slab;             // first D row of this warpgroup's slab{ragged}
 #pragma unroll
     for (int j = 0; j < kEpiChunks; ++j) {{
-      const u32 buf = bufs + ((u32)ebuf % kEpiBuffers) * kEpiBufBytes, base = buf + thread_off;
+      const u32 buf = bufs + ((u32)ebuf % kEpiBuffers) * kEpiBufBytes{base};
       if (tw == 0) bulk_wait_read<kEpiBuffers - 1>();     // the store that last used `buf` has read it
       named_bar_sync(kBarEpilogue + w, kWarpGroupThreads);
 {writes}

@@ -312,7 +312,8 @@ __device__ __forceinline__ int acc_n_value(int v) { return v % 2 + 8 * ((v / 4) 
 // bank analysis (cute_py.arch.sm90.banks.bank_conflicts, 64-bit stores): max 2-way,
 // 128 wavefronts for 32 warp stores (ideal 64).
 // The byte offset of (thread t, value v) is staging(t's row, t's column) XOR kStageXor[v]: the thread and value
-// parts occupy disjoint bits, and the swizzle is linear over XOR (checked for every t and v when emitting).
+// parts occupy disjoint bits, and the swizzle is linear over XOR (checked for every t and v when emitting);
+// the XOR applies to the offset in the buffer, which starts on a multiple of 1024 bytes only.
 // TMA store of D: box (32, 64) over gmem modes (1, 0), swizzle 128B.
 constexpr int kSlabRows = 64;                  // a consumer warpgroup's rows of the tile
 constexpr int kEpiCols = 32, kEpiChunks = 4;     // a slab: kEpiChunks chunks of 64 x kEpiCols
@@ -331,14 +332,14 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kMBlocks][kAcc
     const int row0 = m0 + mb * kTvRows + slab;             // first D row of this warpgroup's slab
 #pragma unroll
     for (int j = 0; j < kEpiChunks; ++j) {
-      const u32 buf = bufs + ((u32)ebuf % kEpiBuffers) * kEpiBufBytes, base = buf + thread_off;
+      const u32 buf = bufs + ((u32)ebuf % kEpiBuffers) * kEpiBufBytes;
       if (tw == 0) bulk_wait_read<kEpiBuffers - 1>();     // the store that last used `buf` has read it
       named_bar_sync(kBarEpilogue + w, kWarpGroupThreads);
 #pragma unroll
       for (int v = j * kEpiValues; v < (j + 1) * kEpiValues; v += 2) {
         const int m = row0 + rt + acc_m_value(v), n = n0 + ct + acc_n_value(v);
         const float x0 = apply(acc[mb][v], m, n, ep), x1 = apply(acc[mb][v + 1], m, n + 1, ep);
-        st_shared_v2_f32(base ^ kStageXor[(v - j * kEpiValues) / 2], x0, x1);
+        st_shared_v2_f32(buf + (thread_off ^ kStageXor[(v - j * kEpiValues) / 2]), x0, x1);
       }
       fence_proxy_async();                                 // generic-proxy writes -> visible to the TMA engine
       named_bar_sync(kBarEpilogue + w, kWarpGroupThreads);
