@@ -20,7 +20,9 @@ from dataclasses import replace
 from . import runtime as rt
 from .arraylib import allocator, library, zeros
 from .emit import emit_gemm, gemm_plan
-from .emit.stage_copy import STAGE_COPY_BLOCKS, STAGE_COPY_THREADS, emit_stage_copy, stage_copy_name
+from .emit.scaling import SCALE_BYTES, gathered_ld, scale_blocks
+from .emit.stage_copy import (STAGE_COPY_BLOCKS, STAGE_COPY_THREADS, emit_scale_gather, emit_stage_copy,
+                              scale_gather_name, stage_copy_name)
 from .problem import GemmInputError
 
 __all__ = ["Launches", "GemmLaunch", "LRU"]
@@ -219,6 +221,41 @@ class Launches:
                                    .kernel(stage_copy_name(vec)))
         return hit
 
+    def scale_gather(self, problem, stream, capturing: bool) -> tuple:
+        """``(address, buffer, copies)`` of a blockwise problem's scale_a as the kernel's tensor map reads it: the
+        array itself, or (``problem.scale_a_tma`` False) the buffer it is gathered into by the returned prepared
+        copy, M-major with rows padded to 16 bytes (:func:`~cute_py.emit.scaling.scale_a_map`; one buffer per library, device,
+        stream, grown as needed; a launch being captured gets its own). ``(None, None, ())`` without blockwise
+        scales."""
+        ops = problem.operands
+        if problem.scale != "block" or ops.scale_a is None:
+            return None, None, ()
+        if problem.scale_a_tma:
+            return ops.scale_a.ptr, None, ()
+        e, kb = SCALE_BYTES[problem.scale_type], scale_blocks(problem.K)
+        batch = problem.grouping == "batch"
+        L, ld = problem.groups if batch else 1, gathered_ld(problem.M, problem.scale_type)
+        nbytes = max(L * kb * ld * e, 16)
+        key = (library(ops.like), ops.device, rt.stream_int(stream), "scale_a")
+        buf = None if capturing else self.staging.get(key)
+        if buf is None or rt.as_device_array(buf).size * 4 < nbytes:
+            buf = allocator(ops.like, what="a copy of scale_a", hint="pass an M-major scale_a with 16-byte aligned "
+                            "strides, or torch/cupy arrays")((-(-nbytes // 4),), "s32")
+            if not capturing:
+                self.staging.put(key, buf)
+        dst, n = rt.as_device_array(buf).ptr, problem.M * kb * L
+        if n == 0:                                   # nothing is read
+            return dst, buf, ()
+        key = ("scale_gather", e)
+        kernel = self.kernels.get(key) or self.kernels.put(key, rt.compile(
+            emit_scale_gather(e), name=f"{scale_gather_name(e)}.cu").kernel(scale_gather_name(e)))
+        sa_m, sa_k = problem.scale_strides[:2]
+        args = (ctypes.c_void_p(ops.scale_a.ptr), ctypes.c_void_p(dst),
+                *(ctypes.c_int64(v) for v in (problem.M, kb, L, sa_m, sa_k, problem.batch_strides[6], ld)))
+        copy = rt.prepare_launch(kernel, grid=(max(1, min(-(-n // STAGE_COPY_THREADS), STAGE_COPY_BLOCKS)), 1, 1),
+                                 block=STAGE_COPY_THREADS, stream=stream, args=args)
+        return dst, buf, (copy,)
+
     def prepare(self, problem, spec, stream=None, capturing: bool = False, out_shape=None, out_like=None
                 ) -> GemmLaunch:
         """Bind ``spec``'s plan to ``problem`` (whose arrays were read by
@@ -234,8 +271,9 @@ class Launches:
         binding = self.bindings.get((spec, shape)) or self.bindings.put((spec, shape), plan.bind(problem))
         direct = tuple(x for x, v in (("a", spec.load_a), ("b", spec.load_b)) if v)
         staged, copies = self.staging_copies(problem, stream, capturing, direct)
+        sa_ptr, sa_buf, sa_copies = self.scale_gather(problem, stream, capturing)
         _, kernel = self.compiled(spec)
-        addresses = {"tma_a": ops.a.ptr, "tma_b": ops.b.ptr, "tma_d": ops.out.ptr}
+        addresses = {"tma_a": ops.a.ptr, "tma_b": ops.b.ptr, "tma_d": ops.out.ptr, "tma_sa": sa_ptr}
         addresses.update({name: ptr for name, (ptr, _) in staged.items()})
         values = {name: self.tensor_map(ptr + binding.ptr_offsets.get(name, 0), binding.tma[name])
                   for name, ptr in addresses.items() if name in binding.tma}
@@ -244,7 +282,7 @@ class Launches:
                       scale_a=ops.scale_a.ptr if ops.scale_a is not None else 0,
                       scale_b=ops.scale_b.ptr if ops.scale_b is not None else 0,
                       offs=ops.offs.ptr if ops.offs is not None else 0)
-        keep = tuple(buf for _, buf in staged.values())
+        keep = tuple(buf for _, buf in staged.values()) + ((sa_buf,) if sa_buf is not None else ())
         cs = plan.cluster_size
         grid = self.grid(spec, plan, kernel, binding)
         need = binding.workspace(grid // cs)
@@ -257,4 +295,4 @@ class Launches:
                                    stream=stream, args=binding.arguments(values))
         return GemmLaunch(launch, binding, allocator(ops.like if out_like is None else out_like),
                           out_shape or problem.out_shape, spec.out_dtype,
-                          self.tensor_map, keep, ops.out.ptr, copies)
+                          self.tensor_map, keep, ops.out.ptr, copies + sa_copies)

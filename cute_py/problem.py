@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import NoReturn
 
 from .emit.spec import ACTIVATIONS, DTYPES, FP8_DTYPES, OUT_DTYPES, SCALE_BLOCK
-from .emit.scaling import SCALE_TYPES
+from .emit.scaling import SCALE_TYPES, reads_scale_a
 from .dtypes import dtype as _dtype
 from .layouts.int_tuple import round_up
 from .options import flag
@@ -147,6 +147,9 @@ class Problem:
       ``batch_strides``: the element strides along the group mode of a, b, D, scale_b, C, the bias and scale_a
       (0: one for every group; trailing zeros may be left out)
       (:mod:`cute_py.problem_groups` reads them).
+    - ``scale_a_tma``: with blockwise scales, a tensor map reads scale_a as it is (M-major, 16-byte aligned base
+      and strides: :func:`cute_py.emit.scaling.reads_scale_a`); False: it is gathered into such a copy before the launch
+      (set False here when its strides rule it out).
     - ``staging``: the operands copied before the launch because TMA cannot read them (:class:`Staging`);
       ``lda`` / ``ldb`` are then the staging buffer's. ``align``: per operand, the widest load (bytes, at most
       16) that its address, row pitch and row length allow: what a kernel reading it without TMA may use
@@ -189,6 +192,7 @@ class Problem:
     batch_strides: tuple = (0, 0, 0, 0)
     staging: tuple = ()
     align: tuple = (16, 16)
+    scale_a_tma: bool = True
     operands: Operands | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
@@ -205,6 +209,10 @@ class Problem:
                 object.__setattr__(self, name, value)
         if self.d_tma and not (self.c_row_major and self.ldd * (_dtype(self.out_dtype).bits // 8) % TMA_ALIGN == 0):
             object.__setattr__(self, "d_tma", False)       # TMA stores need a row-major, 16-byte aligned D
+        if self.scale_a_tma and self.scale == "block" and not reads_scale_a(
+                self.M, self.K, self.scale_strides[:2], self.batch_strides[6], self.groups, self.grouping == "batch",
+                self.scale_type):
+            object.__setattr__(self, "scale_a_tma", False)  # gathered into a layout TMA reads
 
     @property
     def flops(self) -> int:
@@ -279,7 +287,7 @@ class Problem:
         ...         self.__cuda_array_interface__ = {"version": 3, "data": (1 << 40, False), "shape": shape,
         ...                                          "typestr": typestr, "strides": tuple(2 * s for s in strides)}
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((64, 128), (1, 64)))
-        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False, scale_type='f32', grouping=None, groups=1, batch_strides=(0, 0, 0, 0, 0, 0, 0), staging=(), align=(16, 16))
+        Problem(M=256, N=128, K=64, a_major='K', b_major='K', dtype='f16', out_dtype='f16', beta=False, bias=None, activation=None, c_row_major=True, d_tma=True, lda=64, ldb=64, ldc=128, ldd=128, scale=None, scale_strides=(0, 0, 0, 0), fast_accum=False, scale_type='f32', grouping=None, groups=1, batch_strides=(0, 0, 0, 0, 0, 0, 0), staging=(), align=(16, 16), scale_a_tma=True)
         >>> Problem.from_arrays(Fake((256, 64), (64, 1)), Fake((32, 128), (1, 32)))
         Traceback (most recent call last):
         ...
@@ -485,7 +493,7 @@ class _Reader:
         operands = Operands(A, B, C, V, D, alpha, beta, like=a, scale_a=SA, scale_b=SB)
         return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias_mode, activation, row, d_tma,
                        lda, ldb, ldc, ldd, mode, strides, scale_type=scale_type, staging=staging, align=align,
-                       operands=operands)
+                       scale_a_tma=SA is None or SA.ptr % TMA_ALIGN == 0, operands=operands)
 
     def k_major(self, A, a_major, B, b_major) -> None:
         """fp8 wgmma reads both operands K-major: a (M, K) with K contiguous, b (K, N) with K contiguous (an

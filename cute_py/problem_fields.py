@@ -32,7 +32,7 @@ equal (:meth:`~cute_py.problem.Problem.mismatches`)."""
 
 _CHOICES = {"a_major": MAJORS, "b_major": MAJORS, "dtype": INPUT_DTYPES, "out_dtype": OUT_DTYPES, "bias": BIAS,
             "activation": ACTIVATIONS, "scale": SCALES, "scale_type": SCALE_TYPES, "grouping": GROUPINGS}
-_BOOLS = ("beta", "c_row_major", "d_tma", "fast_accum")
+_BOOLS = ("beta", "c_row_major", "d_tma", "fast_accum", "scale_a_tma")
 _INTS = {"M": MAX_EXTENT, "N": MAX_EXTENT, "K": MAX_EXTENT, "groups": None,
          "lda": None, "ldb": None, "ldc": None, "ldd": None}
 """Int fields (never bools, at least 0) -> their largest value (None: no bound); the leading dimensions may be

@@ -199,7 +199,8 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
     return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias, epi.activation, lda=lda, ldb=ldb,
                    ldc=ldc, ldd=ldd, c_row_major=row, d_tma=D is None or D.ptr % TMA_ALIGN == 0, scale=mode,
                    scale_strides=strides, fast_accum=bool(fast_accum and scaled), scale_type=scale_type, grouping="m",
-                   groups=G, batch_strides=(0, ldb_l, 0, sb_l, 0, bias_l), staging=staging, operands=ops)
+                   groups=G, batch_strides=(0, ldb_l, 0, sb_l, 0, bias_l), staging=staging,
+                   scale_a_tma=SA is None or SA.ptr % TMA_ALIGN == 0, operands=ops)
 
 
 def _k_groups(r: _Reader, a, A, B, offs, out, out_dtype, check, epi) -> Problem:
@@ -271,7 +272,8 @@ def _batch(r: _Reader, a, A, B, out, out_dtype, epi, scale_a=None, scale_b=None,
     return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias, epi.activation, lda=lda, ldb=ldb,
                    ldc=ldc, ldd=ldd, c_row_major=row, d_tma=d_tma, scale=mode, scale_strides=strides,
                    fast_accum=bool(fast_accum and scaled), scale_type=scale_type, grouping="batch", groups=L,
-                   batch_strides=(lda_l, ldb_l, ldd_l, sb_l, ldc_l, bias_l, sa_l), staging=staging, operands=ops)
+                   batch_strides=(lda_l, ldb_l, ldd_l, sb_l, ldc_l, bias_l, sa_l), staging=staging,
+                   scale_a_tma=SA is None or SA.ptr % TMA_ALIGN == 0, operands=ops)
 
 
 @dataclass(frozen=True)

@@ -108,14 +108,59 @@ def test_plan_fp8_atom_and_descriptor():
 
 
 def test_kernel_params_and_binding_carry_the_scales():
-    spec = GemmSpec(scale="block", **E4M3)
-    names = [x.name for x in kernel_params(spec)]
+    """Row-wise scales pass pointers and strides; blockwise scale_a goes through a tensor map (scale_b stays a
+    pointer), bound to the problem's M-major scale_a, or to the copy it is gathered into."""
+    names = [x.name for x in kernel_params(GemmSpec(scale="row", **E4M3))]
     assert names[names.index("tma_b") + 1:names.index("tma_b") + 7] == ["scale_a", "scale_b", "sa_m", "sa_k", "sb_k",
                                                                          "sb_n"]
+    spec = GemmSpec(scale="block", **E4M3)
+    names = [x.name for x in kernel_params(spec)]
+    assert names[names.index("tma_b") + 1:names.index("tma_b") + 5] == ["tma_sa", "scale_b", "sb_k", "sb_n"]
+    assert "scale_a" not in names and "scale_a" not in [x.name for x in kernel_params(GemmSpec())]
     problem = Problem(1000, 512, 4096, "K", "K", "e4m3", "bf16", scale="block", scale_strides=(1, 1000, 4, 1))
     b = gemm_plan(spec).bind(problem)
-    assert [b.scalars[n] for n in ("sa_m", "sa_k", "sb_k", "sb_n")] == [1, 1000, 4, 1]
-    assert "scale_a" not in [x.name for x in kernel_params(GemmSpec())]
+    assert problem.scale_a_tma and [b.scalars[n] for n in ("sb_k", "sb_n")] == [4, 1]
+    sa = b.tma["tma_sa"]
+    assert (sa.global_dim, sa.global_strides, sa.box_dim) == ((1000, 32), (4000,), (128, 1))
+
+
+@pytest.mark.parametrize("M,K,strides,batch,tma,dims,byte_strides", [
+    (1000, 4096, (1, 1000), None, True, (1000, 32), (4000,)),          # M-major, 16-byte rows: read as it is
+    (1001, 4096, (1, 1001), None, False, (1001, 32), (4016,)),         # odd M: gathered, rows padded to 16 B
+    (1000, 4096, (32, 1), None, False, (1000, 32), (4000,)),           # K-major (M, KB): gathered
+    (1, 4096, (32, 1), None, False, (1, 32), (16,)),                  # one row, K blocks 4 B apart: gathered
+    (1, 4096, (3, 4), None, True, (1, 32), (16,)),                    # one row: its own stride is never followed
+    (256, 112, (1, 3), None, True, (256, 1), (1024,)),                 # one K block: the same
+    (256, 1024, (1, 256), (4, 2048), True, (256, 8, 4), (1024, 8192)),  # a batch, 16-byte matrix stride
+    (256, 1024, (1, 256), (4, 2049), False, (256, 8, 4), (1024, 8192)),  # a batch whose matrices are not
+])
+def test_blockwise_scale_a_is_read_by_tma_or_gathered(M, K, strides, batch, tma, dims, byte_strides):
+    """The rule of cute_py.emit.scaling.reads_scale_a, and the tensor map bound for each case: over scale_a itself,
+    or over the M-major copy with rows padded to 16 bytes (a batch's matrices stacked)."""
+    fields = dict(scale="block", scale_strides=strides + (1, 1))
+    spec = GemmSpec(scale="block", **E4M3)
+    if batch:
+        L, sa_l = batch
+        fields.update(grouping="batch", groups=L, batch_strides=(0, 0, 0, 0, 0, 0, sa_l))
+        spec = GemmSpec(scale="block", a="(M,K,L):(K,1,lda_l)", b="(N,K,L):(K,1,ldb_l)",
+                        c="(M,N,L):(N,1,ldc_l)", **E4M3)
+    problem = Problem(M, 256, K, "K", "K", "e4m3", "bf16", **fields)
+    assert problem.scale_a_tma is tma
+    sa = gemm_plan(spec).bind(problem).tma["tma_sa"]
+    assert (sa.global_dim, sa.global_strides) == (dims, byte_strides)
+
+
+def test_scale_gather_copies_any_layout():
+    """The gather kernel of scale_a compiles with NVRTC (no GPU needed) for f32 and UE8M0 scales; what it writes
+    is checked on the GPU (tests/gpu/test_gpu_fp8.py)."""
+    pytest.importorskip("cuda.bindings")
+    from cute_py.emit.stage_copy import emit_scale_gather, scale_gather_name
+    from cute_py.runtime import compile
+    for nbytes in (1, 4):
+        prog = compile(emit_scale_gather(nbytes), name=f"{scale_gather_name(nbytes)}.cu")
+        assert prog.kernels[scale_gather_name(nbytes)].spill_bytes == 0
+    with pytest.raises(ValueError, match="nbytes must be 1 or 4"):
+        emit_scale_gather(2)
 
 
 def test_emitted_source():
@@ -127,7 +172,11 @@ def test_emitted_source():
     r = emit_gemm(GemmSpec(scale="row", **E4M3))
     assert "scale_acc(acc, mt" in r and "acc[mb][0 + v] += part[mb][v];" in r
     b = emit_gemm(GemmSpec(scale="block", **E4M3))
-    assert "load_scales(sc, m_row, n0, kb + 1, sa, sb);" in b and "fmaf(part[mb][v], ab[0][mb][scale_slot(v)]" in b
+    assert "load_scale_b(sc, n0, kb + 1, sb);" in b and "fmaf(part[mb][v], ab[0][mb][scale_slot(v)]" in b
+    # scale_a: one more TMA box per stage into the stage's slot, counted in its bytes; read before the wgmma issue
+    assert "tma_load_2d(sa_slots + s * kScaleSlotBytes, &tma_sa, full, w.m_tile * kBM, kb);" in b
+    assert "constexpr u32 kTxBytes = 33280u;" in b and "ss[row + mb * kTvRows + r * kScaleRowStep] * sb[c]" in b
+    assert b.index("ab[c][mb][r] =") < b.index("wgmma_m64n128k32(part[0]") and "sc.a[" not in b
 
 
 @pytest.mark.parametrize("fields", [dict(scale="tensor", fast_accum=True, tile=(128, 256, 128)),
@@ -204,7 +253,10 @@ def test_ue8m0_scales(mode, sa, sb):
     assert p.mismatches(spec.replace(scale_type="f32")) == ["scale_type: spec 'f32', arrays 'ue8m0'"]
     assert problem_key(p, device="H200").endswith(f"scale:{mode} ue8m0")
     src = emit_gemm(spec)
-    assert "const u8* __restrict__ scale_a" in src and "ue8m0_to_f32(" in src
+    assert "const u8* __restrict__ scale_b" in src and "ue8m0_to_f32(" in src
+    assert ("const u8* __restrict__ scale_a" in src) == (mode == "row")   # blockwise: scale_a's tensor map of bytes
+    if mode == "block":
+        assert gemm_plan(spec).promotion.sa_tma.data_type == "UINT8" and "u8 scale_smem[" in src
     assert "ue8m0_to_f32" not in emit_gemm(spec.replace(scale_type="f32"))
     with pytest.raises(SpecError, match="scale_type = 'ue8m0' applies to row-wise and blockwise scales"):
         GemmSpec(dtype="e4m3", scale="tensor", scale_type="ue8m0")

@@ -140,7 +140,8 @@ def test_the_skeleton_is_the_same_for_every_kernel():
         parts = collectives(gemm_plan(spec))
         src = emit_gemm(spec)
         entry = src[src.index('extern "C" __global__'):]
-        for text in ([parts.pipeline.shared(), parts.scheduler.shared(), parts.pipeline.setup(), parts.scheduler.call(),
+        for text in ([parts.pipeline.shared(), parts.mainloop.shared(), parts.scheduler.shared(), parts.pipeline.setup(),
+                      parts.scheduler.call(),
                       parts.pipeline.sync(), parts.mainloop.producer.call(), parts.mainloop.consumer_setup(),
                       parts.epilogue.setup(), parts.mainloop.compute(), parts.scheduler.fixup(),
                       parts.epilogue.per_unit(), parts.epilogue.finish(), parts.pipeline.finish(),

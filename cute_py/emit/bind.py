@@ -3,7 +3,7 @@
 The plan is derived once per spec from symbolic gmem layouts (extents M, N, K;
 the stride that is not 1 is the operand's leading dimension). Binding
 substitutes the problem's extents and leading dimensions: the TMA parameters of A, B (and D for the
-TMA-store epilogue) by :meth:`~cute_py.arch.sm90.TmaParams.bind` (the box and
+TMA-store epilogue; a blockwise GEMM's scale_a, or the copy it is gathered into: :func:`~cute_py.emit.scaling.scale_a_map`) by :meth:`~cute_py.arch.sm90.TmaParams.bind` (the box and
 mode map stay those the kernel was emitted for; the scheduler's ``gmem_maps`` adds a group mode or makes a
 map ragged for the problems it walks), the scheduler's work units
 and workspace (the scheduler's bind step), and the scalar kernel arguments. The argument list the
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from .collectives.compose import choose, kernel_params
 from .params import SCALE_STRIDES
+from .scaling import scale_a_map
 
 __all__ = ["Binding", "bind", "PACK"]
 
@@ -113,6 +114,10 @@ def bind(plan, problem) -> Binding:
     tma = {f"tma_{x}": op.tma.bind(*maps[x]) for x, op in (("a", plan.a), ("b", plan.b)) if not op.load}
     if plan.epi is not None:
         tma["tma_d"] = plan.epi.tma.bind(*maps["d"])
+    if plan.promotion is not None and plan.promotion.sa_tma is not None:       # blockwise scale_a, or its copy
+        tma["tma_sa"] = plan.promotion.sa_tma.bind(*scale_a_map(
+            M, K, problem.scale_strides[:2], sal, L, problem.grouping == "batch", problem.scale_type,
+            problem.scale_a_tma))
     scalars = {"M": M, "N": N, "K": K, "ld_d": problem.ldd, "ld_c": problem.ldc, "L": L, "ld_dl": ld, "sb_l": sl,
                "ld_cl": lc, "bias_l": lv, "sa_l": sal,
                **_source_strides(problem, "a", e_ab), **_source_strides(problem, "b", e_ab),

@@ -8,6 +8,15 @@ scale block (BK = 128), and it is issued in column chunks
 (:mod:`cute_py.emit.promote_plan`) each inside one 128-column block: per K
 tile ``kb`` a chunk has one ``scale_b`` value and each row one ``scale_a``.
 
+Where the scales come from: ``scale_a``'s values of a K tile arrive with its ring stage. The producer's TMA
+issue of the stage also copies the tile's BM rows of column ``kb`` of scale_a (one box, counted in the stage's
+transaction bytes) into the stage's *scale slot*, a shared array beside the ring, through a tensor map over the
+M-major layout ``(M, KB):(1, sa_k)`` (a scale_a in another layout is gathered into one before the launch:
+:func:`~cute_py.emit.scaling.scale_a_map`). A consumer reads its rows from the slot when the stage is full, before it issues
+the stage's wgmma. ``scale_b`` (one value per chunk and K tile) is read from global memory one K tile ahead.
+(benchmarks/NOTES.md, versions 13 and 13b: global scale_a loads in the K loop cost 10-15%; scales copied by a
+producer warp with ``cp.async`` cost more.)
+
 The wgmma sum a chunk of a K tile into a second accumulator set ``part``
 (scale-d 0 on its first k-slice); once they have retired, the sums are
 promoted into the f32 accumulators: ``acc += part * scale_a[m, kb] *
@@ -19,7 +28,7 @@ Without blockwise scales the same loop serves per-tensor and row-wise scales wit
 
 A thread's accumulators of one m-block lie in :attr:`~cute_py.emit.plan.GemmPlan.scale_rows`
 rows (two for every GMMA atom: ``r`` and ``r + 8``), read from the tiled C TV
-layout; the ``scale_a`` values a thread loads per K tile are those rows of its
+layout; the ``scale_a`` values a thread reads per K tile are those rows of its
 m-blocks, and ``scale_slot(v)`` says which of them value ``v`` uses.
 
 >>> from cute_py.emit import GemmSpec, gemm_plan
@@ -34,7 +43,7 @@ from .checks import require
 from .cprint import to_c
 from .params import SCALE_STRIDES
 from .tv_split import split_part
-from .scaling import SCALE_BLOCK, scale_source
+from .scaling import SCALE_BLOCK, scale_a_pad, scale_source, scale_stage_bytes
 
 __all__ = ["block_scales_init", "scale_slot", "scale_col8", "scale_loads"]
 
@@ -77,19 +86,19 @@ def scale_col8(p) -> str:
 
 
 def block_scales_init(p) -> str:
-    """The consumer's ``BlockScales`` from the kernel parameters (empty unless ``scale='block'``).
+    """The consumer's ``ScaleB`` from the kernel parameters (empty unless ``scale='block'``).
 
     >>> from cute_py.emit import GemmSpec, gemm_plan
     >>> block_scales_init(gemm_plan(GemmSpec(dtype="e4m3", scale="block", tile=(128, 128, 128)))).strip()
-    'const BlockScales sc = {scale_a, scale_b, sa_m, sa_k, sb_k, sb_n, M, N};'
+    'const ScaleB sc = {scale_b, sb_k, sb_n, N};'
     """
     if p.scale != "block":
         return ""
-    return f"    const BlockScales sc = {{scale_a, scale_b, {', '.join(SCALE_STRIDES)}, M, N}};\n"
+    return f"    const ScaleB sc = {{scale_b, {', '.join(SCALE_STRIDES[2:])}, N}};\n"
 
 
 def scale_loads(p) -> str:
-    """``BlockScales``, ``scale_slot`` and ``load_scales``: where a thread's scales of one K tile are."""
+    """``ScaleB``, the scale slots, ``scale_slot`` and ``load_scale_b``: where a thread's scales of one K tile are."""
     slot, step = scale_slot(p)
     n_rows = len(p.scale_rows)
     pp = p.promotion
@@ -104,27 +113,28 @@ def scale_loads(p) -> str:
         cols = ""
     spec = p.spec
     ct, ue8m0 = scale_source(spec)
+    slot_bytes = scale_stage_bytes(spec)
+    box = pp.sa_tma
+    pad = (f"constexpr int kScaleAPad = {scale_a_pad(spec)};     // groups along M: a box starts on a 16-byte boundary, "
+           f"up to this many rows before the tile\n" if scale_a_pad(spec) else "")
     return f"""
-// ---- blockwise scales: scale_a (M, KB):(sa_m, sa_k), one per row and {SCALE_BLOCK}-wide K block; scale_b
-//      (KB, NB):(sb_k, sb_n), one per {SCALE_BLOCK} x {SCALE_BLOCK} block (KB = ceil(K / {SCALE_BLOCK}); BK = {SCALE_BLOCK}: one
-//      scale block per K tile; each column chunk of the tile lies in one scale block, or the tile in two) ----
-{ue8m0}struct BlockScales {{ const {ct}* __restrict__ a; const {ct}* __restrict__ b; long long a_m, a_k, b_k, b_n; int M, N; }};
-// a thread's values of one m-block lie in {n_rows} rows {p.scale_rows} (the C TV layout's value rows, plan.scale_rows);
+// ---- blockwise scales: scale_a (M, KB):(1, sa_k) through tensor map tma_sa, one per row and {SCALE_BLOCK}-wide K
+//      block: the producer's box {box.box_dim} of a stage's K block lands in the stage's scale slot (kScaleSlotBytes
+//      each, beside the ring); scale_b (KB, NB):(sb_k, sb_n), one per {SCALE_BLOCK} x {SCALE_BLOCK} block, read from
+//      global memory (KB = ceil(K / {SCALE_BLOCK}); BK = {SCALE_BLOCK}: one scale block per K tile; each column chunk of the
+//      tile lies in one scale block, or the tile in two) ----
+{ue8m0}struct ScaleB {{ const {ct}* __restrict__ b; long long b_k, b_n; int N; }};
+constexpr u32 kScaleSlotBytes = {slot_bytes}u;                // a box of {box.box_dim[0]} scale_a values, 128-byte aligned slots
+constexpr int kScaleSlot = {slot_bytes // (1 if ct == "u8" else 4)};                        // elements per slot
+{pad}// a thread's values of one m-block lie in {n_rows} rows {p.scale_rows} (the C TV layout's value rows, plan.scale_rows);
 // value v uses row slot scale_slot(v) = acc_m_value(v) / {step}
-constexpr int kScaleRows = {n_rows};
+constexpr int kScaleRows = {n_rows}, kScaleRowStep = {step};
 constexpr int kScaleCols = {pp.scale_cols};
 __device__ __forceinline__ int scale_slot(int v) {{ return {slot}; }}
-{cols}// the thread's scale_a values (its rows of every m-block; rows past M read row M - 1; as stored: {ct}) and
-// {what}, for K tile kb
-__device__ __forceinline__ void load_scales(const BlockScales& sc, int m_row, int n0, int kb,
-                                            {ct} (&sa)[kMBlocks][kScaleRows], {ct} (&sb)[kScaleCols]) {{
+{cols}// {what}, for K tile kb (as stored: {ct})
+__device__ __forceinline__ void load_scale_b(const ScaleB& sc, int n0, int kb, {ct} (&sb)[kScaleCols]) {{
 #pragma unroll
   for (int c = 0; c < kScaleCols; ++c)
     sb[c] = sc.b[kb * sc.b_k + (min({col}, sc.N - 1) / {SCALE_BLOCK}) * sc.b_n];
-#pragma unroll
-  for (int mb = 0; mb < kMBlocks; ++mb)
-#pragma unroll
-    for (int r = 0; r < kScaleRows; ++r)
-      sa[mb][r] = sc.a[min(m_row + mb * kTvRows + r * {step}, sc.M - 1) * sc.a_m + kb * sc.a_k];
 }}
 """

@@ -93,7 +93,7 @@ extern "C" __global__ void __launch_bounds__(kThreads, 1)
 {{
   // ---- setup (every thread): the ring and its barriers, this CTA's scheduler ----
   extern __shared__ __align__(kSmemAlign) u8 smem_raw[];
-{pipe.shared()}{sched.shared()}{pipe.setup()}  const u32 rank = {pipe.rank()};
+{pipe.shared()}{main.shared()}{sched.shared()}{pipe.setup()}  const u32 rank = {pipe.rank()};
   {sched.call()}
   const int wg = threadIdx.x / kWarpGroupThreads;
   {pipe.sync()}

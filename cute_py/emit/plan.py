@@ -197,7 +197,8 @@ class GemmPlan:
     smem_bytes: int            # dynamic smem requested (stages + epilogue staging + 1024 alignment slack)
     threads: int
     tx_bytes: int              # bytes TMA delivers per stage into each CTA (A + B tiles, all multicast slices;
-                               # an operand the producer threads load themselves is not counted)
+                               # an operand the producer threads load themselves is not counted; blockwise
+                               # scales: scale_a's box too)
     epi: EpiloguePlan | None   # the TMA-store epilogue, None for the direct one
     params: tuple              # the kernel's parameter table (cute_py.emit.collectives.compose.kernel_params)
     barriers: tuple            # the named barriers in use (cute_py.emit.resources.NAMED_BARRIERS), checked
@@ -263,15 +264,16 @@ def _gemm_plan(spec: GemmSpec) -> GemmPlan:
     sb = a.bytes + b.bytes
     epi = epilogue_plan(spec, c_tv, rows) if spec.epilogue == "tma" else None
     cm, cn = spec.cluster
+    promotion = promote_plan(spec, atom, b) if spec.promotes else None
+    tx = sum(op.tile_bytes for op in (a, b) if not op.load)
+    tx += promotion.sa_tma.bytes_per_copy if promotion and promotion.sa_tma else 0     # blockwise: scale_a's box
     return GemmPlan(
         spec, spec.name, spec.dtype, spec.acc_dtype, a, b, output_plan(spec), (bm, bn, bk), bk // atom.shape_mnk[2],
         spec.consumers, c, spec.schedule == "pingpong", spec.schedule, (cm, cn), cm * cn, spec.group, spec.raster,
         spec.split_k, atom, tiled, c_tv, rows, thread_terms, value_terms, _acc_place(thread_terms, value_terms),
         bm // rows, atom.regs["c"], 4 * c, stages, sb, stages * sb + spec.epilogue_smem_bytes(),
-        WARPGROUP_THREADS * (1 + spec.consumers), sum(op.tile_bytes for op in (a, b) if not op.load), epi,
-        kernel_params(spec),
-        named_barriers(barrier_uses(spec)), _mcast_mask(a, b, cm * cn), spec.scale,
-        promote_plan(spec, atom, b) if spec.promotes else None,
+        WARPGROUP_THREADS * (1 + spec.consumers), tx, epi, kernel_params(spec),
+        named_barriers(barrier_uses(spec)), _mcast_mask(a, b, cm * cn), spec.scale, promotion,
         tuple(int(split_part(value_terms, v, 2)) for v in range(atom.regs["c"])), spec.grouping)
 
 

@@ -14,7 +14,9 @@ columns ``[h n, (h + 1) n)``. Derived and checked here:
   tile's but for its slice offsets ``desc.offset(h, j)``;
 - with blockwise scales, each chunk lies in one 128-column scale block, or the chunk is the whole tile and
   touches at most two (``straddles``: 128-row tiles of 48, 80, 96, 112 or 144 columns; with one consumer
-  warpgroup 160 too); then each value takes the scale of its column's block.
+  warpgroup 160 too); then each value takes the scale of its column's block;
+- with blockwise scales, the TMA parameters of ``scale_a`` (``sa_tma``): one box of the tile's BM rows at one K
+  block per stage, ``(M, KB):(1, sa_k)`` (a batch's ``(M, KB, L):(1, sa_k, sa_l)``), into the stage's scale slot.
 
 >>> from cute_py.emit import GemmSpec, gemm_plan
 >>> pp = gemm_plan(GemmSpec(dtype="e4m3", scale="block", tile=(128, 192, 128))).promotion
@@ -26,11 +28,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..arch.sm90 import GmmaDescriptor, make_gmma_desc
+from ..arch.sm90 import GmmaDescriptor, TmaParams, make_gmma_desc, make_tma_params
 from ..atoms import MMAAtom, gmma
+from ..layouts import Layout
+from ..layouts.parse import parse
 from ..layouts.offsets import layout_offsets
 from .checks import require
-from .scaling import SCALE_BLOCK, chunk_straddles, scale_blocks_per_tile
+from .grouping import BATCH
+from .scaling import SCALE_BLOCK, chunk_straddles, scale_a_pad, scale_blocks_per_tile, scale_tma_type
 
 __all__ = ["PromotePlan", "promote_plan"]
 
@@ -45,6 +50,7 @@ class PromotePlan:
     atom: MMAAtom              # 64 x n x k wgmma of one chunk
     b_desc: GmmaDescriptor     # B's descriptor for n-row slices of its stage tile
     straddles: bool = False    # blockwise: the one chunk (the tile) may touch two 128-column scale blocks
+    sa_tma: TmaParams | None = None   # blockwise: scale_a's box of BM rows at one K block per stage
 
     @property
     def scale_cols(self) -> int:
@@ -89,4 +95,23 @@ def promote_plan(spec, atom: MMAAtom, b) -> PromotePlan:
     b_desc = make_gmma_desc(b.smem, spec.dtype, b.major, mma_mn=n)
     require(b_desc.value == b.desc.value, "promote_plan", "B's chunk descriptor differs from the tile's only in "
             "its slice offsets", tile=hex(b.desc.value), chunk=hex(b_desc.value))
-    return PromotePlan(n, bn // n, values, chunk, b_desc, straddles)
+    return PromotePlan(n, bn // n, values, chunk, b_desc, straddles, scale_a_tma(spec))
+
+
+def scale_a_tma(spec) -> TmaParams | None:
+    """The TMA parameters of a blockwise spec's ``scale_a`` (None for other specs): the symbolic M-major layout
+    ``(M, KB):(1, sa_k)`` (a batch: ``(M, KB, L):(1, sa_k, sa_l)``) read in boxes of the tile's BM rows at one K
+    block (with groups along M, :func:`~cute_py.emit.scaling.scale_a_pad` rows more, the box starting on a 16-byte
+    boundary), which land in a stage's scale slot (UE8M0 scales as bytes).
+
+    >>> from cute_py.emit import GemmSpec
+    >>> t = scale_a_tma(GemmSpec(dtype="e4m3", scale="block", tile=(128, 128, 128)))
+    >>> t.box_dim, t.global_dim, t.bytes_per_copy
+    ((128, 1), (M, KB), 512)
+    """
+    if spec.scale != "block":
+        return None
+    bm = spec.tile[0] + scale_a_pad(spec)          # groups along M: the box starts on a 16-byte boundary
+    if spec.grouping == BATCH:
+        return make_tma_params(parse("(M,KB,L):(1,sa_k,sa_l)"), Layout((bm, 1, 1), (1, 0, 0)), scale_tma_type(spec))
+    return make_tma_params(parse("(M,KB):(1,sa_k)"), Layout((bm, 1), (1, 0)), scale_tma_type(spec))

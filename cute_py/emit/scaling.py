@@ -19,9 +19,13 @@ from __future__ import annotations
 
 from math import gcd
 
-__all__ = ["FP8_DTYPES", "SCALES", "SCALE_TYPES", "scale_ctype", "scale_read", "scale_source", "UE8M0_TO_F32",
+from ..layouts.int_tuple import round_up
+
+__all__ = ["FP8_DTYPES", "SCALES", "SCALE_TYPES", "scale_ctype", "scale_tma_type", "scale_read", "scale_source", "UE8M0_TO_F32",
            "whole_tile_promotes", "SCALE_BLOCK", "PROMOTE_REGS", "PROMOTE_CHUNKS", "scale_problems", "promote_chunk",
-           "scale_blocks_per_tile", "promote_regs", "PROMOTE_CHUNK_REGS", "chunk_straddles"]
+           "scale_blocks_per_tile", "promote_regs", "PROMOTE_CHUNK_REGS", "chunk_straddles",
+           "scale_stage_bytes", "SCALE_SLOT_ALIGN", "SCALE_BYTES", "TMA_BYTES_ALIGN", "scale_blocks",
+           "reads_scale_a", "gathered_ld", "scale_a_map", "scale_a_pad"]
 
 FP8_DTYPES = ("e4m3", "e5m2")
 """Input types of the scaled GEMM (``cute_py.scaled_gemm``): OCP fp8, read by wgmma K-major only."""
@@ -50,6 +54,11 @@ def scale_source(spec) -> tuple:
     return scale_ctype(spec), UE8M0_TO_F32 if spec.scale_type == "ue8m0" else ""
 
 
+def scale_tma_type(spec) -> str:
+    """The element type a tensor map reads ``spec``'s scales as: ``f32``, or ``u8`` for UE8M0 bytes."""
+    return "u8" if spec.scale_type == "ue8m0" else "f32"
+
+
 def scale_read(spec, expr: str) -> str:
     """The C expression of the f32 value of the scale element ``expr`` (an lvalue of :func:`scale_ctype`).
 
@@ -62,6 +71,8 @@ def scale_read(spec, expr: str) -> str:
 
 SCALE_BLOCK = 128
 """The extent of a scale block along K (and along N for B): the K tile of a blockwise kernel."""
+SCALE_SLOT_ALIGN = 128
+"""Alignment (bytes) of a stage's scale slot in shared memory, where a TMA box of scale_a lands."""
 PROMOTE_REGS = {1: 192, 2: 160}
 """At most this many f32 registers per consumer thread for the accumulators and the K tile's sums when the mainloop
 promotes (:attr:`~cute_py.emit.spec.GemmSpec.promotes`) the whole tile at once, by consumer warpgroups; blockwise
@@ -210,3 +221,93 @@ def scale_problems(spec) -> list:
                        + f" and fits in {PROMOTE_CHUNK_REGS.get(spec.consumers)}"
                        + ("; or set fast_accum = True" if spec.scale != "block" else ""))
     return out
+
+
+def scale_stage_bytes(spec) -> int:
+    """Shared memory per ring stage outside the ring: a blockwise spec's scale slot, the tile's BM ``scale_a``
+    values of the stage's K block and the :func:`scale_a_pad` rows before them (TMA lands them; the slot rounded up
+    to 128 bytes, each slot's alignment), 0 for other specs.
+
+    >>> from cute_py.emit import GemmSpec
+    >>> scale_stage_bytes(GemmSpec(dtype="e4m3", scale="block", tile=(128, 128, 128)))
+    512
+    """
+    if spec.scale != "block":
+        return 0
+    rows = spec.tile[0] + scale_a_pad(spec)
+    return -(-rows * (1 if spec.scale_type == "ue8m0" else 4) // SCALE_SLOT_ALIGN) * SCALE_SLOT_ALIGN
+
+
+def scale_a_pad(spec) -> int:
+    """Rows a blockwise spec's scale_a box reads before a tile's first: TMA starts a box's innermost (M) coordinate on
+    a 16-byte boundary, so where a tile may start on any row (groups along M: a group's first row is any offset),
+    the box starts at the row rounded down to 16 bytes and holds that many more; 0 where tiles start on multiples of
+    BM.
+
+    >>> from cute_py.emit import GemmSpec
+    >>> scale_a_pad(GemmSpec(dtype="e4m3", scale="block", tile=(128, 128, 128), a="(M,K):(K,1)", b="(N,K,L):(K,1,ldb_l)"))
+    4
+    """
+    if spec.scale != "block" or spec.grouping != "m":
+        return 0
+    return TMA_BYTES_ALIGN // SCALE_BYTES[spec.scale_type]
+
+# ---------------------------------------------------------------------------
+# how a blockwise kernel reads scale_a
+#
+# The producer lands each K tile's scale_a values in the stage's scale slot with one TMA box
+# (:mod:`cute_py.emit.blockscale`), through a tensor map over the M-major layout ``(M, KB):(1, sa_k)`` (a batch:
+# ``(M, KB, L):(1, sa_k, sa_l)``; KB = ceil(K / 128)). TMA reads a scale_a that is M-major with a 16-byte aligned
+# base and K-block (and batch) strides that are multiples of 16 bytes, as PyTorch's blockwise kernels and
+# DeepGEMM want it. Any other scale_a (K-major, or M-major with an odd M) is gathered before the launch, on the
+# GEMM's stream, into a buffer of that layout: rows padded to 16 bytes, matrices stacked
+# (:func:`cute_py.emit.stage_copy.emit_scale_gather`).
+
+TMA_BYTES_ALIGN = 16
+"""TMA's alignment (bytes) of a tensor's base address and of its strides past the innermost."""
+SCALE_BYTES = {"f32": 4, "ue8m0": 1}
+"""Bytes per scale element, by scale type."""
+
+
+def scale_blocks(K: int) -> int:
+    """KB: scale_a's columns, one per 128-wide block of K.
+
+    >>> scale_blocks(512), scale_blocks(513)
+    (4, 5)
+    """
+    return -(-K // SCALE_BLOCK)
+
+
+def reads_scale_a(M: int, K: int, strides: tuple, sa_l: int, groups: int, batch: bool, scale_type: str) -> bool:
+    """Whether a tensor map can read ``scale_a`` with element strides ``strides = (sa_m, sa_k)`` (and a batch's
+    ``sa_l``) as it is, as far as its layout says (its base address must also be 16-byte aligned): M-major (or one
+    row), and the strides between K blocks and between matrices multiples of 16 bytes where there is more than one."""
+    e, kb = SCALE_BYTES[scale_type], scale_blocks(K)
+    sa_m, sa_k = strides
+    return ((sa_m == 1 or M <= 1) and (kb <= 1 or sa_k * e % TMA_BYTES_ALIGN == 0)
+            and (not batch or groups <= 1 or sa_l * e % TMA_BYTES_ALIGN == 0))
+
+
+def gathered_ld(M: int, scale_type: str) -> int:
+    """The K-block stride (elements) of a gathered scale_a: M rounded up to 16 bytes."""
+    return round_up(max(M, 1), TMA_BYTES_ALIGN // SCALE_BYTES[scale_type])
+
+
+def scale_a_map(M: int, K: int, strides: tuple, sa_l: int, groups: int, batch: bool, scale_type: str,
+                direct: bool) -> tuple:
+    """``(shape, strides)`` in elements of the layout the kernel's tensor map reads scale_a through: the caller's
+    own (``direct``) or the gathered copy's. Extents are at least 1 (a tensor map's are positive: K = 0 reads
+    nothing); the stride of a mode of extent 1 is never followed, so it is given a value TMA accepts.
+
+    >>> scale_a_map(M=1000, K=512, strides=(4, 1), sa_l=0, groups=1, batch=False, scale_type="f32", direct=False)
+    ((1000, 4), (1, 1000))
+    >>> reads_scale_a(1000, 512, (4, 1), 0, 1, False, "f32")      # K-major (M, KB): gathered
+    False
+    """
+    kb, ld = max(scale_blocks(K), 1), gathered_ld(M, scale_type)
+    sa_k = strides[1] if direct and kb > 1 else ld
+    shape, stride = (max(M, 1), kb), (1, sa_k)
+    if batch:
+        sa_l_map = sa_l if direct and groups > 1 else sa_k * kb
+        shape, stride = shape + (max(groups, 1),), stride + (sa_l_map,)
+    return shape, stride

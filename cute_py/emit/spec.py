@@ -42,7 +42,7 @@ from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGIN
 from .grouping import grouping, group_problems
 from .loads import load_problems
 from .scaling import (FP8_DTYPES, PROMOTE_CHUNKS, PROMOTE_REGS, SCALE_BLOCK, SCALES, promote_chunk,  # noqa: F401
-                      scale_problems)
+                      scale_problems, scale_stage_bytes)
 from .spec_fields import (ACTIVATIONS, BOOL_FIELDS, DTYPES, GMEM_MODES, INPUT_DTYPES, MAX_EPI_BUFFERS,  # noqa: F401
                           MAX_STAGES, OUT_DTYPES, PAIR_FIELDS, SWIZZLES, default_tile, gmem_layout, gmem_problems, is_int,
                           plain_bool, type_name, type_problems, value_problems)
@@ -297,13 +297,14 @@ class GemmSpec:
         return self.consumers
 
     def resolved_stages(self) -> int:
-        """``stages``, or as many as fit in shared memory (with 1024 bytes of alignment slack), capped at 16."""
+        """``stages``, or as many as fit in shared memory (with 1024 bytes of alignment slack and each stage's
+        blockwise scales), capped at 16."""
         if self.stages is not None:
             return self.stages
         bm, bn, bk = self.tile
         dt = self.dtype if self.dtype in INPUT_DTYPES else "bf16"
-        return max(1, min(MAX_STAGES, smem_budget(bm, bn, bk, dt, dt, epilogue_bytes=self.epilogue_smem_bytes()
-                                                  ).max_stages))
+        return max(1, min(MAX_STAGES, smem_budget(bm, bn, bk, dt, dt, epilogue_bytes=self.epilogue_smem_bytes(),
+                                                  stage_extra=scale_stage_bytes(self)).max_stages))
 
     def epilogue_smem_bytes(self) -> int:
         """Shared memory besides the ring: ``SMEM_ALIGN`` (1024) bytes of alignment slack (the dynamic smem is
@@ -419,7 +420,8 @@ class GemmSpec:
         t = self.dtype if self.dtype in INPUT_DTYPES else "bf16"
         c = self.tile_warpgroups
         out += [p for p in check_config(bm, bn, bk, t, t, "f32", c, stages, epilogue_bytes=self.epilogue_smem_bytes(),
-                                        cluster=tuple(self.cluster) + (1,), max_regs_per_consumer=CONSUMER_REGS)
+                                        cluster=tuple(self.cluster) + (1,), max_regs_per_consumer=CONSUMER_REGS,
+                                        stage_extra=scale_stage_bytes(self))
                 if not p.startswith("consumers") and not p.startswith("cluster")]
         if not out:
             out += self._layout_problems()

@@ -76,6 +76,34 @@ def test_exact_small_integers(mode, M, N, K):
         assert torch.equal(d, want), (mode, t, out_t, (d.double() - want.double()).abs().max().item())
 
 
+@pytest.mark.parametrize("layout,tma", [("M-major", True), ("K-major", False), ("M-major, padded rows", True),
+                                        ("M-major, 4 bytes past an aligned base", False), ("odd M", False)])
+def test_blockwise_scale_a_in_any_layout(layout, tma):
+    """The kernel's tensor map reads an M-major scale_a with 16-byte aligned base and K-block stride as it is; any
+    other scale_a is gathered into that layout first (cute_py.emit.scaling.reads_scale_a): exact either way."""
+    from cute_py.problem import Problem
+    M = 301 if layout == "odd M" else 300
+    N, K = 256, 1024
+    rng = np.random.default_rng(11)
+    a, b, a8, b8 = fp8_operands(M, N, K, "e4m3", rng)
+    ea, eb, _, sb = scales("block", M, N, K, rng)
+    host = np.ascontiguousarray(ea[:, ::BLOCK])                                 # (M, KB)
+    kb = host.shape[1]
+    if layout == "K-major":
+        sa = torch.from_numpy(host).float().cuda()
+    elif layout == "M-major, padded rows":
+        sa = torch.zeros(kb, M + 4, device="cuda")[:, :M].t()
+        sa.copy_(torch.from_numpy(host))
+    elif layout == "M-major, 4 bytes past an aligned base":
+        sa = torch.zeros(kb * M + 1, device="cuda")[1:].view(kb, M).t()
+        sa.copy_(torch.from_numpy(host))
+    else:
+        sa = torch.from_numpy(host.T.copy()).float().cuda().t()
+    assert Problem.from_arrays(a8, b8, scale_a=sa, scale_b=sb, op="scaled_gemm").scale_a_tma is tma
+    d = cute_py.scaled_gemm(a8, b8, sa, sb, out_dtype="f32")
+    assert torch.equal(d, torch.from_numpy((a * ea) @ (b * eb)).float().cuda()), layout
+
+
 @pytest.mark.parametrize("mode", ["tensor", "row", "block"])
 def test_bias_and_out(mode):
     """bias[n] is added after scaling; ``out`` (a strided view) is written, its padding left alone."""

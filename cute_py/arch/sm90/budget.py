@@ -29,7 +29,8 @@ BARRIER_BYTES = 8
 
 @dataclass(frozen=True)
 class SmemBudget:
-    """Shared memory of one config: bytes per stage (A + B tiles, each 1024-byte aligned), barriers, epilogue."""
+    """Shared memory of one config: bytes per stage (A + B tiles, each 1024-byte aligned), the per-stage bytes
+    outside the ring (its full and empty mbarriers, and any slot a stage carries beside its tiles), epilogue."""
 
     stage_bytes: int
     barrier_bytes_per_stage: int
@@ -37,17 +38,18 @@ class SmemBudget:
     max_stages: int
 
     def total(self, stages: int) -> int:
-        """Bytes for ``stages`` stages, their full/empty barriers and the epilogue buffer."""
+        """Bytes for ``stages`` stages, their barriers and slots, and the epilogue buffer."""
         return it.round_up(stages * (self.stage_bytes + self.barrier_bytes_per_stage) + self.epilogue_bytes,
                            SMEM_ALIGN)
 
 
 def smem_budget(block_m, block_n, block_k, a_type, b_type, epilogue_bytes=0,
-                limit: int = SMEM_PER_BLOCK) -> SmemBudget:
+                limit: int = SMEM_PER_BLOCK, stage_extra: int = 0) -> SmemBudget:
     """Shared memory per stage and the most stages that fit in ``limit`` bytes.
 
     Each stage holds an ``(M, K)`` A tile and an ``(N, K)`` B tile, each rounded
-    up to 1024 bytes, plus a full and an empty mbarrier.
+    up to 1024 bytes, plus a full and an empty mbarrier and ``stage_extra`` bytes
+    of its own beside the ring (the blockwise scales of its K tile).
 
     >>> smem_budget(128, 256, 64, "bf16", "bf16", epilogue_bytes=128 * 256 * 2).max_stages
     3
@@ -55,7 +57,7 @@ def smem_budget(block_m, block_n, block_k, a_type, b_type, epilogue_bytes=0,
     a, b = dtype(a_type), dtype(b_type)
     stage = (it.round_up(block_m * block_k * a.bits // 8, SMEM_ALIGN)
              + it.round_up(block_n * block_k * b.bits // 8, SMEM_ALIGN))
-    bar = 2 * BARRIER_BYTES
+    bar = 2 * BARRIER_BYTES + stage_extra
     budget = SmemBudget(stage, bar, epilogue_bytes, 0)
     n = 0
     while budget.total(n + 1) <= limit:
@@ -94,7 +96,8 @@ def valid_wgmma_n(acc_type="f32") -> tuple:
 
 
 def check_config(block_m, block_n, block_k, a_type="bf16", b_type="bf16", acc_type="f32", consumers=1,
-                 stages=None, epilogue_bytes=0, cluster=(1, 1, 1), max_regs_per_consumer=240) -> list:
+                 stages=None, epilogue_bytes=0, cluster=(1, 1, 1), max_regs_per_consumer=240,
+                 stage_extra: int = 0) -> list:
     """Every way a warp-specialized GEMM config breaks Hopper's limits, each with its values ([] = valid).
 
     Checks: consumers in {1, 2} and ``block_m == 64 * consumers * k`` (each
@@ -125,7 +128,7 @@ def check_config(block_m, block_n, block_k, a_type="bf16", b_type="bf16", acc_ty
         regs = accumulator_registers(block_m, block_n, consumers, acc)
         if regs > max_regs_per_consumer - 16:
             problems.append(f"accumulators need {regs} registers per thread > {max_regs_per_consumer} - 16")
-    budget = smem_budget(block_m, block_n, block_k, a_type, b_type, epilogue_bytes)
+    budget = smem_budget(block_m, block_n, block_k, a_type, b_type, epilogue_bytes, stage_extra=stage_extra)
     want = 2 if stages is None else stages
     if budget.total(want) > SMEM_PER_BLOCK:
         problems.append(f"smem: {want} stages need {budget.total(want)} bytes > {SMEM_PER_BLOCK}")

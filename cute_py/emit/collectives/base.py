@@ -8,7 +8,8 @@ kernel from the plan's layout facts. The kernel skeleton (:mod:`cute_py.emit.ker
 - its rows of the kernel parameter table (:meth:`Collective.params`),
 - its named barriers (:meth:`Collective.barriers`, ids reserved in :data:`cute_py.emit.resources.NAMED_BARRIERS`),
 - the PTX wrappers it calls (:meth:`Collective.wrappers`),
-- its rows of the dynamic shared memory (:meth:`Collective.smem`),
+- its rows of the dynamic shared memory (:meth:`Collective.smem`) and its static shared arrays
+  (:meth:`Collective.shared`),
 - its device code (:meth:`Collective.device`) behind the fixed C interface the skeleton calls,
 
 and, for a scheduler, its bind step (work units and workspace of one problem). The constraints, parameters and
@@ -60,6 +61,10 @@ class Collective:
     def smem(self) -> list:
         """Its rows of the dynamic shared memory budget: ``[(what, bytes), ...]``."""
         return []
+
+    def shared(self) -> str:
+        """Its static ``__shared__`` declarations, printed in the kernel's setup."""
+        return ""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.p.name})"

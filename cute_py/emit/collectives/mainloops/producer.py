@@ -9,6 +9,8 @@ this CTA's work units and fills the ring, one stage per k-block; each operand ha
 - loads by the producer threads (``GemmSpec(load_a=V)``, :mod:`cute_py.emit.loads`): every thread copies its
   share of the stage tile to the smem layout's byte offsets and announces it on the full barrier (one stage
   later with ``cp.async``, so a thread always has a stage of copies in flight).
+- blockwise scales (:mod:`cute_py.emit.blockscale`): one more TMA box per stage, the tile's BM rows of scale_a at
+  the stage's K block, into the stage's scale slot (its bytes are in the stage's transaction count).
 
 >>> from cute_py.emit import GemmSpec, gemm_plan
 >>> from cute_py.emit.collectives.schedulers import TileScheduler
@@ -22,6 +24,7 @@ from __future__ import annotations
 from ...grouping import carries_group_mode
 from ...loads import direct_load, lag, load_wrappers
 from ...resources import WARPGROUP_THREADS
+from ...scaling import scale_a_pad
 
 __all__ = ["load_lines", "Producer"]
 
@@ -99,6 +102,9 @@ class Producer:
             else:
                 params.append(f"const TmaDesc& tma_{x}")
                 args.append(f"tma_{x}")
+        if self.p.scale == "block":
+            params += ["const TmaDesc& tma_sa", "u32 sa_slots"]
+            args += ["tma_sa", "smem_u32(scale_smem)"]
         params += ["const Ring& ring", "Scheduler sched"]
         args += ["ring", "sched"]
         if self.direct:
@@ -118,6 +124,7 @@ class Producer:
         """One stage's loads: the TMA issues (by thread 0 when the threads load too) and the direct copies."""
         p = self.p
         tma = [line for op in self.tma_ops for line in load_lines(op, "stage", "kb", ind, self.coords)]
+        tma += self._scale_lines(ind)
         body = [ind + "mbar_arrive_expect_tx(full, kTxBytes);"] + tma
         if not self.direct:
             return "\n".join(body)
@@ -147,11 +154,27 @@ class Producer:
                     f"{ind}mbar_arrive(full);"]
         return "\n".join(out)
 
+    def _scale_lines(self, ind: str) -> list:
+        """With blockwise scales, the stage's scale_a box: the tile's rows at K block ``kb`` (a batch's matrix
+        ``l``) into the stage's slot."""
+        sa = self.p.promotion.sa_tma if self.p.promotion else None
+        if sa is None:
+            return []
+        c = self.coords
+        m0 = f"{c['m_origin']} + w.m_tile * kBM" if c["m_origin"] else "w.m_tile * kBM"
+        if scale_a_pad(self.p.spec):             # the box starts on a 16-byte boundary at or before the tile's row
+            m0 = f"({m0}) / kScaleAPad * kScaleAPad"
+        coords = f"{m0}, kb" + (f", {c['l']}" if sa.rank == 3 else "")
+        return [f"{ind}// scale_a: TmaParams box {sa.box_dim} over (M, KB{', L' if sa.rank == 3 else ''}), the tile's "
+                f"rows at K block kb, into the stage's scale slot",
+                f"{ind}tma_load_{sa.rank}d(sa_slots + s * kScaleSlotBytes, &tma_sa, full, {coords});"]
+
     def device(self) -> str:
         p = self.p
         params, _ = self._signature()
         guard = "  if (t == 0) " if self.direct else "  "
-        prefetch = "".join(f"{guard}tma_prefetch_desc(&tma_{op.which.lower()});\n" for op in self.tma_ops)
+        prefetch = "".join(f"{guard}tma_prefetch_desc(&tma_{x});\n" for x in
+                           [op.which.lower() for op in self.tma_ops] + (["sa"] if p.scale == "block" else []))
         rank = "  const u32 rank = sched.rank;\n" if p.mcast_mask else ""
         mcast = (f"constexpr u16 kMcastMask = {p.mcast_mask:#x};      // ctaMask of a multicast TMA load: the ranks "
                  f"sharing the box\n" if p.mcast_mask else "")

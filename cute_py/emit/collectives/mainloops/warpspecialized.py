@@ -80,14 +80,19 @@ class WarpSpecialized(Collective):
     @classmethod
     def params(cls, spec) -> tuple:
         """Per operand its tensor map, or (read by the producer threads) a pointer and a leading dimension; the
-        fp8 scales and their element strides (with groups, scale_b's group stride; in a batch, scale_a's too)."""
+        fp8 scales and their element strides (with groups, scale_b's group stride; in a batch, scale_a's too);
+        blockwise: scale_a's tensor map instead of its pointer and strides."""
         rows = []
         for x, load in (("a", spec.load_a), ("b", spec.load_b)):
             rows += ([KernelParam(x, "pointer", "const u8"), KernelParam(f"ld_{x}", "s64")] if load else
                      [KernelParam(f"tma_{x}", "tensormap")])
             rows += [KernelParam(f"ld_{x}l", "s64")] if load and carries_group_mode(spec, x) else []  # group stride
-        if spec.scale:
-            t = f"const {scale_ctype(spec)}"
+        t = f"const {scale_ctype(spec)}"
+        if spec.scale == "block":               # scale_a by TMA into each stage's slot; scale_b read per K tile
+            rows += [KernelParam("tma_sa", "tensormap"), KernelParam("scale_b", "pointer", t)]
+            rows += [KernelParam(n, "s64") for n in SCALE_STRIDES[2:]]
+            rows += [KernelParam("sb_l", "s64")] if spec.grouping else []
+        elif spec.scale:
             rows += [KernelParam("scale_a", "pointer", t), KernelParam("scale_b", "pointer", t)]
             rows += [KernelParam(n, "s64") for n in SCALE_STRIDES]
             rows += [KernelParam("sa_l", "s64")] if spec.grouping == BATCH else []   # a batch's scale_a stride
@@ -99,7 +104,9 @@ class WarpSpecialized(Collective):
         return {"kBarPingPong": 2} if spec.schedule == "pingpong" else {}
 
     def wrappers(self) -> tuple:
-        return ("tma_3d",) if any(op.tma.rank == 3 for op in (self.p.a, self.p.b) if not op.load) else ()
+        sa = self.p.promotion.sa_tma if self.p.promotion else None
+        ranks = [op.tma.rank for op in (self.p.a, self.p.b) if not op.load] + ([sa.rank] if sa else [])
+        return ("tma_3d",) if 3 in ranks else ()
 
     # -- the consumer arrangement -------------------------------------------------------------------------------
     def thread_in_tile(self) -> str:
