@@ -146,3 +146,34 @@ def test_direct_epilogue_for_column_major_d():
     spec = GemmSpec(c="(M,N):(1,M)")
     assert spec.epilogue == "direct" and gemm_plan(spec).epi is None
     assert "tma_store_2d(" not in emit_gemm(spec).split("// ---- entry point")[1]
+
+
+@pytest.mark.parametrize("fields", [dict(out_dtype="f32"), dict(out_dtype="f32", tile=(128, 128, 64)),
+                                    dict(out_dtype="f32", tile=(64, 64, 64), consumers=1),
+                                    dict(out_dtype="f32", tile=(128, 96, 64)), dict(), dict(out_dtype="f16")])
+def test_staged_addresses_hold_on_any_1024_byte_aligned_buffer(fields):
+    """A staging buffer is only known to start on a multiple of 1024 bytes (the ring's alignment; what follows
+    depends on the stage count and the static shared memory). The address the kernel computes for a thread's value
+    group q must be the buffer plus the staging offset whatever the buffer's bit 10 and above: XOR on the address
+    is that only when the XOR terms stay below 1024 (f32 terms reach 1024: value groups 8 rows apart)."""
+    from cute_py.emit.epilogue_plan import staging_swizzle, stsm_lane_index, thread_index
+    spec = GemmSpec(**fields)
+    p, src = gemm_plan(spec), emit_gemm(spec)
+    e = p.epi
+    py, _ = staging_swizzle(e)
+    on_offset = "buf + (thread_off ^ kStageXor[" in src          # else the kernel XORs the address: base ^ ...
+    assert on_offset != ("(base ^ kStageXor[" in src)
+
+    def at(expr, t):
+        return int(expr.subs({s: t for s in expr.free_symbols}))
+    if e.stsm is None:                                       # a thread's first element: its row in the slab, column
+        offsets = {py(thread_index(e.cols)[0](at(p.acc_place[0], t) % 64, at(p.acc_place[1], t)))
+                   for t in range(128 * p.tile_warpgroups)}
+    else:                                                    # stmatrix: each lane's 16-byte row in instruction 0
+        offsets = {py(stsm_lane_index(e.cols)[0](tw)) for tw in range(128)}
+    for buf in (1024, 2048, 3072, 5 * 1024, 197 * 1024):
+        for off in offsets:
+            for x in e.stage_xor:
+                got = buf + (off ^ x) if on_offset else (buf + off) ^ x
+                assert got == buf + (off ^ x), (fields, buf, off, x)
+    assert on_offset == (max(e.stage_xor) >= 1024)
