@@ -185,6 +185,10 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
     _extents(r, M, N, K)
     B2, ldb_l = _matrix(B)
     t, devices, a_major, lda, b_major, ldb, _, ldb_l, staging = _read(r, A, B2, fp8=scaled, b_groups=(G, ldb_l))
+    if a_major == "MN" and M > 1:
+        r.fail(f"groups along M read a K-major a: a {A.shape} with strides {A.strides} has M contiguous, and a TMA "
+               f"box's innermost coordinate (here a group's first row, any offset) must start on a 16-byte "
+               f"boundary; pass a.contiguous()")
     if offs is None:
         r.fail("a is 2-D and b is 3-D: groups along M need offs, the int32 end row of each group")
     O = _offsets(r, offs, G, M, devices, check_offs and M > 0)

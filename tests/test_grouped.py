@@ -196,6 +196,8 @@ def test_batch_and_k_group_problems_and_binding():
     (lambda a, b, o: (rec((8, 10, 512), (5120, 512, 1)), b, o), "offs applies to a 2-D a"),
     (lambda a, b, o: (rec((1000, 512), (512, 1), "e4m3"), rec((8, 512, 256), (131072, 1, 512), "e4m3"), o),
      "fp8 operands need scale_a and scale_b"),
+    # an M-major a: a group's first row would start A's TMA box off a 16-byte boundary (an illegal instruction)
+    (lambda a, b, o: (rec((1000, 512), (1, 1000)), b, o), r"read a K-major a: a \(1000, 512\) with strides"),
 ])
 def test_grouped_problem_refusals(args, message):
     a, b, offs = moe_arrays()
