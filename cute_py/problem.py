@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import NoReturn
 
 from .emit.spec import ACTIVATIONS, DTYPES, FP8_DTYPES, OUT_DTYPES, SCALE_BLOCK
-from .emit.scaling import SCALE_TYPES, reads_scale_a
+from .emit.scaling import SCALE_TYPES, TMA_BYTES_ALIGN, reads_scale_a
 from .dtypes import dtype as _dtype
 from .layouts.int_tuple import round_up
 from .options import flag
@@ -37,8 +37,10 @@ from .runtime.arrays import as_device_array
 
 __all__ = ["Problem", "Operands", "Staging", "GemmInputError", "overlaps", "scale_mode", "TMA_ALIGN", "MAX_EXTENT"]
 
-TMA_ALIGN = 16
+TMA_ALIGN = TMA_BYTES_ALIGN
 """In bytes. TMA needs 16-byte aligned global addresses and leading dimensions (A and B, and D for TMA stores)."""
+
+
 class GemmInputError(ValueError):
     """Arrays a GEMM cannot take (shape, dtype, alignment, contiguity, device); raised before anything launches.
 

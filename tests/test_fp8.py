@@ -133,6 +133,8 @@ def test_kernel_params_and_binding_carry_the_scales():
     (256, 112, (1, 3), None, True, (256, 1), (1024,)),                 # one K block: the same
     (256, 1024, (1, 256), (4, 2048), True, (256, 8, 4), (1024, 8192)),  # a batch, 16-byte matrix stride
     (256, 1024, (1, 256), (4, 2049), False, (256, 8, 4), (1024, 8192)),  # a batch whose matrices are not
+    (1000, 4096, (1, 0), None, False, (1000, 32), (4000,)),            # one column broadcast over K: gathered
+    (256, 1024, (1, 256), (4, 0), False, (256, 8, 4), (1024, 8192)),   # one matrix broadcast over the batch
 ])
 def test_blockwise_scale_a_is_read_by_tma_or_gathered(M, K, strides, batch, tma, dims, byte_strides):
     """The rule of cute_py.emit.scaling.reads_scale_a, and the tensor map bound for each case: over scale_a itself,
@@ -148,6 +150,24 @@ def test_blockwise_scale_a_is_read_by_tma_or_gathered(M, K, strides, batch, tma,
     assert problem.scale_a_tma is tma
     sa = gemm_plan(spec).bind(problem).tma["tma_sa"]
     assert (sa.global_dim, sa.global_strides) == (dims, byte_strides)
+
+
+@pytest.mark.parametrize("fields", [
+    dict(tile=(128, 128, 128)), dict(tile=(64, 64, 128), consumers=1, scale_type="ue8m0", split_k=2, epilogue="direct"),
+    dict(tile=(64, 64, 128), consumers=1, scheduler="stream_k", epilogue="direct"),
+    dict(tile=(64, 128, 128), consumers=2, schedule="pingpong", b="(N,K,L):(K,1,ldb_l)"),
+    dict(tile=(128, 144, 128), a="(M,K,L):(K,1,lda_l)", b="(N,K,L):(K,1,ldb_l)", c="(M,N,L):(N,1,ldc_l)"),
+])
+def test_blockwise_kernels_fit_shared_memory(fields):
+    """The budget counts the static shared memory the compiled kernel has (the barriers, the scale slots and the
+    padding that aligns them, the scheduler's flags, in whole kilobytes): the launch's dynamic bytes plus ptxas's
+    static bytes fit the 227 KB a block may have."""
+    pytest.importorskip("cuda.bindings")
+    from cute_py.arch.sm90 import SMEM_PER_BLOCK
+    from cute_py.runtime import compile
+    spec = GemmSpec(dtype="e4m3", scale="block", **fields)
+    k = compile(emit_gemm(spec), name=f"{spec.name}.cu").kernels[spec.name]
+    assert gemm_plan(spec).smem_bytes + k.smem_bytes <= SMEM_PER_BLOCK, (spec.name, k.smem_bytes)
 
 
 def test_scale_gather_copies_any_layout():
@@ -177,6 +197,11 @@ def test_emitted_source():
     assert "tma_load_2d(sa_slots + s * kScaleSlotBytes, &tma_sa, full, w.m_tile * kBM, kb);" in b
     assert "constexpr u32 kTxBytes = 33280u;" in b and "ss[row + mb * kTvRows + r * kScaleRowStep] * sb[c]" in b
     assert b.index("ab[c][mb][r] =") < b.index("wgmma_m64n128k32(part[0]") and "sc.a[" not in b
+    # groups along M: the box starts at the tile's row rounded down to 16 bytes, the consumers read that many on
+    g = emit_gemm(GemmSpec(scale="block", b="(N,K,L):(K,1,ldb_l)", **E4M3))
+    assert "&tma_sa, full, (w.row0 + w.m_tile * kBM) / kScaleAPad * kScaleAPad, kb);" in g
+    assert "acc_m_thread(mt) + (wk.row0 + wk.m_tile * kBM) % kScaleAPad" in g and "constexpr int kScaleAPad = 4;" in g
+    assert "scale_a 528 (box (132, 1))" in g and "kScaleAPad" not in b
 
 
 @pytest.mark.parametrize("fields", [dict(scale="tensor", fast_accum=True, tile=(128, 256, 128)),

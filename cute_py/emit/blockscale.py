@@ -43,7 +43,7 @@ from .checks import require
 from .cprint import to_c
 from .params import SCALE_STRIDES
 from .tv_split import split_part
-from .scaling import SCALE_BLOCK, scale_a_pad, scale_source, scale_stage_bytes
+from .scaling import SCALE_BLOCK, SCALE_BYTES, scale_a_pad, scale_source, scale_stage_bytes
 
 __all__ = ["block_scales_init", "scale_slot", "scale_col8", "scale_loads"]
 
@@ -125,7 +125,7 @@ def scale_loads(p) -> str:
 //      tile lies in one scale block, or the tile in two) ----
 {ue8m0}struct ScaleB {{ const {ct}* __restrict__ b; long long b_k, b_n; int N; }};
 constexpr u32 kScaleSlotBytes = {slot_bytes}u;                // a box of {box.box_dim[0]} scale_a values, 128-byte aligned slots
-constexpr int kScaleSlot = {slot_bytes // (1 if ct == "u8" else 4)};                        // elements per slot
+constexpr int kScaleSlot = {slot_bytes // SCALE_BYTES[spec.scale_type]};                        // elements per slot
 {pad}// a thread's values of one m-block lie in {n_rows} rows {p.scale_rows} (the C TV layout's value rows, plan.scale_rows);
 // value v uses row slot scale_slot(v) = acc_m_value(v) / {step}
 constexpr int kScaleRows = {n_rows}, kScaleRowStep = {step};

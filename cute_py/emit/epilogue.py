@@ -227,9 +227,14 @@ def _staged(e, index: str) -> str:
     >>> _staged(gemm_plan(GemmSpec(out_dtype="f32")).epi, "q"), _staged(gemm_plan(GemmSpec()).epi, "q")
     ('buf + (thread_off ^ kStageXor[q])', 'base ^ kStageXor[q]')
     """
-    if max(e.stage_xor) < SMEM_ALIGN:
+    if _xor_on_address(e):
         return f"base ^ kStageXor[{index}]"
     return f"buf + (thread_off ^ kStageXor[{index}])"
+
+
+def _xor_on_address(e) -> bool:
+    """Whether the value terms stay below a staging buffer's known alignment, so they may XOR the address."""
+    return max(e.stage_xor) < SMEM_ALIGN
 
 
 def _st_shared_writes(p) -> tuple:
@@ -297,7 +302,7 @@ def _epilogue_tma(p, coords: dict) -> str:
     bits, base, shift = e.swizzle
     swizzled = _line70(f"  const u32 thread_off = {sw_c('x')};", f"Sw<{bits},{base},{shift}> of x, in bytes: the staging layout")
     index, how, writes = _st_shared_writes(p) if e.stsm is None else _stsm_writes(p)
-    base = ", base = buf + thread_off" if "base ^" in _staged(e, "") else ""
+    base = ", base = buf + thread_off" if _xor_on_address(e) else ""
     # a batch's D has the batch mode L as the tensor map's outer dimension: its coordinate l; groups along M store
     # through a ragged map (grouping.ragged_rows): v rows of the slab lie in the group (ep.M is the group's end)
     ragged = coords["m_end"] is not None

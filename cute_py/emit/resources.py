@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from .checks import require
 
 __all__ = ["NamedBarrier", "NAMED_BARRIERS", "named_barriers", "NUM_NAMED_BARRIERS", "SYNCTHREADS_BARRIER",
-           "WARPGROUP_THREADS", "MBARRIER_BYTES", "PRODUCER_REGS", "CONSUMER_REGS", "STAGING_ROWS",
+           "WARPGROUP_THREADS", "MBARRIER_BYTES", "STATIC_FLAGS_BYTES", "PRODUCER_REGS", "CONSUMER_REGS", "STAGING_ROWS",
            "STAGING_ROW_BYTES", "STAGING_BUFFERS", "staging_cols"]
 
 NUM_NAMED_BARRIERS = 16
@@ -38,6 +38,8 @@ WARPGROUP_THREADS = 128
 """Threads of a warpgroup (4 warps): the unit of ``wgmma`` and ``setmaxnreg``, and of the kernel's roles."""
 MBARRIER_BYTES = 8
 """Bytes of one mbarrier object in shared memory (64-bit, 8-byte aligned)."""
+STATIC_FLAGS_BYTES = 16
+"""Static shared memory of a scheduler's flags, at most (split-K and stream-K: one int per tile group)."""
 PRODUCER_REGS = 40
 """Registers per thread the producer warpgroup keeps (``setmaxnreg.dec``): it only issues TMA copies."""
 CONSUMER_REGS = 232

@@ -73,6 +73,8 @@ SCALE_BLOCK = 128
 """The extent of a scale block along K (and along N for B): the K tile of a blockwise kernel."""
 SCALE_SLOT_ALIGN = 128
 """Alignment (bytes) of a stage's scale slot in shared memory, where a TMA box of scale_a lands."""
+TMA_BOX_MAX = 256
+"""The most elements a TMA box spans in one dimension."""
 PROMOTE_REGS = {1: 192, 2: 160}
 """At most this many f32 registers per consumer thread for the accumulators and the K tile's sums when the mainloop
 promotes (:attr:`~cute_py.emit.spec.GemmSpec.promotes`) the whole tile at once, by consumer warpgroups; blockwise
@@ -202,6 +204,11 @@ def scale_problems(spec) -> list:
         if bk != SCALE_BLOCK:
             out.append(f"{why} promotes per K tile of {SCALE_BLOCK} (one scale block): BK must be {SCALE_BLOCK}, "
                        f"got BK = {bk}")
+        pad = scale_a_pad(spec) if isinstance(bm, int) else 0
+        if pad and bm + pad > TMA_BOX_MAX:
+            out.append(f"scale = 'block' with groups along M reads a tile's scale_a in one TMA box of BM + {pad} rows "
+                       f"(starting on a 16-byte boundary before a group's first row), at most {TMA_BOX_MAX}: BM = {bm} "
+                       f"is too tall; use BM <= {TMA_BOX_MAX - pad}")
         if spec.promote_chunk() is None:
             c = spec.tile_warpgroups
             acc = bm * bn // (128 * c)
@@ -235,7 +242,7 @@ def scale_stage_bytes(spec) -> int:
     if spec.scale != "block":
         return 0
     rows = spec.tile[0] + scale_a_pad(spec)
-    return -(-rows * (1 if spec.scale_type == "ue8m0" else 4) // SCALE_SLOT_ALIGN) * SCALE_SLOT_ALIGN
+    return -(-rows * SCALE_BYTES[spec.scale_type] // SCALE_SLOT_ALIGN) * SCALE_SLOT_ALIGN
 
 
 def scale_a_pad(spec) -> int:
@@ -281,11 +288,14 @@ def scale_blocks(K: int) -> int:
 def reads_scale_a(M: int, K: int, strides: tuple, sa_l: int, groups: int, batch: bool, scale_type: str) -> bool:
     """Whether a tensor map can read ``scale_a`` with element strides ``strides = (sa_m, sa_k)`` (and a batch's
     ``sa_l``) as it is, as far as its layout says (its base address must also be 16-byte aligned): M-major (or one
-    row), and the strides between K blocks and between matrices multiples of 16 bytes where there is more than one."""
+    row), and the strides between K blocks and between matrices positive multiples of 16 bytes where there is more
+    than one (a broadcast scale_a, stride 0, is gathered)."""
     e, kb = SCALE_BYTES[scale_type], scale_blocks(K)
     sa_m, sa_k = strides
-    return ((sa_m == 1 or M <= 1) and (kb <= 1 or sa_k * e % TMA_BYTES_ALIGN == 0)
-            and (not batch or groups <= 1 or sa_l * e % TMA_BYTES_ALIGN == 0))
+
+    def tma_stride(x):                       # TMA's byte strides past the innermost: positive, 16-byte multiples
+        return x > 0 and x * e % TMA_BYTES_ALIGN == 0
+    return (sa_m == 1 or M <= 1) and (kb <= 1 or tma_stride(sa_k)) and (not batch or groups <= 1 or tma_stride(sa_l))
 
 
 def gathered_ld(M: int, scale_type: str) -> int:

@@ -38,11 +38,12 @@ from ..layouts import Layout
 from ..layouts.errors import LayoutError
 from ..layouts.dtypes import dtype as element_type
 from .collectives.schedulers import SCHEDULERS, canonical_scheduler, implied_scheduler, scheduler_class
-from .resources import CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS, staging_cols
+from .resources import (CONSUMER_REGS, STAGING_BUFFERS, STAGING_ROW_BYTES, STAGING_ROWS, STATIC_FLAGS_BYTES,
+                        staging_cols)
 from .grouping import grouping, group_problems
 from .loads import load_problems
 from .scaling import (FP8_DTYPES, PROMOTE_CHUNKS, PROMOTE_REGS, SCALE_BLOCK, SCALES, promote_chunk,  # noqa: F401
-                      scale_problems, scale_stage_bytes)
+                      SCALE_SLOT_ALIGN, scale_problems, scale_stage_bytes)
 from .spec_fields import (ACTIVATIONS, BOOL_FIELDS, DTYPES, GMEM_MODES, INPUT_DTYPES, MAX_EPI_BUFFERS,  # noqa: F401
                           MAX_STAGES, OUT_DTYPES, PAIR_FIELDS, SWIZZLES, default_tile, gmem_layout, gmem_problems, is_int,
                           plain_bool, type_name, type_problems, value_problems)
@@ -304,7 +305,13 @@ class GemmSpec:
         bm, bn, bk = self.tile
         dt = self.dtype if self.dtype in INPUT_DTYPES else "bf16"
         return max(1, min(MAX_STAGES, smem_budget(bm, bn, bk, dt, dt, epilogue_bytes=self.epilogue_smem_bytes(),
-                                                  stage_extra=scale_stage_bytes(self)).max_stages))
+                                                  stage_extra=scale_stage_bytes(self),
+                                                  static_extra=self.static_smem_extra()).max_stages))
+
+    def static_smem_extra(self) -> int:
+        """Static shared memory besides the ring's barriers and slots: the scheduler's flags (at most 16 bytes)
+        and, with blockwise scale slots, the padding that aligns them (:data:`~cute_py.emit.scaling.SCALE_SLOT_ALIGN`)."""
+        return STATIC_FLAGS_BYTES + (SCALE_SLOT_ALIGN if scale_stage_bytes(self) else 0)
 
     def epilogue_smem_bytes(self) -> int:
         """Shared memory besides the ring: ``SMEM_ALIGN`` (1024) bytes of alignment slack (the dynamic smem is
@@ -421,7 +428,7 @@ class GemmSpec:
         c = self.tile_warpgroups
         out += [p for p in check_config(bm, bn, bk, t, t, "f32", c, stages, epilogue_bytes=self.epilogue_smem_bytes(),
                                         cluster=tuple(self.cluster) + (1,), max_regs_per_consumer=CONSUMER_REGS,
-                                        stage_extra=scale_stage_bytes(self))
+                                        stage_extra=scale_stage_bytes(self), static_extra=self.static_smem_extra())
                 if not p.startswith("consumers") and not p.startswith("cluster")]
         if not out:
             out += self._layout_problems()

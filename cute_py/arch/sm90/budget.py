@@ -29,27 +29,36 @@ BARRIER_BYTES = 8
 
 @dataclass(frozen=True)
 class SmemBudget:
-    """Shared memory of one config: bytes per stage (A + B tiles, each 1024-byte aligned), the per-stage bytes
-    outside the ring (its full and empty mbarriers, and any slot a stage carries beside its tiles), epilogue."""
+    """Shared memory of one config: the dynamic part (stages of A + B tiles, each 1024-byte aligned, and the
+    epilogue's bytes) and the static part (per stage its full and empty mbarriers and any slot it carries beside
+    its tiles, plus ``static_extra`` bytes: alignment padding and other static arrays), which the kernel's static
+    shared memory occupies in whole kilobytes."""
 
     stage_bytes: int
     barrier_bytes_per_stage: int
     epilogue_bytes: int
     max_stages: int
+    static_extra: int = 0
 
     def total(self, stages: int) -> int:
-        """Bytes for ``stages`` stages, their barriers and slots, and the epilogue buffer."""
-        return it.round_up(stages * (self.stage_bytes + self.barrier_bytes_per_stage) + self.epilogue_bytes,
-                           SMEM_ALIGN)
+        """Bytes for ``stages`` stages, their barriers and slots, and the epilogue buffer: the dynamic part and
+        the static part, each in whole kilobytes.
+
+        >>> SmemBudget(32768, 16, 1024, 0).total(6), SmemBudget(32768, 528, 1024, 0, 144).total(6)
+        (198656, 201728)
+        """
+        dynamic = it.round_up(stages * self.stage_bytes + self.epilogue_bytes, SMEM_ALIGN)
+        return dynamic + it.round_up(stages * self.barrier_bytes_per_stage + self.static_extra, SMEM_ALIGN)
 
 
 def smem_budget(block_m, block_n, block_k, a_type, b_type, epilogue_bytes=0,
-                limit: int = SMEM_PER_BLOCK, stage_extra: int = 0) -> SmemBudget:
+                limit: int = SMEM_PER_BLOCK, stage_extra: int = 0, static_extra: int = 0) -> SmemBudget:
     """Shared memory per stage and the most stages that fit in ``limit`` bytes.
 
     Each stage holds an ``(M, K)`` A tile and an ``(N, K)`` B tile, each rounded
     up to 1024 bytes, plus a full and an empty mbarrier and ``stage_extra`` bytes
-    of its own beside the ring (the blockwise scales of its K tile).
+    of its own beside the ring (the blockwise scales of its K tile); the static
+    arrays take ``static_extra`` bytes more.
 
     >>> smem_budget(128, 256, 64, "bf16", "bf16", epilogue_bytes=128 * 256 * 2).max_stages
     3
@@ -58,11 +67,11 @@ def smem_budget(block_m, block_n, block_k, a_type, b_type, epilogue_bytes=0,
     stage = (it.round_up(block_m * block_k * a.bits // 8, SMEM_ALIGN)
              + it.round_up(block_n * block_k * b.bits // 8, SMEM_ALIGN))
     bar = 2 * BARRIER_BYTES + stage_extra
-    budget = SmemBudget(stage, bar, epilogue_bytes, 0)
+    budget = SmemBudget(stage, bar, epilogue_bytes, 0, static_extra)
     n = 0
     while budget.total(n + 1) <= limit:
         n += 1
-    return SmemBudget(stage, bar, epilogue_bytes, n)
+    return SmemBudget(stage, bar, epilogue_bytes, n, static_extra)
 
 
 def accumulator_registers(block_m, block_n, consumers: int = 1, acc_type="f32") -> int:
@@ -97,7 +106,7 @@ def valid_wgmma_n(acc_type="f32") -> tuple:
 
 def check_config(block_m, block_n, block_k, a_type="bf16", b_type="bf16", acc_type="f32", consumers=1,
                  stages=None, epilogue_bytes=0, cluster=(1, 1, 1), max_regs_per_consumer=240,
-                 stage_extra: int = 0) -> list:
+                 stage_extra: int = 0, static_extra: int = 0) -> list:
     """Every way a warp-specialized GEMM config breaks Hopper's limits, each with its values ([] = valid).
 
     Checks: consumers in {1, 2} and ``block_m == 64 * consumers * k`` (each
@@ -128,7 +137,8 @@ def check_config(block_m, block_n, block_k, a_type="bf16", b_type="bf16", acc_ty
         regs = accumulator_registers(block_m, block_n, consumers, acc)
         if regs > max_regs_per_consumer - 16:
             problems.append(f"accumulators need {regs} registers per thread > {max_regs_per_consumer} - 16")
-    budget = smem_budget(block_m, block_n, block_k, a_type, b_type, epilogue_bytes, stage_extra=stage_extra)
+    budget = smem_budget(block_m, block_n, block_k, a_type, b_type, epilogue_bytes, stage_extra=stage_extra,
+                         static_extra=static_extra)
     want = 2 if stages is None else stages
     if budget.total(want) > SMEM_PER_BLOCK:
         problems.append(f"smem: {want} stages need {budget.total(want)} bytes > {SMEM_PER_BLOCK}")

@@ -50,6 +50,8 @@ class Pipeline(Collective):
         release = ("mbar_arrive(bar)" if p.cluster_size == 1 else
                    "for (u32 r = 0; r < kClusterSize; ++r) mbar_arrive_cluster(bar, r)")
         arrivals, why = self.full_arrivals()
+        box = p.promotion.sa_tma if p.promotion else None
+        sa = f" + scale_a {box.bytes_per_copy} (box {box.box_dim})" if box else ""
         return f"""
 // ---- pipeline: a {p.stages}-stage shared-memory ring of [A tile | B tile], each buffer 1024-byte aligned ----
 // A stage tile {a.smem}  ({a.bytes} bytes, stage_bytes)
@@ -58,7 +60,7 @@ constexpr int kStages = {p.stages};
 constexpr u32 kStageBytes = {p.stage_bytes}u;
 constexpr u32 kOffA = 0u;
 constexpr u32 kOffB = {a.bytes}u;
-// TMA bytes landing per stage: A {len(a.copies)} x {a.tma.bytes_per_copy} + B {len(b.copies)} x {b.tma.bytes_per_copy} (box {a.tma.box_dim} / {b.tma.box_dim})
+// TMA bytes landing per stage: A {len(a.copies)} x {a.tma.bytes_per_copy} + B {len(b.copies)} x {b.tma.bytes_per_copy} (box {a.tma.box_dim} / {b.tma.box_dim}){sa}
 constexpr u32 kTxBytes = {p.tx_bytes}u;
 {commented(f"constexpr u32 kSmemAlign = {SMEM_ALIGN}u;", "SMEM_ALIGN: the ring starts on it (descriptor base_offset 0)")}
 {commented(f"constexpr u32 kMbarBytes = {MBARRIER_BYTES}u;", "one mbarrier (64-bit) per stage, full and empty")}

@@ -148,7 +148,7 @@ constexpr int kStages = 5;
 constexpr u32 kStageBytes = 32768u;
 constexpr u32 kOffA = 0u;
 constexpr u32 kOffB = 16384u;
-// TMA bytes landing per stage: A 1 x 16384 + B 1 x 16384 (box (128, 128) / (128, 128))
+// TMA bytes landing per stage: A 1 x 16384 + B 1 x 16384 (box (128, 128) / (128, 128)) + scale_a 512 (box (128, 1))
 constexpr u32 kTxBytes = 33280u;
 constexpr u32 kSmemAlign = 1024u;                       // SMEM_ALIGN: the ring starts on it (descriptor base_offset 0)
 constexpr u32 kMbarBytes = 8u;                          // one mbarrier (64-bit) per stage, full and empty
