@@ -21,10 +21,10 @@ from math import gcd
 
 from ..layouts.int_tuple import round_up
 
-__all__ = ["FP8_DTYPES", "SCALES", "SCALE_TYPES", "scale_ctype", "scale_tma_type", "scale_read", "scale_source", "UE8M0_TO_F32",
-           "whole_tile_promotes", "SCALE_BLOCK", "PROMOTE_REGS", "PROMOTE_CHUNKS", "scale_problems", "promote_chunk",
-           "scale_blocks_per_tile", "promote_regs", "PROMOTE_CHUNK_REGS", "chunk_straddles",
-           "scale_stage_bytes", "SCALE_SLOT_ALIGN", "SCALE_BYTES", "TMA_BYTES_ALIGN", "scale_blocks",
+__all__ = ["FP8_DTYPES", "SCALES", "SCALE_TYPES", "scale_ctype", "scale_tma_type", "scale_read", "scale_source",
+           "UE8M0_TO_F32", "whole_tile_promotes", "SCALE_BLOCK", "PROMOTE_REGS", "PROMOTE_CHUNKS", "scale_problems",
+           "promote_chunk", "scale_blocks_per_tile", "promote_regs", "PROMOTE_CHUNK_REGS", "chunk_straddles",
+           "scale_stage_bytes", "SCALE_SLOT_ALIGN", "SCALE_BYTES", "TMA_BYTES_ALIGN", "TMA_BOX_MAX", "scale_blocks",
            "reads_scale_a", "gathered_ld", "scale_a_map", "scale_a_pad"]
 
 FP8_DTYPES = ("e4m3", "e5m2")
@@ -75,6 +75,11 @@ SCALE_SLOT_ALIGN = 128
 """Alignment (bytes) of a stage's scale slot in shared memory, where a TMA box of scale_a lands."""
 TMA_BOX_MAX = 256
 """The most elements a TMA box spans in one dimension."""
+TMA_BYTES_ALIGN = 16
+"""TMA's alignment (bytes) of a tensor's base address, of its strides past the innermost and of a box's innermost
+start coordinate."""
+SCALE_BYTES = {"f32": 4, "ue8m0": 1}
+"""Bytes per scale element, by scale type."""
 PROMOTE_REGS = {1: 192, 2: 160}
 """At most this many f32 registers per consumer thread for the accumulators and the K tile's sums when the mainloop
 promotes (:attr:`~cute_py.emit.spec.GemmSpec.promotes`) the whole tile at once, by consumer warpgroups; blockwise
@@ -259,21 +264,17 @@ def scale_a_pad(spec) -> int:
         return 0
     return TMA_BYTES_ALIGN // SCALE_BYTES[spec.scale_type]
 
+
 # ---------------------------------------------------------------------------
 # how a blockwise kernel reads scale_a
 #
 # The producer lands each K tile's scale_a values in the stage's scale slot with one TMA box
 # (:mod:`cute_py.emit.blockscale`), through a tensor map over the M-major layout ``(M, KB):(1, sa_k)`` (a batch:
 # ``(M, KB, L):(1, sa_k, sa_l)``; KB = ceil(K / 128)). TMA reads a scale_a that is M-major with a 16-byte aligned
-# base and K-block (and batch) strides that are multiples of 16 bytes, as PyTorch's blockwise kernels and
-# DeepGEMM want it. Any other scale_a (K-major, or M-major with an odd M) is gathered before the launch, on the
-# GEMM's stream, into a buffer of that layout: rows padded to 16 bytes, matrices stacked
-# (:func:`cute_py.emit.stage_copy.emit_scale_gather`).
-
-TMA_BYTES_ALIGN = 16
-"""TMA's alignment (bytes) of a tensor's base address and of its strides past the innermost."""
-SCALE_BYTES = {"f32": 4, "ue8m0": 1}
-"""Bytes per scale element, by scale type."""
+# base and K-block (and batch) strides that are positive multiples of 16 bytes, as PyTorch's blockwise kernels and
+# DeepGEMM want it. Any other scale_a (K-major; a compact f32 one whose M is not a multiple of 4; a broadcast) is
+# gathered before the launch, on the GEMM's stream, into a buffer of that layout: rows padded to 16 bytes,
+# matrices stacked (:func:`cute_py.emit.stage_copy.emit_scale_gather`).
 
 
 def scale_blocks(K: int) -> int:
