@@ -170,9 +170,38 @@ def test_blockwise_kernels_fit_shared_memory(fields):
     assert gemm_plan(spec).smem_bytes + k.smem_bytes <= SMEM_PER_BLOCK, (spec.name, k.smem_bytes)
 
 
+@pytest.mark.parametrize("M,K,L,sa_m,sa_k,sa_l", [(7, 300, 1, 3, 1, 0), (301, 1024, 1, 1, 301, 0),
+                                                 (5, 512, 3, 4, 1, 20), (6, 256, 2, 1, 0, 0), (1, 128, 4, 2, 1, 0)])
+def test_scale_gather_writes_what_the_tensor_map_reads(M, K, L, sa_m, sa_k, sa_l):
+    """The gather kernel's index formula (pinned in its source), run in numpy over a scale_a of the given element
+    strides, writes a buffer that the tensor map bound for a gathered scale_a (scaling.scale_a_map) reads back as
+    scale_a: every (row, K block, matrix)."""
+    import numpy as np
+    from cute_py.emit.scaling import gathered_ld, scale_a_map, scale_blocks
+    from cute_py.emit.stage_copy import emit_scale_gather
+    src_text = emit_scale_gather(4)
+    assert "const long long m = i % M, r = i / M, k = r % KB, l = r / KB;" in src_text
+    assert "dst[r * ld + m] = src[l * sl + m * sm + k * sk];" in src_text
+    kb, ld = scale_blocks(K), gathered_ld(M, "f32")
+    rng = np.random.default_rng(M + K + L)
+    src = rng.random(1 + (M - 1) * sa_m + (kb - 1) * sa_k + (L - 1) * sa_l)   # a (broadcast) strided scale_a
+    dst = np.full(L * kb * ld, np.nan)
+    for i in range(M * kb * L):                              # the kernel, thread i
+        m, r = i % M, i // M
+        k, l = r % kb, r // kb
+        dst[r * ld + m] = src[l * sa_l + m * sa_m + k * sa_k]
+    shape, stride = scale_a_map(M, K, (sa_m, sa_k), sa_l, L, L > 1, "f32", direct=False)
+    assert shape[:2] == (M, kb) and (len(shape) == 3) == (L > 1)
+    for m in range(M):
+        for k in range(kb):
+            for l in range(L):
+                at = m * stride[0] + k * stride[1] + (l * stride[2] if L > 1 else 0)
+                assert dst[at] == src[l * sa_l + m * sa_m + k * sa_k], (m, k, l)
+
+
 def test_scale_gather_copies_any_layout():
     """The gather kernel of scale_a compiles with NVRTC (no GPU needed) for f32 and UE8M0 scales; what it writes
-    is checked on the GPU (tests/gpu/test_gpu_fp8.py)."""
+    is checked on the GPU (tests/gpu/test_gpu_fp8.py) and its index formula against the tensor map above."""
     pytest.importorskip("cuda.bindings")
     from cute_py.emit.stage_copy import emit_scale_gather, scale_gather_name
     from cute_py.runtime import compile
