@@ -14,8 +14,8 @@ transaction bytes) into the stage's *scale slot*, a shared array beside the ring
 M-major layout ``(M, KB):(1, sa_k)`` (a scale_a in another layout is gathered into one before the launch:
 :func:`~cute_py.emit.scaling.scale_a_map`). A consumer reads its rows from the slot when the stage is full, before it issues
 the stage's wgmma. ``scale_b`` (one value per chunk and K tile) is read from global memory one K tile ahead.
-(benchmarks/NOTES.md, versions 13 and 13b: global scale_a loads in the K loop cost 10-15%; scales copied by a
-producer warp with ``cp.async`` cost more.)
+(benchmarks/NOTES.md, versions 13, 13b and 13c: what the scale loads cost; scales copied by a producer warp with
+``cp.async`` cost more than they saved; with scale_b's load still in the K loop, large tiles run as before.)
 
 The wgmma sum a chunk of a K tile into a second accumulator set ``part``
 (scale-d 0 on its first k-slice); once they have retired, the sums are
