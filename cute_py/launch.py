@@ -189,14 +189,9 @@ class Launches:
         buffers, jobs = {}, []
         staged = [st for st in problem.staging if st.which not in direct]
         for st in staged:
-            key = (library(ops.like), ops.device, rt.stream_int(stream), st.which)
-            buf = None if capturing else self.staging.get(key)
-            if buf is None or rt.as_device_array(buf).size * 4 < st.nbytes:
-                buf = allocator(ops.like, what=f"a staging copy of {st.which}",
-                                hint=f"give {st.which} a base address and leading dimension that are multiples of "
-                                     f"16 bytes (TMA), or pass torch/cupy arrays")((st.nbytes // 4,), "s32")
-                if not capturing:
-                    self.staging.put(key, buf)
+            buf = self._staging_buffer(ops, stream, capturing, st.which, st.nbytes, f"a staging copy of {st.which}",
+                                       f"give {st.which} a base address and leading dimension that are multiples "
+                                       f"of 16 bytes (TMA), or pass torch/cupy arrays")
             dst = rt.as_device_array(buf).ptr
             buffers["tma_" + st.which] = (dst, buf)
             src = (ops.a if st.which == "a" else ops.b).ptr
@@ -208,17 +203,30 @@ class Launches:
         chunks = sum(st.groups * st.rows * -(-st.row_bytes // 16) for st in staged)
         empty = (ctypes.c_void_p(0), ctypes.c_void_p(0), *(ctypes.c_int64(v) for v in (0, 16, 0, 16, 1, 0)))
         args = jobs[0] + (jobs[1] if len(jobs) > 1 else empty)
-        copy = rt.prepare_launch(self._stage_kernel(min(st.vec for st in staged)),
+        vec = min(st.vec for st in staged)
+        copy = rt.prepare_launch(self._copy_kernel(stage_copy_name(vec), emit_stage_copy, vec),
                                  grid=(max(1, min(-(-chunks // STAGE_COPY_THREADS), STAGE_COPY_BLOCKS)), 1, 1),
                                  block=STAGE_COPY_THREADS, stream=stream, args=args)
         return buffers, (copy,)
 
-    def _stage_kernel(self, vec: int):
-        key = ("stage_copy", vec)
+    def _staging_buffer(self, ops, stream, capturing: bool, which: str, nbytes: int, what: str, hint: str):
+        """A device buffer of at least ``nbytes`` for the copy of ``which`` ("a", "b", "scale_a"): one per library,
+        device, stream and operand, grown as needed (calls on one stream are ordered); a launch being captured gets
+        its own."""
+        key = (library(ops.like), ops.device, rt.stream_int(stream), which)
+        buf = None if capturing else self.staging.get(key)
+        if buf is None or rt.as_device_array(buf).size * 4 < nbytes:
+            buf = allocator(ops.like, what=what, hint=hint)((-(-nbytes // 4),), "s32")
+            if not capturing:
+                self.staging.put(key, buf)
+        return buf
+
+    def _copy_kernel(self, name: str, emit, arg):
+        """The loaded kernel ``name`` of ``emit(arg)`` (a staging copy or the scale gather), compiled once."""
+        key = (name, arg)
         hit = self.kernels.get(key)
         if hit is None:
-            hit = self.kernels.put(key, rt.compile(emit_stage_copy(vec), name=f"{stage_copy_name(vec)}.cu")
-                                   .kernel(stage_copy_name(vec)))
+            hit = self.kernels.put(key, rt.compile(emit(arg), name=f"{name}.cu").kernel(name))
         return hit
 
     def scale_gather(self, problem, stream, capturing: bool) -> tuple:
@@ -236,19 +244,12 @@ class Launches:
         batch = problem.grouping == "batch"
         L, ld = problem.groups if batch else 1, gathered_ld(problem.M, problem.scale_type)
         nbytes = max(L * kb * ld * e, 16)
-        key = (library(ops.like), ops.device, rt.stream_int(stream), "scale_a")
-        buf = None if capturing else self.staging.get(key)
-        if buf is None or rt.as_device_array(buf).size * 4 < nbytes:
-            buf = allocator(ops.like, what="a copy of scale_a", hint="pass an M-major scale_a with 16-byte aligned "
-                            "strides, or torch/cupy arrays")((-(-nbytes // 4),), "s32")
-            if not capturing:
-                self.staging.put(key, buf)
+        buf = self._staging_buffer(ops, stream, capturing, "scale_a", nbytes, "a copy of scale_a",
+                                   "pass an M-major scale_a with 16-byte aligned strides, or torch/cupy arrays")
         dst, n = rt.as_device_array(buf).ptr, problem.M * kb * L
         if n == 0:                                   # nothing is read
             return dst, buf, ()
-        key = ("scale_gather", e)
-        kernel = self.kernels.get(key) or self.kernels.put(key, rt.compile(
-            emit_scale_gather(e), name=f"{scale_gather_name(e)}.cu").kernel(scale_gather_name(e)))
+        kernel = self._copy_kernel(scale_gather_name(e), emit_scale_gather, e)
         sa_m, sa_k = problem.scale_strides[:2]
         args = (ctypes.c_void_p(ops.scale_a.ptr), ctypes.c_void_p(dst),
                 *(ctypes.c_int64(v) for v in (problem.M, kb, L, sa_m, sa_k, problem.batch_strides[6], ld)))

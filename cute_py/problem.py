@@ -35,7 +35,8 @@ from .options import flag
 from .problem_fields import MAX_EXTENT, SHARED_FEATURES, field_problems
 from .runtime.arrays import as_device_array
 
-__all__ = ["Problem", "Operands", "Staging", "GemmInputError", "overlaps", "scale_mode", "TMA_ALIGN", "MAX_EXTENT"]
+__all__ = ["Problem", "Operands", "Staging", "GemmInputError", "overlaps", "scale_mode", "TMA_ALIGN", "MAX_EXTENT",
+           "tma_aligned"]
 
 TMA_ALIGN = TMA_BYTES_ALIGN
 """In bytes. TMA needs 16-byte aligned global addresses and leading dimensions (A and B, and D for TMA stores)."""
@@ -305,6 +306,15 @@ class Problem:
         return problem
 
 
+def tma_aligned(x) -> bool:
+    """Whether array record ``x`` (None: no array) starts where a tensor map may: on a 16-byte boundary.
+
+    >>> tma_aligned(as_device_array(1 << 40, shape=(4,), dtype="f32")), tma_aligned(None)
+    (True, True)
+    """
+    return x is None or x.ptr % TMA_ALIGN == 0
+
+
 def widest_load(cap: int, *nbytes: int) -> int:
     """The largest power of two up to ``cap`` (a power of two) dividing every one of ``nbytes`` (an address, a
     pitch, a length; 0 divides by anything): the widest load that stays aligned over all of them.
@@ -495,7 +505,7 @@ class _Reader:
         operands = Operands(A, B, C, V, D, alpha, beta, like=a, scale_a=SA, scale_b=SB)
         return Problem(M, N, K, a_major, b_major, t, out_t, C is not None, bias_mode, activation, row, d_tma,
                        lda, ldb, ldc, ldd, mode, strides, scale_type=scale_type, staging=staging, align=align,
-                       scale_a_tma=SA is None or SA.ptr % TMA_ALIGN == 0, operands=operands)
+                       scale_a_tma=tma_aligned(SA), operands=operands)
 
     def k_major(self, A, a_major, B, b_major) -> None:
         """fp8 wgmma reads both operands K-major: a (M, K) with K contiguous, b (K, N) with K contiguous (an

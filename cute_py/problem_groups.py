@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from .arraylib import host_ints
 from .emit.spec import ACTIVATIONS, DTYPES, FP8_DTYPES, OUT_DTYPES, SCALE_BLOCK
 from .options import flag
-from .problem import MAX_EXTENT, TMA_ALIGN, GemmInputError, Operands, Problem, _Reader, scale_mode
+from .problem import MAX_EXTENT, TMA_ALIGN, GemmInputError, Operands, Problem, _Reader, scale_mode, tma_aligned
 
 __all__ = ["grouped_problem", "bmm_problem", "Epilogue", "check_offsets", "check_device_offsets"]
 
@@ -204,7 +204,7 @@ def grouped_problem(a, b, offs=None, *, scale_a=None, scale_b=None, fast_accum: 
                    ldc=ldc, ldd=ldd, c_row_major=row, d_tma=D is None or D.ptr % TMA_ALIGN == 0, scale=mode,
                    scale_strides=strides, fast_accum=bool(fast_accum and scaled), scale_type=scale_type, grouping="m",
                    groups=G, batch_strides=(0, ldb_l, 0, sb_l, 0, bias_l), staging=staging,
-                   scale_a_tma=SA is None or SA.ptr % TMA_ALIGN == 0, operands=ops)
+                   scale_a_tma=tma_aligned(SA), operands=ops)
 
 
 def _k_groups(r: _Reader, a, A, B, offs, out, out_dtype, check, epi) -> Problem:
@@ -277,7 +277,7 @@ def _batch(r: _Reader, a, A, B, out, out_dtype, epi, scale_a=None, scale_b=None,
                    ldc=ldc, ldd=ldd, c_row_major=row, d_tma=d_tma, scale=mode, scale_strides=strides,
                    fast_accum=bool(fast_accum and scaled), scale_type=scale_type, grouping="batch", groups=L,
                    batch_strides=(lda_l, ldb_l, ldd_l, sb_l, ldc_l, bias_l, sa_l), staging=staging,
-                   scale_a_tma=SA is None or SA.ptr % TMA_ALIGN == 0, operands=ops)
+                   scale_a_tma=tma_aligned(SA), operands=ops)
 
 
 @dataclass(frozen=True)

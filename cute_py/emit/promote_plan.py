@@ -112,6 +112,6 @@ def scale_a_tma(spec) -> TmaParams | None:
     if spec.scale != "block":
         return None
     bm = spec.tile[0] + scale_a_pad(spec)          # groups along M: the box starts on a 16-byte boundary
-    if spec.grouping == BATCH:
-        return make_tma_params(parse("(M,KB,L):(1,sa_k,sa_l)"), Layout((bm, 1, 1), (1, 0, 0)), scale_tma_type(spec))
-    return make_tma_params(parse("(M,KB):(1,sa_k)"), Layout((bm, 1), (1, 0)), scale_tma_type(spec))
+    batch = spec.grouping == BATCH                  # the matrices' mode L, one box each
+    gmem = parse("(M,KB,L):(1,sa_k,sa_l)" if batch else "(M,KB):(1,sa_k)")
+    return make_tma_params(gmem, Layout((bm, 1) + (1,) * batch, (1, 0) + (0,) * batch), scale_tma_type(spec))

@@ -55,7 +55,12 @@ def scale_source(spec) -> tuple:
 
 
 def scale_tma_type(spec) -> str:
-    """The element type a tensor map reads ``spec``'s scales as: ``f32``, or ``u8`` for UE8M0 bytes."""
+    """The element type a tensor map reads ``spec``'s scales as: ``f32``, or ``u8`` for UE8M0 bytes.
+
+    >>> from cute_py.emit import GemmSpec
+    >>> scale_tma_type(GemmSpec(dtype="e4m3", scale="block", tile=(128, 128, 128), scale_type="ue8m0"))
+    'u8'
+    """
     return "u8" if spec.scale_type == "ue8m0" else "f32"
 
 
@@ -290,7 +295,11 @@ def reads_scale_a(M: int, K: int, strides: tuple, sa_l: int, groups: int, batch:
     """Whether a tensor map can read ``scale_a`` with element strides ``strides = (sa_m, sa_k)`` (and a batch's
     ``sa_l``) as it is, as far as its layout says (its base address must also be 16-byte aligned): M-major (or one
     row), and the strides between K blocks and between matrices positive multiples of 16 bytes where there is more
-    than one (a broadcast scale_a, stride 0, is gathered)."""
+    than one (a broadcast scale_a, stride 0, is gathered).
+
+    >>> reads_scale_a(1000, 512, (1, 1000), 0, 1, False, "f32"), reads_scale_a(1001, 512, (1, 1001), 0, 1, False, "f32")
+    (True, False)
+    """
     e, kb = SCALE_BYTES[scale_type], scale_blocks(K)
     sa_m, sa_k = strides
 
@@ -300,7 +309,11 @@ def reads_scale_a(M: int, K: int, strides: tuple, sa_l: int, groups: int, batch:
 
 
 def gathered_ld(M: int, scale_type: str) -> int:
-    """The K-block stride (elements) of a gathered scale_a: M rounded up to 16 bytes."""
+    """The K-block stride (elements) of a gathered scale_a: M rounded up to 16 bytes.
+
+    >>> gathered_ld(1001, "f32"), gathered_ld(1001, "ue8m0")
+    (1004, 1008)
+    """
     return round_up(max(M, 1), TMA_BYTES_ALIGN // SCALE_BYTES[scale_type])
 
 
@@ -312,8 +325,6 @@ def scale_a_map(M: int, K: int, strides: tuple, sa_l: int, groups: int, batch: b
 
     >>> scale_a_map(M=1000, K=512, strides=(4, 1), sa_l=0, groups=1, batch=False, scale_type="f32", direct=False)
     ((1000, 4), (1, 1000))
-    >>> reads_scale_a(1000, 512, (4, 1), 0, 1, False, "f32")      # K-major (M, KB): gathered
-    False
     """
     kb, ld = max(scale_blocks(K), 1), gathered_ld(M, scale_type)
     sa_k = strides[1] if direct and kb > 1 else ld

@@ -310,8 +310,12 @@ class GemmSpec:
 
     def static_smem_extra(self) -> int:
         """Static shared memory besides the ring's barriers and slots: the scheduler's flags (at most 16 bytes)
-        and, with blockwise scale slots, the padding that aligns them (:data:`~cute_py.emit.scaling.SCALE_SLOT_ALIGN`)."""
-        return STATIC_FLAGS_BYTES + (SCALE_SLOT_ALIGN if scale_stage_bytes(self) else 0)
+        and, with blockwise scale slots, the padding that aligns them (:data:`~cute_py.emit.scaling.SCALE_SLOT_ALIGN`).
+
+        >>> GemmSpec().static_smem_extra(), GemmSpec(dtype="e4m3", scale="block", tile=(128, 128, 128)).static_smem_extra()
+        (16, 144)
+        """
+        return STATIC_FLAGS_BYTES + (SCALE_SLOT_ALIGN if self.scale == "block" else 0)
 
     def epilogue_smem_bytes(self) -> int:
         """Shared memory besides the ring: ``SMEM_ALIGN`` (1024) bytes of alignment slack (the dynamic smem is

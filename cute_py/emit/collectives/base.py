@@ -21,7 +21,7 @@ A feature that is off prints nothing: a collective prints only what its own fact
 
 from __future__ import annotations
 
-__all__ = ["Collective"]
+__all__ = ["Collective", "tile_row"]
 
 
 class Collective:
@@ -68,3 +68,14 @@ class Collective:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.p.name})"
+
+
+def tile_row(coords: dict, w: str) -> str:
+    """The C expression of the first row of unit ``w``'s tile (the C name of a ``Work``), from the scheduler's
+    :meth:`~cute_py.emit.collectives.schedulers.tile.TileScheduler.coords` of ``w`` (its M tiles start at row
+    ``m_origin``, "" for row 0).
+
+    >>> tile_row({"m_origin": ""}, "w"), tile_row({"m_origin": "wk.row0"}, "wk")
+    ('w.m_tile * kBM', 'wk.row0 + wk.m_tile * kBM')
+    """
+    return f"{coords['m_origin']} + {w}.m_tile * kBM" if coords["m_origin"] else f"{w}.m_tile * kBM"

@@ -21,7 +21,7 @@ from ..cprint import commented
 from ..epilogue import epi_init, epilogue
 from ..grouping import BATCH, carries_group_mode
 from ..params import KernelParam
-from .base import Collective
+from .base import Collective, tile_row
 
 __all__ = ["TmaStore", "Direct", "EPILOGUES", "epilogue_class"]
 
@@ -56,9 +56,7 @@ class Epilogue(Collective):
 
     def origin(self) -> tuple:
         """The C expressions of the unit's first row and column in D."""
-        c = self.coords
-        m0 = f"{c['m_origin']} + wk.m_tile * kBM" if c["m_origin"] else "wk.m_tile * kBM"
-        return m0, "wk.n_tile * kBN"
+        return tile_row(self.coords, "wk"), "wk.n_tile * kBN"
 
     def scale(self) -> str:
         """Row-wise scales of a finished tile (fp8 ``scale='row'``), before the ops."""

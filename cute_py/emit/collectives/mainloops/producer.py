@@ -25,6 +25,7 @@ from ...grouping import carries_group_mode
 from ...loads import direct_load, lag, load_wrappers
 from ...resources import WARPGROUP_THREADS
 from ...scaling import scale_a_pad
+from ..base import tile_row
 
 __all__ = ["load_lines", "Producer"]
 
@@ -135,7 +136,7 @@ class Producer:
         for op in self.direct:
             x = op.which.lower()
             if op.which == "A":        # a group's rows: from its first, masked at its end
-                mn = f"{c['m_origin']} + w.m_tile * kBM" if c["m_origin"] else "w.m_tile * kBM"
+                mn = tile_row(c, "w")
                 end = c["m_end"] or "M"
             else:
                 mn, end = "w.n_tile * kBN", "N"
@@ -161,7 +162,7 @@ class Producer:
         if sa is None:
             return []
         c = self.coords
-        m0 = f"{c['m_origin']} + w.m_tile * kBM" if c["m_origin"] else "w.m_tile * kBM"
+        m0 = tile_row(c, "w")
         if scale_a_pad(self.p.spec):             # the box starts on a 16-byte boundary at or before the tile's row
             m0 = f"({m0}) / kScaleAPad * kScaleAPad"
         coords = f"{m0}, kb" + (f", {c['l']}" if sa.rank == 3 else "")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ...blockscale import block_scales_init, scale_loads
 from ...scaling import SCALE_BLOCK, SCALE_SLOT_ALIGN, scale_a_pad, scale_ctype, scale_read
+from ..base import tile_row
 from .warpspecialized import WarpSpecialized, stage_head, wgmma_calls
 
 __all__ = ["Promoting"]
@@ -55,7 +56,7 @@ class Promoting(WarpSpecialized):
         sc = f"{{sc.b + {c['l']} * sb_l, sc.b_k, sc.b_n, sc.N}}" if c["l"] else "sc"
         row = "acc_m_thread(mt)"
         if scale_a_pad(self.p.spec):            # the slot starts at the tile's first row rounded down (producer)
-            row += f" + ({c['m_origin']} + wk.m_tile * kBM) % kScaleAPad"
+            row += f" + ({tile_row(c, 'wk')}) % kScaleAPad"
         return [("const ScaleB& sc", sc), (f"const {scale_ctype(self.p.spec)}* slots", "scale_smem"),
                 ("int row", row), ("int n0", "wk.n_tile * kBN")] + super().extra_args()
 
